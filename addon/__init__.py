@@ -1,0 +1,16 @@
+"""Blender side of Articula: PropertyGroups, preferences, and adapters to and from the core."""
+
+import importlib
+
+# Registered in this order, unregistered in reverse.
+_MODULES = ("properties", "preferences")
+
+
+def register():
+    for name in _MODULES:
+        importlib.import_module(f".{name}", __package__).register()
+
+
+def unregister():
+    for name in reversed(_MODULES):
+        importlib.import_module(f".{name}", __package__).unregister()

@@ -1,0 +1,1 @@
+"""Adapters between Blender data and the core description, named by direction."""

@@ -1,0 +1,297 @@
+"""The physics description: plain Python types shared by Blender, USD and the simulation.
+
+Everything here is in SI units and Z-up world space:
+meters, kilograms, seconds, radians; drive gains in N*m/rad (angular) or N/m (linear).
+Scale never appears on a body: bodies are rigid frames (position + orientation). Scale lives
+on shapes (baked into primitive sizes) and on mesh shapes and visuals (``scale``).
+
+Quaternions are (w, x, y, z) tuples. Names are unique keys: a body, joint, shape, visual or
+material is referenced by its name.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Optional
+
+Vec3 = tuple[float, float, float]
+Quat = tuple[float, float, float, float]  # (w, x, y, z)
+
+IDENTITY_QUAT: Quat = (1.0, 0.0, 0.0, 0.0)
+ZERO3: Vec3 = (0.0, 0.0, 0.0)
+INF = math.inf
+
+
+@dataclass
+class Pose:
+    """A rigid transform: rotate by ``rot`` then translate by ``pos``."""
+
+    pos: Vec3 = ZERO3
+    rot: Quat = IDENTITY_QUAT
+
+
+class JointType(str, Enum):
+    FIXED = "FIXED"
+    REVOLUTE = "REVOLUTE"
+    PRISMATIC = "PRISMATIC"
+    SPHERICAL = "SPHERICAL"
+    D6 = "D6"
+
+
+class DofAxis(str, Enum):
+    """The six axes of a joint frame; the names match UsdPhysics LimitAPI instances."""
+
+    TRANS_X = "transX"
+    TRANS_Y = "transY"
+    TRANS_Z = "transZ"
+    ROT_X = "rotX"
+    ROT_Y = "rotY"
+    ROT_Z = "rotZ"
+
+    @property
+    def is_angular(self) -> bool:
+        return self.value.startswith("rot")
+
+    @property
+    def letter(self) -> str:
+        return self.value[-1]
+
+
+class DofMotion(str, Enum):
+    FREE = "FREE"  # no limit
+    LIMITED = "LIMITED"  # lower..upper
+    LOCKED = "LOCKED"  # D6 only: the axis is removed from the joint
+
+
+class DriveType(str, Enum):
+    FORCE = "FORCE"  # gains produce a force/torque
+    ACCELERATION = "ACCELERATION"  # gains produce an acceleration (mass-independent)
+
+
+@dataclass
+class Dof:
+    """One degree of freedom of a joint and everything a robot sets per axis.
+
+    Angular DOFs use radians and N*m; linear DOFs use meters and N.
+    """
+
+    axis: DofAxis
+    motion: DofMotion = DofMotion.FREE
+    lower: float = -INF
+    upper: float = INF
+    limit_stiffness: float = 0.0  # 0 = hard limit
+    limit_damping: float = 0.0
+    drive_enabled: bool = False
+    drive_type: DriveType = DriveType.FORCE
+    drive_stiffness: float = 0.0  # N*m/rad or N/m
+    drive_damping: float = 0.0  # N*m*s/rad or N*s/m
+    target_position: float = 0.0  # rad or m
+    target_velocity: float = 0.0  # rad/s or m/s
+    max_effort: float = INF  # N*m or N
+    armature: float = 0.0  # kg*m^2 or kg
+    static_friction: float = 0.0  # effort needed to start moving (N*m or N)
+    dynamic_friction: float = 0.0  # Coulomb effort while moving, <= static_friction
+    viscous_damping: float = 0.0  # N*m*s/rad or N*s/m
+    velocity_limit: float = INF  # rad/s or m/s
+
+
+#: The DOF axes each joint type has, in order. Revolute/prismatic use ``Joint.axis``.
+def dof_axes_for(joint_type: JointType, axis: str = "X") -> list[DofAxis]:
+    if joint_type == JointType.REVOLUTE:
+        return [DofAxis("rot" + axis)]
+    if joint_type == JointType.PRISMATIC:
+        return [DofAxis("trans" + axis)]
+    if joint_type == JointType.SPHERICAL:
+        return [DofAxis.ROT_X, DofAxis.ROT_Y, DofAxis.ROT_Z]
+    if joint_type == JointType.D6:
+        return list(DofAxis)
+    return []
+
+
+@dataclass
+class Joint:
+    """A joint between ``body0`` (parent side, ``None`` = world) and ``body1`` (child side).
+
+    ``local_pose0``/``local_pose1`` place the joint frame in each body's frame, as
+    UsdPhysics ``localPos0/localRot0`` and ``localPos1/localRot1`` do.
+    """
+
+    name: str
+    type: JointType
+    body0: Optional[str]
+    body1: str
+    local_pose0: Pose = field(default_factory=Pose)
+    local_pose1: Pose = field(default_factory=Pose)
+    axis: str = "X"  # revolute/prismatic/spherical axis in the joint frame: "X", "Y" or "Z"
+    dofs: list[Dof] = field(default_factory=list)
+    cone_limit0: float = INF  # spherical only: cone half-angles (rad); INF = no limit
+    cone_limit1: float = INF
+    enabled: bool = True
+    collide_bodies: bool = False  # True lets body0 and body1 collide with each other
+    exclude_from_articulation: bool = False  # a loop-closing joint, solved as a constraint
+
+    def dof(self, axis: DofAxis | str) -> Optional[Dof]:
+        axis = DofAxis(axis)
+        return next((d for d in self.dofs if d.axis == axis), None)
+
+    def active_dofs(self) -> list[Dof]:
+        """The DOFs that move (D6 LOCKED axes removed)."""
+        return [d for d in self.dofs if d.motion != DofMotion.LOCKED]
+
+
+class ShapeKind(str, Enum):
+    BOX = "BOX"
+    SPHERE = "SPHERE"
+    CAPSULE = "CAPSULE"
+    CYLINDER = "CYLINDER"
+    CONVEX_HULL = "CONVEX_HULL"
+    MESH = "MESH"  # triangle mesh
+    PLANE = "PLANE"  # infinite plane, normal along the shape frame's +Z
+
+
+@dataclass
+class MeshData:
+    """Triangle soup in the mesh's own frame (before ``scale``)."""
+
+    vertices: list[Vec3] = field(default_factory=list)
+    triangles: list[tuple[int, int, int]] = field(default_factory=list)
+
+
+@dataclass
+class Shape:
+    """A collider. ``pose`` is relative to its body (or world when ``body`` is None = static).
+
+    Sizes are final, scale already applied: ``half_extents`` (box), ``radius`` (sphere,
+    capsule, cylinder), ``half_height`` (capsule/cylinder, the straight part's half length
+    along ``axis``). Mesh shapes keep ``mesh`` in their own frame plus ``scale``.
+    """
+
+    name: str
+    kind: ShapeKind
+    body: Optional[str] = None
+    pose: Pose = field(default_factory=Pose)
+    half_extents: Vec3 = (0.5, 0.5, 0.5)
+    radius: float = 0.5
+    half_height: float = 0.5
+    axis: str = "Z"
+    mesh: Optional[MeshData] = None
+    scale: Vec3 = (1.0, 1.0, 1.0)  # MESH/CONVEX_HULL only
+    material: Optional[str] = None
+    density: Optional[float] = None  # kg/m^3; None = material's, else DEFAULT_DENSITY
+    collision_group: int = 1  # 0 none, >0 own group + negatives, <0 all but same negative
+    world: int = 0  # static shapes (body None) are usually -1: global, every world
+    contact_margin: float = 0.0  # m, broad phase expansion
+    contact_gap: float = 0.0  # m, contact generated below this separation
+
+
+@dataclass
+class Visual:
+    """A render mesh that follows a body (or the world when ``body`` is None)."""
+
+    name: str
+    body: Optional[str]
+    mesh: MeshData
+    pose: Pose = field(default_factory=Pose)
+    scale: Vec3 = (1.0, 1.0, 1.0)
+    color: tuple[float, float, float, float] = (0.8, 0.8, 0.8, 1.0)
+    material_name: Optional[str] = None  # the render material's name
+
+
+@dataclass
+class PhysicsMaterial:
+    name: str
+    static_friction: float = 0.5
+    dynamic_friction: float = 0.5
+    restitution: float = 0.0
+    torsional_friction: float = 0.0
+    rolling_friction: float = 0.0
+    density: Optional[float] = None  # kg/m^3
+
+
+DEFAULT_DENSITY = 1000.0  # kg/m^3, water, the UsdPhysics default
+
+
+@dataclass
+class MassProperties:
+    """Explicit mass properties of a body, in the body frame."""
+
+    mass: float
+    center_of_mass: Vec3 = ZERO3
+    diagonal_inertia: Vec3 = (0.0, 0.0, 0.0)  # kg*m^2 about the principal axes at the COM
+    principal_axes: Quat = IDENTITY_QUAT
+
+
+@dataclass
+class Body:
+    """A rigid body. ``parent`` is its parent body in the kinematic tree (the Blender parent)."""
+
+    name: str
+    pose: Pose = field(default_factory=Pose)  # world space
+    parent: Optional[str] = None
+    kinematic: bool = False
+    mass: Optional[MassProperties] = None  # None = computed from its own shapes' densities
+    world: int = 0  # -1 = global: collides with every world
+    self_collision: bool = True  # on an articulation root: links of it may collide
+    linear_velocity: Vec3 = ZERO3
+    angular_velocity: Vec3 = ZERO3
+    # True when the Blender parent chain passes through a non-body object before reaching
+    # another body: the body then roots a separate articulation (reported as a warning).
+    hierarchy_gap: bool = False
+
+
+class Solver(str, Enum):
+    FEATHERSTONE = "FEATHERSTONE"
+    MUJOCO = "MUJOCO"
+    XPBD = "XPBD"
+
+
+@dataclass
+class SceneSettings:
+    gravity: Vec3 = (0.0, 0.0, -9.81)
+    steps_per_second: float = 600.0  # the physics time step is 1 / steps_per_second
+    solver: Solver = Solver.MUJOCO
+    solver_iterations: int = 10
+    collision_filter_parent: bool = True  # a body never collides with its parent body
+    replicas: int = 1  # copies of the robot worlds laid out on a grid
+    replica_spacing: float = 2.0  # m between grid cells
+    ground_plane: bool = False  # add an infinite static ground at z = 0
+
+
+@dataclass
+class PhysicsScene:
+    name: str = "World"
+    settings: SceneSettings = field(default_factory=SceneSettings)
+    bodies: list[Body] = field(default_factory=list)
+    joints: list[Joint] = field(default_factory=list)
+    shapes: list[Shape] = field(default_factory=list)
+    visuals: list[Visual] = field(default_factory=list)
+    materials: list[PhysicsMaterial] = field(default_factory=list)
+    # Extra body pairs that never collide (UsdPhysics FilteredPairsAPI).
+    filtered_pairs: list[tuple[str, str]] = field(default_factory=list)
+
+    def body(self, name: str) -> Optional[Body]:
+        return next((b for b in self.bodies if b.name == name), None)
+
+    def joint(self, name: str) -> Optional[Joint]:
+        return next((j for j in self.joints if j.name == name), None)
+
+    def material(self, name: Optional[str]) -> Optional[PhysicsMaterial]:
+        return next((m for m in self.materials if m.name == name), None) if name else None
+
+    def shapes_of(self, body: Optional[str]) -> list[Shape]:
+        return [s for s in self.shapes if s.body == body]
+
+    def visuals_of(self, body: Optional[str]) -> list[Visual]:
+        return [v for v in self.visuals if v.body == body]
+
+    def children_of(self, body: Optional[str]) -> list[Body]:
+        return [b for b in self.bodies if b.parent == body]
+
+
+def make_joint(name: str, joint_type: JointType, body0: Optional[str], body1: str, axis: str = "X",
+               **kwargs) -> Joint:
+    """A joint with one default :class:`Dof` per axis its type has (D6 axes start FREE)."""
+    dofs = [Dof(axis=a) for a in dof_axes_for(joint_type, axis)]
+    return Joint(name=name, type=joint_type, body0=body0, body1=body1, axis=axis, dofs=dofs, **kwargs)

@@ -1,0 +1,1 @@
+"""USD read and write of the physics description (the one place that knows USD attribute names)."""

@@ -1,0 +1,1 @@
+"""Simulation of the physics description on Warp with Newton; bpy-free."""
