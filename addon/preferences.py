@@ -1,7 +1,33 @@
-"""(stub: filled in by its feature)."""
+"""Add-on preferences: where the simulation runs."""
 
 import bpy
+from bpy.props import EnumProperty
 
-classes = ()
+# The extension's top-level package: ``bl_ext.<repo>.articula`` when installed, ``articula`` in tests.
+ADDON_ID = __package__.rpartition(".")[0]
+
+DEVICES = [
+    ("AUTO", "Automatic", "CUDA when a CUDA GPU is available, else the CPU"),
+    ("CPU", "CPU", "Always simulate on the CPU"),
+    ("CUDA", "CUDA", "Simulate on the CUDA GPU (fails when none is available)"),
+]
+
+
+class ArticulaPreferences(bpy.types.AddonPreferences):
+    bl_idname = ADDON_ID
+
+    device: EnumProperty(name="Simulation Device", items=DEVICES, default="AUTO")
+
+    def draw(self, _context):
+        self.layout.prop(self, "device")
+
+
+def preferences(context=None):
+    """The add-on's preferences, or ``None`` when the add-on is not enabled under its id."""
+    addon = (context or bpy.context).preferences.addons.get(ADDON_ID)
+    return addon.preferences if addon else None
+
+
+classes = (ArticulaPreferences,)
 
 register, unregister = bpy.utils.register_classes_factory(classes)

@@ -1,0 +1,54 @@
+"""A collider's settings: every stored field of ``core.model.Shape``.
+
+Sizes are in the object's own frame; the adapter multiplies them by the object's world scale
+(box: per axis; sphere: the largest; capsule/cylinder: radius by the largest perpendicular
+scale, half height by the scale along the axis), as ``core.model.Shape`` wants final sizes.
+"""
+
+import bpy
+from bpy.props import BoolProperty, EnumProperty, FloatVectorProperty, IntProperty, StringProperty
+
+from ...core.model import ShapeKind
+from .common import AXIS_ITEMS, UNBOUNDED, enum_items, float_prop
+
+INFINITE_WHEN_OFF = {}  # density is Optional, not infinite: see ``has_density``
+
+_SHAPE_LABELS = {"CONVEX_HULL": "Convex Hull", "MESH": "Triangle Mesh"}
+_SHAPE_DESCRIPTIONS = {
+    "BOX": "A box of the given half extents",
+    "SPHERE": "A sphere of the given radius",
+    "CAPSULE": "A cylinder with hemispherical caps along the axis",
+    "CYLINDER": "A cylinder along the axis",
+    "CONVEX_HULL": "The convex hull of the object's mesh",
+    "MESH": "The object's mesh as triangles",
+    "PLANE": "An infinite plane through the origin, normal along +Z",
+}
+
+
+class ArticulaColliderProps(bpy.types.PropertyGroup):
+    enabled: BoolProperty(name="Collider", description="This object collides: the body object itself or "
+                          "a child of a body (static when under no body)")
+    shape: EnumProperty(name="Shape", items=enum_items(ShapeKind, _SHAPE_LABELS, _SHAPE_DESCRIPTIONS),
+                        default=ShapeKind.BOX.value)
+    half_extents: FloatVectorProperty(name="Half Extents", size=3, subtype="XYZ_LENGTH", unit="LENGTH",
+                                      default=(0.5, 0.5, 0.5), soft_min=0.0, **UNBOUNDED)
+    radius: float_prop("Radius", default=0.5, subtype="DISTANCE", unit="LENGTH", soft_min=0.0)
+    half_height: float_prop("Half Height", "Half length of the straight part along the axis", default=0.5,
+                            subtype="DISTANCE", unit="LENGTH", soft_min=0.0)
+    axis: EnumProperty(name="Axis", items=AXIS_ITEMS, default="Z", description="Capsule/cylinder axis")
+    collider_only: BoolProperty(name="Collider Only",
+                                description="The mesh is not rendered as a visual (child colliders never are)")
+    material: StringProperty(name="Physics Material", description="A material of the scene's list; "
+                             "empty: default friction")
+    has_density: BoolProperty(name="Density", description="Own density; off: the material's (or the default)")
+    density: float_prop("Density", "kg/m^3", default=1000.0, soft_min=0.0)
+    collision_group: IntProperty(name="Collision Group", default=1, description="0: collides with nothing; "
+                                 "positive: same group and negatives; negative: all but the same negative")
+    world: IntProperty(name="World", description="Simulation world index; -1: global (static ground)")
+    contact_margin: float_prop("Contact Margin", "Broad phase expansion", subtype="DISTANCE", unit="LENGTH",
+                               soft_min=0.0)
+    contact_gap: float_prop("Contact Gap", "Contacts are generated below this separation", subtype="DISTANCE",
+                            unit="LENGTH", soft_min=0.0)
+
+
+classes = (ArticulaColliderProps,)

@@ -1,0 +1,40 @@
+"""Scene-wide settings: ``core.model.SceneSettings``, the physics materials, filtered pairs, problems."""
+
+import bpy
+from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatVectorProperty, IntProperty
+from bpy.props import StringProperty
+
+from ...core.model import Solver
+from .common import UNBOUNDED, enum_items, float_prop
+from .filtered_pair_props import ArticulaFilteredPairProps
+from .material_props import ArticulaMaterialProps
+from .problem_props import ArticulaProblemProps
+
+_SOLVER_LABELS = {"FEATHERSTONE": "Featherstone", "MUJOCO": "MuJoCo", "XPBD": "XPBD"}
+
+
+class ArticulaSceneProps(bpy.types.PropertyGroup):
+    world_name: StringProperty(name="World Name", default="World",
+                               description="Name of the physics scene (the USD default prim)")
+    gravity: FloatVectorProperty(name="Gravity", size=3, subtype="ACCELERATION", unit="ACCELERATION",
+                                 default=(0.0, 0.0, -9.81), **UNBOUNDED)
+    steps_per_second: float_prop("Steps per Second", "Physics steps per second (time step = 1 / this)",
+                                 default=600.0, soft_min=1.0, soft_max=10000.0)
+    solver: EnumProperty(name="Solver", items=enum_items(Solver, _SOLVER_LABELS), default=Solver.MUJOCO.value)
+    solver_iterations: IntProperty(name="Iterations", default=10, soft_min=1, soft_max=1000)
+    collision_filter_parent: BoolProperty(name="Filter Parent Collisions", default=True,
+                                          description="A body never collides with its parent body")
+    replicas: IntProperty(name="Replicas", default=1, soft_min=1, soft_max=4096,
+                          description="Copies of the robot worlds laid out on a grid")
+    replica_spacing: float_prop("Replica Spacing", "Distance between grid cells", default=2.0,
+                                subtype="DISTANCE", unit="LENGTH", soft_min=0.0)
+    ground_plane: BoolProperty(name="Ground Plane", description="Add an infinite static ground at z = 0")
+    materials: CollectionProperty(type=ArticulaMaterialProps, name="Physics Materials")
+    active_material_index: IntProperty(name="Active Material", min=0)
+    filtered_pairs: CollectionProperty(type=ArticulaFilteredPairProps, name="Filtered Pairs")
+    active_filtered_pair_index: IntProperty(name="Active Filtered Pair", min=0)
+    problems: CollectionProperty(type=ArticulaProblemProps, name="Problems")
+    active_problem_index: IntProperty(name="Active Problem", min=0)
+
+
+classes = (ArticulaSceneProps,)
