@@ -1,0 +1,75 @@
+# Articula development loop. Set-up is two commands: `make demo` and `make test`.
+# Every target creates the venv it needs; a venv is rebuilt only when its requirement files change
+# (pip's own cache keeps the ~375 MB bpy wheels from being downloaded twice).
+
+SHELL := /bin/bash
+PYTHON311 ?= $(shell command -v python3.11)
+PYTEST_ARGS ?= -q
+
+VENV := .venv
+VENV45 := .venv-bpy45
+VENV_PTB := .venv-pytest-blender
+PY := $(VENV)/bin/python
+PY45 := $(VENV45)/bin/python
+STAMP := .requirements-installed
+
+.PHONY: venv test demo extension bench test-in-blender clean distclean
+
+venv: $(VENV)/$(STAMP) $(VENV45)/$(STAMP)
+
+# $(1): venv folder, $(2): its requirement file.
+define make_venv
+	@test -n "$(PYTHON311)" || { echo "python3.11 not found on PATH (or set PYTHON311=/path/to/python3.11)"; exit 1; }
+	@$(PYTHON311) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' \
+		|| { echo "$(PYTHON311) is not Python 3.11"; exit 1; }
+	rm -rf $(1)
+	$(PYTHON311) -m venv $(1)
+	$(1)/bin/python -m pip install --quiet --disable-pip-version-check -r $(2)
+	$(1)/bin/python -m pip check
+	touch $(1)/$(STAMP)
+endef
+
+$(VENV)/$(STAMP): requirements/dev.txt requirements/common.txt
+	$(call make_venv,$(VENV),requirements/dev.txt)
+
+$(VENV45)/$(STAMP): requirements/bpy45.txt requirements/common.txt
+	$(call make_venv,$(VENV45),requirements/bpy45.txt)
+
+$(VENV_PTB)/$(STAMP): requirements/pytest-blender.txt
+	$(call make_venv,$(VENV_PTB),requirements/pytest-blender.txt)
+
+# Three tiers, each its own pytest process: the bpy-free core and simulation; then the Blender tier
+# on bpy 5.0.1 and on bpy 4.5.15 (LTS). Every tier runs even when an earlier one fails.
+test: venv
+	@status=0; \
+	tools/pytest-tier $(PY) tests/core tests/sim $(PYTEST_ARGS) || status=1; \
+	tools/pytest-tier $(PY) tests/blender $(PYTEST_ARGS) || status=1; \
+	tools/pytest-tier $(PY45) tests/blender $(PYTEST_ARGS) || status=1; \
+	exit $$status
+
+demo: $(VENV)/$(STAMP)
+	$(PY) examples/demo.py
+
+# One validated zip per platform in dist/, built by Blender's own extension builder.
+extension: $(VENV)/$(STAMP)
+	$(PY) tools/extension.py
+
+bench: $(VENV)/$(STAMP)
+	$(PY) bench/run_all.py
+
+# Optional, not run by CI: the Blender tier inside a real Blender executable through pytest-blender,
+# which lives in its own venv (it breaks plain pytest runs when no Blender executable exists).
+test-in-blender: $(VENV_PTB)/$(STAMP)
+	@test -n "$(BLENDER)" || { echo "usage: make test-in-blender BLENDER=/path/to/blender"; exit 2; }
+	blender_python="$$($(VENV_PTB)/bin/pytest-blender --blender-executable "$(BLENDER)")" \
+		&& "$$blender_python" -m ensurepip \
+		&& "$$blender_python" -m pip install --quiet -r requirements/in-blender.txt
+	$(VENV_PTB)/bin/pytest --blender-executable "$(BLENDER)" tests/blender $(PYTEST_ARGS)
+
+# Build outputs only; `distclean` also drops the venvs and the wheel cache.
+clean:
+	rm -rf dist wheels out
+	find . -name __pycache__ -type d -not -path './.venv*' -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV) $(VENV45) $(VENV_PTB) .cache

@@ -1,0 +1,191 @@
+"""Build and validate the Articula extension zips with Blender's own builder, no Blender binary needed.
+
+Run with the development venv's Python (it has the ``bpy`` module, which ships the builder):
+
+    .venv/bin/python tools/extension.py                      # every platform -> dist/, validated
+    .venv/bin/python tools/extension.py --platform linux-x64 --output-dir /tmp/zips
+
+``blender_manifest.toml`` is the single source of truth for the bundled wheels: each one listed there
+is fetched with pip by its exact file name into the wheel cache (``.cache/wheels``, or
+``$ARTICULA_WHEEL_CACHE``) once, and linked into ``wheels/`` where Blender's builder expects it.
+Each build runs on a staged copy of the package whose manifest lists only the requested platforms
+and their wheels, so a single-platform build does not need the other platforms' wheels.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MANIFEST_NAME = "blender_manifest.toml"
+WHEEL_DIR = ROOT / "wheels"
+DIST_DIR = ROOT / "dist"
+# Top-level entries never copied into a build stage (the manifest's exclude patterns drop the rest).
+STAGE_SKIP = {"dist", "wheels", "out"}
+
+
+def wheel_cache() -> Path:
+    return Path(os.environ.get("ARTICULA_WHEEL_CACHE", ROOT / ".cache" / "wheels"))
+
+
+def blender_ext_modules():
+    """Blender's extension CLI (``bl_extension_cli``) and its engine (``blender_ext``) from the bpy module."""
+    import bpy
+
+    addons_core = os.path.join(bpy.utils.system_resource("SCRIPTS"), "addons_core")
+    if addons_core not in sys.path:
+        sys.path.append(addons_core)
+    from bl_pkg import bl_extension_cli
+    from bl_pkg.cli import blender_ext
+
+    return bl_extension_cli, blender_ext
+
+
+def read_manifest(source_dir: Path = ROOT) -> dict:
+    with open(source_dir / MANIFEST_NAME, "rb") as fh:
+        return tomllib.load(fh)
+
+
+def this_platform() -> str:
+    return blender_ext_modules()[1].platform_from_this_system()
+
+
+def wheels_for(manifest: dict, platforms: list[str]) -> list[str]:
+    """The manifest's wheel paths (``./wheels/<file>``) that any of ``platforms`` needs, in manifest order."""
+    compatible = blender_ext_modules()[1].blender_platform_compatible_with_wheel_platform_from_filepath
+    return [w for w in manifest["wheels"] if any(compatible(p, w) for p in platforms)]
+
+
+def fetch_wheel(filename: str) -> Path:
+    """The cached wheel of exactly this file name, downloaded with pip on first use only."""
+    cached = wheel_cache() / filename
+    if cached.exists():
+        return cached
+    name, version, _python, _abi, platform = filename[: -len(".whl")].split("-")
+    cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
+           f"{name}=={version}"]
+    if platform != "any":
+        python_version = f"{sys.version_info.major}.{sys.version_info.minor}"
+        cmd += ["--python-version", python_version, "--platform", platform]
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    # Download beside the cache and move in at the end: an interrupted run leaves nothing half-written.
+    with tempfile.TemporaryDirectory(dir=cached.parent, prefix=".download-") as tmp:
+        print(f"downloading {filename}", flush=True)
+        subprocess.run(cmd + ["--dest", tmp], check=True)
+        downloaded = Path(tmp) / filename
+        if not downloaded.exists():
+            raise RuntimeError(f"pip did not deliver {filename}, got {sorted(os.listdir(tmp))}")
+        downloaded.replace(cached)
+    return cached
+
+
+def link_or_copy(src: Path, dst: Path) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    if dst.exists():
+        dst.unlink()
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+def fetch_wheels(wheel_paths: list[str]) -> None:
+    """Fetch the given manifest wheels into the cache and link them into ``wheels/``."""
+    for path in wheel_paths:
+        filename = Path(path).name
+        link_or_copy(fetch_wheel(filename), WHEEL_DIR / filename)
+
+
+def _toml_list(key: str, values: list[str]) -> str:
+    items = "".join(f'  "{v}",\n' for v in values)
+    return f"{key} = [\n{items}]"
+
+
+def narrowed_manifest(text: str, platforms: list[str], wheel_paths: list[str]) -> str:
+    """The manifest text with only ``platforms`` and their ``wheel_paths``, everything else untouched."""
+    for key, values in (("platforms", platforms), ("wheels", wheel_paths)):
+        text, count = re.subn(rf"^{key} = \[.*?\]", lambda _m: _toml_list(key, values), text,
+                              count=1, flags=re.M | re.S)
+        if count != 1:
+            raise ValueError(f"{MANIFEST_NAME}: no top-level '{key} = [...]' to narrow")
+    parsed = tomllib.loads(text)
+    assert parsed["platforms"] == platforms and parsed["wheels"] == wheel_paths, "manifest narrowing failed"
+    return text
+
+
+def stage(stage_dir: Path, platforms: list[str], wheel_paths: list[str]) -> None:
+    """Copy the package into ``stage_dir`` with a manifest for ``platforms`` and their wheels."""
+    def skip(directory, names):
+        if Path(directory) != ROOT:
+            return [n for n in names if n == "__pycache__"]
+        return [n for n in names if n.startswith(".") or n in STAGE_SKIP]
+
+    shutil.copytree(ROOT, stage_dir, ignore=skip, dirs_exist_ok=True)
+    manifest_text = (ROOT / MANIFEST_NAME).read_text(encoding="utf-8")
+    (stage_dir / MANIFEST_NAME).write_text(narrowed_manifest(manifest_text, platforms, wheel_paths),
+                                           encoding="utf-8")
+    for path in wheel_paths:
+        link_or_copy(wheel_cache() / Path(path).name, stage_dir / path)
+
+
+def run_cli(args: list[str]) -> None:
+    cli = blender_ext_modules()[0]
+    status = cli.cli_extension_handler(args)
+    if status != 0:
+        raise RuntimeError(f"Blender extension {args[0]} failed ({status}): {' '.join(args)}")
+
+
+def validate(zip_path: Path) -> None:
+    """Blender's own ``extension validate`` on a built zip; raises on any problem."""
+    run_cli(["validate", str(zip_path)])
+
+
+def build(platforms: list[str] | None = None, output_dir: Path = DIST_DIR) -> list[Path]:
+    """Fetch wheels, build one validated zip per platform (all manifest platforms by default)."""
+    manifest = read_manifest()
+    platforms = list(platforms or manifest["platforms"])
+    unknown = sorted(set(platforms) - set(manifest["platforms"]))
+    if unknown:
+        raise ValueError(f"platforms not in {MANIFEST_NAME}: {unknown}")
+    wheel_paths = wheels_for(manifest, platforms)
+    fetch_wheels(wheel_paths)
+
+    output_dir = Path(output_dir).resolve()
+    output_dir.mkdir(parents=True, exist_ok=True)
+    before = set(output_dir.glob("*.zip"))
+    wheel_cache().mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=wheel_cache().parent, prefix=".stage-") as tmp:
+        stage(Path(tmp), platforms, wheel_paths)
+        run_cli(["build", "--source-dir", tmp, "--output-dir", str(output_dir), "--split-platforms"])
+
+    version = manifest["version"]
+    zips = [output_dir / f"{manifest['id']}-{version}-{p.replace('-', '_')}.zip" for p in platforms]
+    missing = [z.name for z in zips if not z.exists()]
+    if missing:
+        new = sorted(p.name for p in set(output_dir.glob("*.zip")) - before)
+        raise RuntimeError(f"builder did not write {missing}; it wrote {new}")
+    for zip_path in zips:
+        validate(zip_path)
+    return zips
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--platform", action="append", dest="platforms",
+                        help="a manifest platform, or 'current'; repeatable (default: all)")
+    parser.add_argument("--output-dir", type=Path, default=DIST_DIR)
+    args = parser.parse_args(argv)
+    platforms = [this_platform() if p == "current" else p for p in (args.platforms or [])]
+    for zip_path in build(platforms or None, args.output_dir):
+        print(f"built and validated {zip_path} ({zip_path.stat().st_size / 1e6:.1f} MB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
