@@ -11,7 +11,21 @@ from bpy.props import BoolProperty, EnumProperty, FloatVectorProperty, IntProper
 from ...core.model import ShapeKind
 from .common import AXIS_ITEMS, UNBOUNDED, enum_items, float_prop
 
-INFINITE_WHEN_OFF = {}  # density is Optional, not infinite: see ``has_density``
+MESH_KINDS = (ShapeKind.MESH.value, ShapeKind.CONVEX_HULL.value)
+
+
+def size_factors(kind: str, axis: str, scale) -> tuple[tuple[float, float, float], float, float]:
+    """(half extents, radius, half height) factors that turn property sizes into final sizes.
+
+    Mesh shapes keep their scale separately (``Shape.scale``), so their factors are 1.
+    """
+    if kind in MESH_KINDS:
+        return (1.0, 1.0, 1.0), 1.0, 1.0
+    s = tuple(abs(c) for c in scale)
+    along = "XYZ".index(axis)
+    across = max(c for i, c in enumerate(s) if i != along)
+    radius = max(s) if kind == ShapeKind.SPHERE.value else across
+    return s, radius, s[along]
 
 _SHAPE_LABELS = {"CONVEX_HULL": "Convex Hull", "MESH": "Triangle Mesh"}
 _SHAPE_DESCRIPTIONS = {

@@ -1,0 +1,259 @@
+"""Blender objects and their ``articula`` properties -> the core description.
+
+The Blender data model:
+- a body is an object with ``articula.body.enabled``; its pose is its world matrix without
+  scale; its parent is the nearest body up the Blender parent chain (``hierarchy_gap`` when a
+  non-body object lies in between);
+- a joint is an object (an Empty) with ``articula.joint.enabled``, parented to body1; its world
+  matrix is the joint frame, from which ``local_pose1`` (body1) and ``local_pose0`` (body0, with
+  ``body0_frame_offset``) follow;
+- a collider is an object with ``articula.collider.enabled``: the body object itself, an object
+  under a body (nearest body up the chain), or static (no body above);
+- a visual is a mesh object: a body's own mesh (unless it is a collider-only collider), a
+  non-collider mesh under a body, or a static mesh (again unless collider-only).
+World scales within 1e-6 of 1 are taken as exactly 1 (float32 rotation noise).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Iterable, Optional
+
+from ...core.model import (Body, Joint, JointType, MassProperties, MeshData, PhysicsScene, Pose, Shape,
+                           ShapeKind, Visual)
+from ...core.transforms import pose_mul, pose_relative, quat_from_matrix, quat_normalize
+from ..properties.collider_props import MESH_KINDS, size_factors
+from .fields import (BODY_FIELDS, JOINT_FIELDS, SHAPE_FIELDS, read_dof, read_fields, read_material,
+                     read_optional, read_settings)
+
+SCALE_SNAP = 1e-6
+
+
+# --- object frames ---------------------------------------------------------------------------
+
+def world_pose_and_scale(obj) -> tuple[Pose, tuple[float, float, float]]:
+    """The object's world matrix split into a rigid pose and a per-axis scale (float64 math)."""
+    m = [[float(obj.matrix_world[r][c]) for c in range(4)] for r in range(4)]
+    scale = [math.sqrt(sum(m[r][c] ** 2 for r in range(3))) for c in range(3)]
+    det = (m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+           - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+           + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]))
+    if det < 0.0:
+        scale[0] = -scale[0]  # a mirror: one negative scale keeps the rotation proper
+    rot = [[m[r][c] / scale[c] if scale[c] else float(r == c) for c in range(3)] for r in range(3)]
+    snapped = tuple(math.copysign(1.0, s) if abs(abs(s) - 1.0) <= SCALE_SNAP else s for s in scale)
+    pose = Pose(pos=(m[0][3], m[1][3], m[2][3]), rot=quat_normalize(quat_from_matrix(rot)))
+    return pose, snapped
+
+
+def world_pose(obj) -> Pose:
+    return world_pose_and_scale(obj)[0]
+
+
+def is_uniform(scale, tolerance: float = 1e-5) -> bool:
+    return max(abs(s) for s in scale) - min(abs(s) for s in scale) <= tolerance * max(1.0, *map(abs, scale))
+
+
+# --- object roles ----------------------------------------------------------------------------
+
+def is_body(obj) -> bool:
+    return obj.articula.body.enabled
+
+
+def is_joint(obj) -> bool:
+    return obj.articula.joint.enabled
+
+
+def is_collider(obj) -> bool:
+    return obj.articula.collider.enabled
+
+
+def owner_body(obj, bodies: set) -> Optional[object]:
+    """The body an object belongs to: itself when a body, else the nearest body above it."""
+    current = obj
+    while current is not None:
+        if current in bodies:
+            return current
+        current = current.parent
+    return None
+
+
+def parent_body(obj, bodies: set) -> tuple[Optional[object], bool]:
+    """(nearest body above ``obj``, whether a non-body object lies between them)."""
+    gap = False
+    current = obj.parent
+    while current is not None:
+        if current in bodies:
+            return current, gap
+        if is_body(current):
+            return None, False  # a body left out of ``objects``: this one is a root
+        gap = True
+        current = current.parent
+    return None, False
+
+
+def is_visual(obj, bodies: set) -> bool:
+    if obj.type != "MESH" or is_joint(obj):
+        return False
+    if not is_collider(obj):
+        return True
+    own_object = obj in bodies or owner_body(obj, bodies) is None
+    return own_object and not obj.articula.collider.collider_only
+
+
+# --- readers ---------------------------------------------------------------------------------
+
+def mesh_data(obj) -> MeshData:
+    """The object's own mesh (modifiers not applied) as vertices and triangles."""
+    mesh = obj.data
+    mesh.calc_loop_triangles()
+    vertices = [tuple(v.co) for v in mesh.vertices]
+    triangles = [tuple(t.vertices) for t in mesh.loop_triangles]
+    return MeshData(vertices=vertices, triangles=triangles)
+
+
+def read_mass(props) -> Optional[MassProperties]:
+    if props.mass_mode != "MANUAL":
+        return None
+    return MassProperties(mass=props.mass, center_of_mass=tuple(props.center_of_mass),
+                          diagonal_inertia=tuple(props.diagonal_inertia),
+                          principal_axes=tuple(props.principal_axes))
+
+
+def read_body(obj, bodies: set) -> Body:
+    props = obj.articula.body
+    parent, gap = parent_body(obj, bodies)
+    return Body(name=obj.name, pose=world_pose(obj), parent=parent.name if parent else None,
+                hierarchy_gap=gap, mass=read_mass(props), **read_fields(props, BODY_FIELDS))
+
+
+def _pose_or_world(obj) -> Pose:
+    return world_pose(obj) if obj is not None else Pose()
+
+
+def read_joint(obj) -> Joint:
+    props = obj.articula.joint
+    frame = world_pose(obj)
+    offset = Pose(pos=tuple(props.body0_frame_offset_location),
+                  rot=quat_normalize(tuple(props.body0_frame_offset_rotation)))
+    return Joint(
+        name=obj.name,
+        type=JointType(props.type),
+        body0=props.body0.name if props.body0 else None,
+        body1=props.body1.name if props.body1 else "",
+        local_pose0=pose_relative(_pose_or_world(props.body0), pose_mul(frame, offset)),
+        local_pose1=pose_relative(_pose_or_world(props.body1), frame),
+        axis=props.axis,
+        dofs=[read_dof(d) for d in props.dofs],
+        enabled=props.active,
+        **read_fields(props, JOINT_FIELDS),
+    )
+
+
+def read_shape(obj, bodies: set) -> Shape:
+    props = obj.articula.collider
+    owner = owner_body(obj, bodies)
+    pose, scale = world_pose_and_scale(obj)
+    extents, radius, half_height = size_factors(props.shape, props.axis, scale)
+    kind = ShapeKind(props.shape)
+    return Shape(
+        name=obj.name,
+        kind=kind,
+        body=owner.name if owner else None,
+        pose=pose_relative(world_pose(owner), pose) if owner else pose,
+        half_extents=tuple(h * f for h, f in zip(props.half_extents, extents)),
+        radius=props.radius * radius,
+        half_height=props.half_height * half_height,
+        mesh=mesh_data(obj) if kind.value in MESH_KINDS and obj.type == "MESH" else None,
+        scale=scale,
+        material=props.material or None,
+        density=read_optional(props, "density"),
+        **read_fields(props, SHAPE_FIELDS),
+    )
+
+
+def visual_color(obj) -> tuple[tuple[float, float, float, float], Optional[str]]:
+    """(RGBA, render material name): the first material's base color, else the object color."""
+    material = obj.material_slots[0].material if obj.material_slots else None
+    if material is None:
+        return tuple(obj.color), None
+    bsdf = principled_node(material)
+    color = bsdf.inputs["Base Color"].default_value if bsdf else material.diffuse_color
+    return tuple(color), material.name
+
+
+def principled_node(material):
+    tree = material.node_tree
+    return next((n for n in tree.nodes if n.type == "BSDF_PRINCIPLED"), None) if tree else None
+
+
+def read_visual(obj, bodies: set) -> Visual:
+    owner = owner_body(obj, bodies)
+    pose, scale = world_pose_and_scale(obj)
+    color, material_name = visual_color(obj)
+    return Visual(name=obj.name, body=owner.name if owner else None, mesh=mesh_data(obj),
+                  pose=pose_relative(world_pose(owner), pose) if owner else pose, scale=scale,
+                  color=color, material_name=material_name)
+
+
+def parents_first(bodies: list[Body]) -> list[Body]:
+    """``bodies`` reordered so that every parent comes before its children (stable otherwise)."""
+    by_name = {b.name: b for b in bodies}
+    ordered, placed = [], set()
+
+    def place(body: Body, trail: tuple = ()):
+        if body.name in placed or body.name in trail:
+            return
+        parent = by_name.get(body.parent)
+        if parent is not None:
+            place(parent, trail + (body.name,))
+        placed.add(body.name)
+        ordered.append(body)
+
+    for body in bodies:
+        place(body)
+    return ordered
+
+
+def scene_from_blender(scene, objects: Optional[Iterable] = None) -> PhysicsScene:
+    """The description of ``scene``'s objects (all of them, or only ``objects``).
+
+    Bodies come parents first; joints, shapes and visuals in object order.
+    """
+    objects = list(scene.objects if objects is None else objects)
+    bodies = {o for o in objects if is_body(o)}
+    settings = scene.articula
+    return PhysicsScene(
+        name=settings.world_name,
+        settings=read_settings(settings),
+        bodies=parents_first([read_body(o, bodies) for o in objects if o in bodies]),
+        joints=[read_joint(o) for o in objects if is_joint(o)],
+        shapes=[read_shape(o, bodies) for o in objects if is_collider(o)],
+        visuals=[read_visual(o, bodies) for o in objects if is_visual(o, bodies)],
+        materials=[read_material(m) for m in settings.materials],
+        filtered_pairs=[(p.body_a.name, p.body_b.name) for p in settings.filtered_pairs
+                        if p.body_a and p.body_b],
+    )
+
+
+def blender_problems(scene, objects: Optional[Iterable] = None) -> list:
+    """Problems only Blender can see: scaled bodies, joints away from body1, meshless mesh colliders."""
+    from ...core import validation
+
+    problems = []
+    for obj in list(scene.objects if objects is None else objects):
+        if is_body(obj):
+            scale = world_pose_and_scale(obj)[1]
+            if not is_uniform(scale):
+                problems.append(validation.non_uniform_scale(obj.name, scale))
+        if is_joint(obj):
+            body1 = obj.articula.joint.body1
+            if body1 is not None and obj.parent != body1:
+                problems.append(validation.warning(
+                    obj.name, f"the joint is not parented to its body 1 {body1.name!r}, so it does not "
+                    "follow that body; parent it (Ctrl+P, keep transform)", "joint_not_on_body1"))
+        if is_collider(obj) and obj.articula.collider.shape in MESH_KINDS and obj.type != "MESH":
+            problems.append(validation.error(
+                obj.name, "the collider is a mesh shape but the object has no mesh; pick a "
+                "primitive shape or use a mesh object", "mesh_collider_without_mesh"))
+    return problems

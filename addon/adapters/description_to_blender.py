@@ -1,0 +1,308 @@
+"""The core description -> Blender objects with their ``articula`` properties.
+
+The mirror of ``blender_to_description`` (read its data model): what ``build_scene`` creates
+reads back as the same description (floats to float32 precision). Per description item:
+- a body is an Empty named after it, or a mesh object when a visual (or a mesh collider) of the
+  same name sits on it; a ``hierarchy_gap`` body hangs under a plain Empty ``<body>_gap``;
+- a joint is an Empty parented to body1 at body1's pose * ``local_pose1``;
+- a collider named like its body goes on the body object; others are child objects (wireframe,
+  not rendered) with a display mesh for primitives;
+- a visual is a mesh object with its color on a render material or the object color.
+Blender makes names unique: a name already taken gets a suffix (``.001``); the returned map says
+which object each description name became.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+import bmesh
+import bpy
+from mathutils import Matrix, Quaternion, Vector
+
+from ...core.model import Body, Joint, MeshData, PhysicsScene, Pose, Shape, ShapeKind, Visual
+from ...core.transforms import pose_mul, pose_relative
+from ..properties.collider_props import MESH_KINDS, size_factors
+from .blender_to_description import mesh_data, parents_first, principled_node, world_pose
+from .fields import (BODY_FIELDS, DOF_FIELDS, JOINT_FIELDS, SETTINGS_FIELDS, SHAPE_FIELDS, write_fields,
+                     write_material, write_optional)
+
+BODY_EMPTY_SIZE = 0.05
+JOINT_EMPTY_SIZE = 0.1
+
+
+def pose_matrix(pose: Pose, scale=(1.0, 1.0, 1.0)) -> Matrix:
+    return Matrix.LocRotScale(Vector(pose.pos), Quaternion(pose.rot), Vector(scale))
+
+
+def place(obj, parent, pose: Pose, scale=(1.0, 1.0, 1.0)) -> None:
+    """Parent ``obj`` (keeping no parent inverse) and put it at the world ``pose``."""
+    obj.parent = parent
+    obj.matrix_parent_inverse = Matrix.Identity(4)
+    obj.matrix_world = pose_matrix(pose, scale)
+
+
+def new_mesh(name: str, data: Optional[MeshData]):
+    mesh = bpy.data.meshes.new(name)
+    if data is not None:
+        mesh.from_pydata([tuple(v) for v in data.vertices], [], [tuple(t) for t in data.triangles])
+        mesh.update()
+    return mesh
+
+
+def new_object(name: str, collection, data=None, empty_display: str = "PLAIN_AXES", size: float = 0.1):
+    obj = bpy.data.objects.new(name, data)
+    if data is None:
+        obj.empty_display_type = empty_display
+        obj.empty_display_size = size
+    collection.objects.link(obj)
+    return obj
+
+
+# --- properties ------------------------------------------------------------------------------
+
+def apply_body(obj, body: Body) -> None:
+    """Set ``obj``'s body properties from ``body`` (pose and parent are the caller's)."""
+    props = obj.articula.body
+    props.enabled = True
+    write_fields(props, body, BODY_FIELDS)
+    props.mass_mode = "MANUAL" if body.mass is not None else "AUTO"
+    if body.mass is not None:
+        props.mass = body.mass.mass
+        props.center_of_mass = body.mass.center_of_mass
+        props.diagonal_inertia = body.mass.diagonal_inertia
+        props.principal_axes = body.mass.principal_axes
+
+
+def apply_joint(obj, joint: Joint, objects: dict) -> None:
+    """Set ``obj``'s joint properties; ``objects`` maps body names to their objects.
+
+    ``obj`` must already sit at the joint frame seen from body1 (see :func:`joint_frame`).
+    """
+    props = obj.articula.joint
+    props.enabled = True
+    props.type = joint.type.value
+    props.axis = joint.axis
+    props.body0 = objects.get(joint.body0) if joint.body0 else None
+    props.body1 = objects.get(joint.body1)
+    props.active = joint.enabled
+    write_fields(props, joint, JOINT_FIELDS)
+    props.dofs.clear()
+    for dof in joint.dofs:
+        write_fields(props.dofs.add(), dof, DOF_FIELDS)
+    props.active_dof_index = 0
+    body0_frame = pose_mul(_body_pose(props.body0), joint.local_pose0)
+    offset = pose_relative(_body_pose(obj), body0_frame)
+    props.body0_frame_offset_location = offset.pos
+    props.body0_frame_offset_rotation = offset.rot
+
+
+def _body_pose(obj) -> Pose:
+    return world_pose(obj) if obj is not None else Pose()
+
+
+def apply_shape(obj, shape: Shape, scale) -> None:
+    """Set ``obj``'s collider properties so that, at world ``scale``, it reads back as ``shape``."""
+    props = obj.articula.collider
+    props.enabled = True
+    props.shape = shape.kind.value
+    write_fields(props, shape, SHAPE_FIELDS)
+    extents, radius, half_height = size_factors(shape.kind.value, shape.axis, scale)
+    props.half_extents = tuple(_unscale(h, f) for h, f in zip(shape.half_extents, extents))
+    props.radius = _unscale(shape.radius, radius)
+    props.half_height = _unscale(shape.half_height, half_height)
+    props.material = shape.material or ""
+    write_optional(props, "density", shape.density)
+
+
+def _unscale(size: float, factor: float) -> float:
+    return size / factor if factor else size
+
+
+def apply_visual(obj, visual: Visual) -> None:
+    """The visual's color: on its render material (created when missing), else the object color."""
+    if not visual.material_name:
+        obj.color = visual.color
+        return
+    material = bpy.data.materials.get(visual.material_name) or bpy.data.materials.new(visual.material_name)
+    material.diffuse_color = visual.color
+    bsdf = principled_node(material)
+    if bsdf is not None:
+        bsdf.inputs["Base Color"].default_value = visual.color
+    if obj.data.materials:
+        obj.data.materials[0] = material
+    else:
+        obj.data.materials.append(material)
+
+
+def apply_settings(scene, desc: PhysicsScene) -> None:
+    """Scene settings, world name and physics materials (the list is replaced)."""
+    props = scene.articula
+    props.world_name = desc.name
+    write_fields(props, desc.settings, SETTINGS_FIELDS)
+    props.materials.clear()
+    for material in desc.materials:
+        write_material(props.materials.add(), material)
+    props.active_material_index = 0
+
+
+def apply_filtered_pairs(scene, pairs, objects: dict) -> None:
+    props = scene.articula
+    props.filtered_pairs.clear()
+    for a, b in pairs:
+        pair = props.filtered_pairs.add()
+        pair.body_a, pair.body_b = objects.get(a), objects.get(b)
+
+
+# --- display meshes for primitive colliders --------------------------------------------------
+
+_AXIS_ROTATIONS = {"X": Matrix.Rotation(math.pi / 2, 4, "Y"), "Y": Matrix.Rotation(-math.pi / 2, 4, "X"),
+                   "Z": Matrix.Identity(4)}
+
+
+def fill_primitive_mesh(mesh, collider) -> None:
+    """Replace ``mesh`` with a stand-in for the primitive ``collider`` props (object units)."""
+    hx, hy, hz = collider.half_extents
+    radius, half_height, kind = collider.radius, collider.half_height, collider.shape
+    bm = bmesh.new()
+    if kind == ShapeKind.BOX.value:
+        bmesh.ops.create_cube(bm, size=2.0, matrix=Matrix.Diagonal((hx, hy, hz, 1.0)))
+    elif kind == ShapeKind.SPHERE.value:
+        bmesh.ops.create_uvsphere(bm, u_segments=16, v_segments=8, radius=radius)
+    elif kind == ShapeKind.CAPSULE.value:
+        bmesh.ops.create_uvsphere(bm, u_segments=16, v_segments=8, radius=radius)
+        for v in bm.verts:
+            v.co.z += math.copysign(half_height, v.co.z) if abs(v.co.z) > 1e-9 else 0.0
+        bmesh.ops.transform(bm, matrix=_AXIS_ROTATIONS[collider.axis], verts=bm.verts)
+    elif kind == ShapeKind.CYLINDER.value:
+        bmesh.ops.create_cone(bm, cap_ends=True, segments=16, radius1=radius, radius2=radius,
+                              depth=2.0 * half_height, matrix=_AXIS_ROTATIONS[collider.axis])
+    elif kind == ShapeKind.PLANE.value:
+        bmesh.ops.create_grid(bm, x_segments=1, y_segments=1, size=1.0)
+    bm.to_mesh(mesh)
+    bm.free()
+    mesh.update()
+
+
+# --- build -----------------------------------------------------------------------------------
+
+def _own_item(items, name: str, body: Optional[str]):
+    return next((i for i in items if i.name == name and i.body == body), None)
+
+
+def _mesh_matches(obj, data: Optional[MeshData]) -> bool:
+    if obj.type != "MESH" or data is None:
+        return False
+    own = mesh_data(obj)
+    return own.triangles == [tuple(t) for t in data.triangles] and all(
+        math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9)
+        for va, vb in zip(own.vertices, data.vertices) for a, b in zip(va, vb)
+    ) and len(own.vertices) == len(data.vertices)
+
+
+class _Builder:
+    def __init__(self, context, desc: PhysicsScene, collection):
+        self.desc = desc
+        self.collection = collection or context.scene.collection
+        self.scene = context.scene
+        self.objects: dict[str, bpy.types.Object] = {}  # description name -> object
+        self.done_shapes: set[str] = set()
+        self.done_visuals: set[str] = set()
+
+    def body_object(self, body: Body):
+        visual = _own_item(self.desc.visuals, body.name, body.name)
+        shape = _own_item(self.desc.shapes, body.name, body.name)
+        if visual is not None:
+            obj = new_object(body.name, self.collection, new_mesh(body.name, visual.mesh))
+            apply_visual(obj, visual)
+            self.done_visuals.add(visual.name)
+            return obj, visual.scale
+        if shape is not None and shape.kind.value in MESH_KINDS and shape.mesh is not None:
+            obj = new_object(body.name, self.collection, new_mesh(body.name, shape.mesh))
+            obj.articula.collider.collider_only = True
+            return obj, shape.scale
+        return new_object(body.name, self.collection, size=BODY_EMPTY_SIZE), (1.0, 1.0, 1.0)
+
+    def add_body(self, body: Body) -> None:
+        obj, scale = self.body_object(body)
+        parent = self.objects.get(body.parent) if body.parent else None
+        if parent is not None and body.hierarchy_gap:
+            gap = new_object(f"{body.name}_gap", self.collection, size=BODY_EMPTY_SIZE)
+            place(gap, parent, body.pose)
+            parent = gap
+        place(obj, parent, body.pose, scale)
+        apply_body(obj, body)
+        self.objects[body.name] = obj
+
+    def add_joint(self, joint: Joint) -> None:
+        obj = new_object(joint.name, self.collection, empty_display="ARROWS", size=JOINT_EMPTY_SIZE)
+        body1 = self.objects.get(joint.body1)
+        place(obj, body1, pose_mul(_body_pose(body1), joint.local_pose1))
+        apply_joint(obj, joint, self.objects)
+        self.objects[joint.name] = obj
+
+    def add_shape(self, shape: Shape) -> None:
+        body = self.objects.get(shape.body) if shape.body else None
+        own = self.objects.get(shape.name) if shape.body and shape.name == shape.body else None
+        if own is not None and (shape.kind.value not in MESH_KINDS or _mesh_matches(own, shape.mesh)):
+            obj = own
+        else:
+            obj = self.shape_object(shape)
+            place(obj, body, pose_mul(_body_pose(body), shape.pose), shape.scale)
+        apply_shape(obj, shape, shape.scale)
+        if obj.type == "MESH" and not obj.data.vertices and shape.kind.value not in MESH_KINDS:
+            fill_primitive_mesh(obj.data, obj.articula.collider)
+        self.objects[shape.name] = obj
+
+    def shape_object(self, shape: Shape):
+        visual = _own_item(self.desc.visuals, shape.name, None) if shape.body is None else None
+        if visual is not None and _same_mesh_source(shape, visual):
+            obj = new_object(shape.name, self.collection, new_mesh(shape.name, visual.mesh))
+            apply_visual(obj, visual)
+            self.done_visuals.add(visual.name)
+            return obj
+        obj = new_object(shape.name, self.collection, new_mesh(shape.name, shape.mesh))
+        obj.articula.collider.collider_only = True
+        obj.display_type = "WIRE"
+        obj.hide_render = True
+        return obj
+
+    def add_visual(self, visual: Visual) -> None:
+        body = self.objects.get(visual.body) if visual.body else None
+        obj = new_object(visual.name, self.collection, new_mesh(visual.name, visual.mesh))
+        place(obj, body, pose_mul(_body_pose(body), visual.pose), visual.scale)
+        apply_visual(obj, visual)
+        self.objects.setdefault(visual.name, obj)
+
+    def build(self) -> dict:
+        apply_settings(self.scene, self.desc)
+        for body in parents_first(self.desc.bodies):
+            self.add_body(body)
+        for joint in self.desc.joints:
+            self.add_joint(joint)
+        for shape in self.desc.shapes:
+            self.add_shape(shape)
+        for visual in self.desc.visuals:
+            if visual.name not in self.done_visuals:
+                self.add_visual(visual)
+        apply_filtered_pairs(self.scene, self.desc.filtered_pairs, self.objects)
+        return self.objects
+
+
+def _same_mesh_source(shape: Shape, visual: Visual) -> bool:
+    """A static shape and visual of one name share an object when their mesh and frame agree."""
+    if shape.kind.value in MESH_KINDS and shape.mesh != visual.mesh:
+        return False
+    return shape.pose == visual.pose and tuple(shape.scale) == tuple(visual.scale)
+
+
+def build_scene(context, desc: PhysicsScene, collection=None) -> dict:
+    """Create ``desc``'s objects in ``collection`` (default: the scene's) and set every property.
+
+    Scene settings and the physics material list of ``context.scene`` are replaced. Returns the
+    objects by description name (bodies, joints, shapes and visuals).
+    """
+    objects = _Builder(context, desc, collection).build()
+    context.view_layer.update()
+    return objects
