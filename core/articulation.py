@@ -19,8 +19,8 @@ The rules (seed proposal and reduced-coordinate RFC):
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
 
 from .model import Joint, PhysicsScene, Pose
 from .transforms import pose_mul
@@ -39,14 +39,14 @@ class Articulation:
     bodies: list[str]  # depth first, parents before children; bodies[0] is the root
     joints: list[Joint]  # tree joints, ordered like their child bodies (base joint not included)
     loop_joints: list[Joint] = field(default_factory=list)  # loop-closing joints whose body1 is here
-    base_joint: Optional[Joint] = None  # world -> root
+    base_joint: Joint | None = None  # world -> root
     fixed_base: bool = False  # True when base_joint attaches the root to the world
     kinematic_bodies: list[str] = field(default_factory=list)
     implicit_welds: list[tuple[str, str]] = field(default_factory=list)  # (parent, child), no joint
     reversed_joints: list[Joint] = field(default_factory=list)  # body0 = child, body1 = parent
     parents: dict[str, str] = field(default_factory=dict)  # child -> parent inside this tree
 
-    def parent_joint(self, body: str) -> Optional[Joint]:
+    def parent_joint(self, body: str) -> Joint | None:
         """The tree joint from ``body``'s parent to ``body`` (base joint for the root)."""
         if body == self.root:
             return self.base_joint
@@ -58,7 +58,7 @@ class Articulation:
         return not self.joints and not self.loop_joints
 
 
-def tree_parent(scene: PhysicsScene, body_name: str) -> Optional[str]:
+def tree_parent(scene: PhysicsScene, body_name: str) -> str | None:
     """The parent of a body inside its articulation: None at a root or a hierarchy gap."""
     body = scene.body(body_name)
     if body is None or body.parent is None or body.hierarchy_gap or scene.body(body.parent) is None:
@@ -84,7 +84,7 @@ def parent_cycles(scene: PhysicsScene) -> list[list[str]]:
     on_cycle: set[str] = set()
     for body in scene.bodies:
         path: list[str] = []
-        current: Optional[str] = body.name
+        current: str | None = body.name
         while current is not None and current not in path and current not in on_cycle:
             path.append(current)
             current = tree_parent(scene, current)
@@ -98,7 +98,7 @@ def parent_cycles(scene: PhysicsScene) -> list[list[str]]:
 def joint_world_frames(scene: PhysicsScene, joint: Joint) -> tuple[Pose, Pose]:
     """The joint frame in world space seen from body0 and from body1 (equal when consistent)."""
 
-    def frame(body: Optional[str], local: Pose) -> Pose:
+    def frame(body: str | None, local: Pose) -> Pose:
         owner = scene.body(body) if body else None
         return pose_mul(owner.pose, local) if owner else local
 
@@ -172,7 +172,7 @@ def find_articulations(scene: PhysicsScene) -> list[Articulation]:
     return list(articulations.values())
 
 
-def articulation_of(articulations: Iterable[Articulation], body_name: str) -> Optional[Articulation]:
+def articulation_of(articulations: Iterable[Articulation], body_name: str) -> Articulation | None:
     return next((a for a in articulations if body_name in a.bodies), None)
 
 
@@ -183,7 +183,7 @@ def infer_parents(scene: PhysicsScene) -> dict[str, str]:
     enabled, non-excluded joints from body0 to body1; a body keeps the first parent that reaches it.
     Returns child -> parent; bodies that stay roots are absent.
     """
-    outgoing: dict[Optional[str], list[str]] = {}
+    outgoing: dict[str | None, list[str]] = {}
     for joint in scene.joints:
         if joint.enabled and not joint.exclude_from_articulation and joint.body1:
             outgoing.setdefault(joint.body0, []).append(joint.body1)

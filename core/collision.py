@@ -12,8 +12,8 @@ every pair inside an articulation whose root turns ``self_collision`` off.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from itertools import combinations
-from typing import Iterable
 
 from .articulation import find_articulations
 from .model import PhysicsScene, Shape

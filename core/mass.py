@@ -186,7 +186,8 @@ def mass_properties(scene: PhysicsScene, body_name: str) -> MassProperties:
     if not shapes:
         raise MassError(body_name, "has no colliders to compute its mass from and no explicit mass")
     try:
-        return combine([shape_mass_part(scene, shape) for shape in shapes])
+        with np.errstate(invalid="ignore", over="ignore"):  # bad poses end in the finite check
+            return combine([shape_mass_part(scene, shape) for shape in shapes])
     except ValueError as error:
         raise MassError(body_name, str(error)) from error
 

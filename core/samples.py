@@ -8,7 +8,7 @@ pose, colliders, box visuals and physics materials.
 from __future__ import annotations
 
 import math
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from .model import (
     Body,
@@ -64,19 +64,19 @@ def shape_bounds(shape: Shape) -> Vec3:
 class _SceneBuilder:
     """Adds bodies, joints (frames given in world space), colliders and their box visuals."""
 
-    def __init__(self, name: str, settings: Optional[SceneSettings] = None):
+    def __init__(self, name: str, settings: SceneSettings | None = None):
         self.scene = PhysicsScene(name=name, settings=settings or SceneSettings())
 
     def material(self, name: str, **kwargs) -> str:
         self.scene.materials.append(PhysicsMaterial(name=name, **kwargs))
         return name
 
-    def body(self, name: str, pose: Pose, parent: Optional[str] = None, **kwargs) -> Body:
+    def body(self, name: str, pose: Pose, parent: str | None = None, **kwargs) -> Body:
         body = Body(name=name, pose=pose, parent=parent, **kwargs)
         self.scene.bodies.append(body)
         return body
 
-    def shape(self, name: str, kind: ShapeKind, body: Optional[str], pose: Pose = None,
+    def shape(self, name: str, kind: ShapeKind, body: str | None, pose: Pose = None,
               color=(0.7, 0.7, 0.75, 1.0), visual: bool = True, **kwargs) -> Shape:
         shape = Shape(name=name, kind=kind, body=body, pose=pose or Pose(), **kwargs)
         self.scene.shapes.append(shape)
@@ -86,8 +86,8 @@ class _SceneBuilder:
                 pose=shape.pose, color=color))
         return shape
 
-    def joint(self, name: str, joint_type: JointType, body0: Optional[str], body1: str,
-              frame: Pose, axis: str = "X", dofs: Optional[dict] = None, **kwargs) -> Joint:
+    def joint(self, name: str, joint_type: JointType, body0: str | None, body1: str,
+              frame: Pose, axis: str = "X", dofs: dict | None = None, **kwargs) -> Joint:
         """A joint whose frame is ``frame`` (world space); ``dofs`` maps an axis to Dof fields."""
         joint = make_joint(name, joint_type, body0, body1, axis=axis, **kwargs)
         parent_pose = self.scene.body(body0).pose if body0 else Pose()
@@ -121,7 +121,7 @@ def _capsule_towards(offset: Vec3, radius: float) -> dict:
     index = max(range(3), key=lambda i: abs(offset[i]))
     half_height = max(abs(offset[index]) / 2.0 - radius, 0.002)
     centre = tuple(c / 2.0 for c in offset)
-    return dict(pose=Pose(pos=centre), radius=radius, half_height=half_height, axis="XYZ"[index])
+    return {"pose": Pose(pos=centre), "radius": radius, "half_height": half_height, "axis": "XYZ"[index]}
 
 
 # The seed proposal's MJCF finger: (body, parent, joint, pos, quat) relative to the parent.
@@ -296,16 +296,16 @@ def d6_sampler() -> PhysicsScene:
     b.body("d6_link", Pose(pos=(0.0, 0.0, 0.8), rot=tilted), parent="d6_base")
     b.shape("d6_link_collider", ShapeKind.CYLINDER, "d6_link", radius=0.05, half_height=0.1,
             material=metal)
-    locked = dict(motion=DofMotion.LOCKED)
+    locked = {"motion": DofMotion.LOCKED}
     b.joint("d6_joint", JointType.D6, "d6_base", "d6_link", Pose(pos=(0.0, 0.0, 0.65), rot=tilted),
             dofs={
-                "transX": dict(motion=DofMotion.LIMITED, lower=-0.05, upper=0.05),
+                "transX": {"motion": DofMotion.LIMITED, "lower": -0.05, "upper": 0.05},
                 "transY": locked,
                 "transZ": locked,
-                "rotX": dict(motion=DofMotion.FREE, armature=0.01, viscous_damping=0.1),
-                "rotY": dict(motion=DofMotion.LIMITED, lower=-0.5, upper=0.5, limit_stiffness=100.0,
-                             limit_damping=1.0, drive_enabled=True, drive_stiffness=20.0,
-                             drive_damping=1.0, target_position=0.2),
+                "rotX": {"motion": DofMotion.FREE, "armature": 0.01, "viscous_damping": 0.1},
+                "rotY": {"motion": DofMotion.LIMITED, "lower": -0.5, "upper": 0.5, "limit_stiffness": 100.0,
+                             "limit_damping": 1.0, "drive_enabled": True, "drive_stiffness": 20.0,
+                             "drive_damping": 1.0, "target_position": 0.2},
                 "rotZ": locked,
             })
     b.body("ball_link", Pose(pos=(0.0, 0.0, 1.1)), parent="d6_link")
@@ -316,10 +316,10 @@ def d6_sampler() -> PhysicsScene:
     b.shape("slider_link_collider", ShapeKind.BOX, "slider_link", half_extents=(0.04, 0.04, 0.08),
             material=metal)
     b.joint("slider_joint", JointType.PRISMATIC, "ball_link", "slider_link", Pose(pos=(0.0, 0.0, 1.3)),
-            axis="Z", dofs={"transZ": dict(
-                motion=DofMotion.LIMITED, lower=-0.1, upper=0.1, drive_enabled=True,
-                drive_stiffness=500.0, drive_damping=20.0, target_position=0.05, max_effort=100.0,
-                static_friction=2.0, dynamic_friction=1.0, velocity_limit=0.5)})
+            axis="Z", dofs={"transZ": {
+                "motion": DofMotion.LIMITED, "lower": -0.1, "upper": 0.1, "drive_enabled": True,
+                "drive_stiffness": 500.0, "drive_damping": 20.0, "target_position": 0.05, "max_effort": 100.0,
+                "static_friction": 2.0, "dynamic_friction": 1.0, "velocity_limit": 0.5}})
     return b.scene
 
 

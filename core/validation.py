@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Optional
 
-from .articulation import find_articulations, joint_world_frames, parent_cycles, tree_parent
+from .articulation import find_articulations, joint_world_frames, parent_cycles
 from .mass import MassError, mass_properties, mass_shapes
 from .model import (
     Dof,
@@ -154,31 +154,33 @@ def _check_settings(scene: PhysicsScene) -> Iterator[Problem]:
 # ---------------------------------------------------------------- hierarchy and articulations
 
 def _joint_cycles(joints: list[Joint]) -> list[list[Joint]]:
-    """Directed cycles body0 -> body1 among the given joints (each cycle once)."""
+    """Directed cycles body0 -> body1 among the given joints (depth first, each found once)."""
     outgoing: dict[str, list[Joint]] = {}
     for joint in joints:
         if joint.body0 is not None:
             outgoing.setdefault(joint.body0, []).append(joint)
-    cycles, done = [], set()
+    cycles: list[list[Joint]] = []
+    done: set[str] = set()
     for start in list(outgoing):
-        path: list[Joint] = []
-        on_path: list[str] = []
-
-        def visit(body: str) -> None:
-            if body in done:
-                return
-            if body in on_path:
-                cycles.append(path[on_path.index(body):])
-                return
-            on_path.append(body)
-            for joint in outgoing.get(body, []):
+        if start in done:
+            continue
+        path: list[Joint] = []  # path[i] leaves on_path[i]
+        on_path = [start]
+        pending = [iter(outgoing.get(start, []))]
+        while pending:
+            joint = next(pending[-1], None)
+            if joint is None:  # every joint out of on_path[-1] explored
+                pending.pop()
+                done.add(on_path.pop())
+                if path:
+                    path.pop()
+                continue
+            if joint.body1 in on_path:
+                cycles.append(path[on_path.index(joint.body1):] + [joint])
+            elif joint.body1 not in done:
                 path.append(joint)
-                visit(joint.body1)
-                path.pop()
-            on_path.pop()
-            done.add(body)
-
-        visit(start)
+                on_path.append(joint.body1)
+                pending.append(iter(outgoing.get(joint.body1, [])))
     return cycles
 
 
@@ -441,5 +443,5 @@ def problems_for(problems: Iterable[Problem], subject: str) -> list[Problem]:
     return [p for p in problems if p.subject == subject]
 
 
-def first_error(problems: Iterable[Problem]) -> Optional[Problem]:
+def first_error(problems: Iterable[Problem]) -> Problem | None:
     return next((p for p in problems if p.severity == ERROR), None)

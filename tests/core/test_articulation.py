@@ -1,11 +1,16 @@
 """Articulation discovery: roots, tree joints, welds, loops, gaps and flat layouts."""
 
 import pytest
-
 from articula.core import samples
 from articula.core.articulation import (
-    HierarchyCycleError, articulation_of, find_articulations, infer_parents, joint_world_frames,
-    parent_cycles, root_of)
+    HierarchyCycleError,
+    articulation_of,
+    find_articulations,
+    infer_parents,
+    joint_world_frames,
+    parent_cycles,
+    root_of,
+)
 from articula.core.model import Body, JointType, PhysicsScene, make_joint
 from articula.core.transforms import poses_close
 

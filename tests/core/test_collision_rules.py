@@ -3,11 +3,15 @@
 import itertools
 
 import pytest
-
 from articula.core import samples
 from articula.core.collision import (
-    collision_group_filters, collision_group_name, filtered_body_pairs, scene_collision_keys,
-    shapes_collide, should_collide)
+    collision_group_filters,
+    collision_group_name,
+    filtered_body_pairs,
+    scene_collision_keys,
+    shapes_collide,
+    should_collide,
+)
 
 # Every row of the seed's collision-group table (same world).
 SEED_GROUP_TABLE = [

@@ -4,12 +4,19 @@ import math
 
 import numpy as np
 import pytest
-
 from articula.core import samples
 from articula.core.mass import MassError, mass_properties, principal_axes, shape_volume
 from articula.core.model import (
-    DEFAULT_DENSITY, Body, MassProperties, MeshData, PhysicsMaterial, PhysicsScene, Pose, Shape,
-    ShapeKind)
+    DEFAULT_DENSITY,
+    Body,
+    MassProperties,
+    MeshData,
+    PhysicsMaterial,
+    PhysicsScene,
+    Pose,
+    Shape,
+    ShapeKind,
+)
 from articula.core.transforms import quat_from_axis_angle, quat_to_matrix
 
 
@@ -27,7 +34,8 @@ def inertia_matrix(props):
 
 
 def test_box():
-    props = mass_properties(one_body(Shape("s", ShapeKind.BOX, half_extents=(0.1, 0.2, 0.3), density=500.0)), "b")
+    box = Shape("s", ShapeKind.BOX, half_extents=(0.1, 0.2, 0.3), density=500.0)
+    props = mass_properties(one_body(box), "b")
     m = 500.0 * 0.2 * 0.4 * 0.6
     assert props.mass == pytest.approx(m)
     assert props.diagonal_inertia == pytest.approx(
@@ -75,7 +83,7 @@ def capsule_mesh(r, h, segments=96, rings=48):
                       ring_r * math.sin(2 * math.pi * k / segments), z) for k in range(segments)]
     top = len(vertices)
     vertices.append((0.0, 0.0, h + r))
-    ring = lambda j, k: 1 + j * segments + k % segments  # noqa: E731
+    ring = lambda j, k: 1 + j * segments + k % segments
     triangles = [(0, ring(0, k + 1), ring(0, k)) for k in range(segments)]
     for j in range(len(heights) - 1):
         for k in range(segments):
@@ -97,7 +105,8 @@ def test_capsule_matches_a_fine_mesh():
 
 def test_mesh_box_equals_primitive_box_with_offset_scale_and_flipped_winding():
     half = (0.1, 0.2, 0.3)
-    box = mass_properties(one_body(Shape("s", ShapeKind.BOX, half_extents=half, pose=Pose(pos=(1.0, 2.0, 3.0)))), "b")
+    primitive = Shape("s", ShapeKind.BOX, half_extents=half, pose=Pose(pos=(1.0, 2.0, 3.0)))
+    box = mass_properties(one_body(primitive), "b")
     unit = samples.box_mesh((1.0, 1.0, 1.0))
     shifted = MeshData([(x + 5.0, y - 2.0, z + 1.0) for x, y, z in unit.vertices], unit.triangles)
     scaled = Shape("m", ShapeKind.CONVEX_HULL, mesh=shifted, scale=half,
@@ -118,7 +127,8 @@ def test_tetrahedron_volume_and_centroid():
     assert unit.volume == pytest.approx(1 / 6)
     assert unit.centroid == pytest.approx((0.25, 0.25, 0.25))
     # Known tensor of this tetrahedron about its centroid (density 1): diag 1/80, products 1/480.
-    assert unit.inertia == pytest.approx(np.array([[1/80, 1/480, 1/480], [1/480, 1/80, 1/480], [1/480, 1/480, 1/80]]))
+    expected = np.full((3, 3), 1 / 480) + np.eye(3) * (1 / 80 - 1 / 480)
+    assert unit.inertia == pytest.approx(expected)
 
 
 def test_open_mesh_is_a_mass_error():
@@ -140,7 +150,8 @@ def test_parallel_axis_for_two_offset_spheres():
     assert props.mass == pytest.approx(2 * m)
     assert props.center_of_mass == pytest.approx((0, 0, 1))
     own = 0.4 * m * r * r
-    assert props.diagonal_inertia == pytest.approx((2 * own, 2 * own + 2 * m * d * d, 2 * own + 2 * m * d * d))
+    shifted = 2 * own + 2 * m * d * d
+    assert props.diagonal_inertia == pytest.approx((2 * own, shifted, shifted))
 
 
 def test_rotated_box_gives_principal_axes():
@@ -162,10 +173,15 @@ def test_principal_axes_of_diagonal_tensor_keep_order():
 def test_density_precedence_shape_then_material_then_default():
     steel = PhysicsMaterial("steel", density=7800.0)
     plain = PhysicsMaterial("plain")
-    box = dict(kind=ShapeKind.BOX, half_extents=(0.5, 0.5, 0.5))
-    assert mass_properties(one_body(Shape("s", material="steel", density=10.0, **box), materials=[steel]), "b").mass == pytest.approx(10.0)
-    assert mass_properties(one_body(Shape("s", material="steel", **box), materials=[steel]), "b").mass == pytest.approx(7800.0)
-    assert mass_properties(one_body(Shape("s", material="plain", **box), materials=[plain]), "b").mass == pytest.approx(DEFAULT_DENSITY)
+    box = {"kind": ShapeKind.BOX, "half_extents": (0.5, 0.5, 0.5)}
+
+    def unit_cube_mass(**fields):
+        return mass_properties(one_body(Shape("s", **box, **fields), materials=[steel, plain]), "b").mass
+
+    assert unit_cube_mass(material="steel", density=10.0) == pytest.approx(10.0)
+    assert unit_cube_mass(material="steel") == pytest.approx(7800.0)
+    assert unit_cube_mass(material="plain") == pytest.approx(DEFAULT_DENSITY)
+    assert unit_cube_mass() == pytest.approx(DEFAULT_DENSITY)
 
 
 def test_explicit_mass_wins():

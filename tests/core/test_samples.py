@@ -3,25 +3,19 @@
 import math
 
 import pytest
-
 from articula.core import samples
+from articula.core.articulation import joint_world_frames
 from articula.core.model import DofMotion, JointType, ShapeKind
-from articula.core.transforms import pose_mul, poses_close
+from articula.core.transforms import poses_close
 
 SAMPLE_NAMES = sorted(samples.SAMPLES)
-
-
-def joint_frames(scene, joint):
-    parent = scene.body(joint.body0).pose if joint.body0 else None
-    frame0 = pose_mul(parent, joint.local_pose0) if parent else joint.local_pose0
-    return frame0, pose_mul(scene.body(joint.body1).pose, joint.local_pose1)
 
 
 @pytest.mark.parametrize("name", SAMPLE_NAMES)
 def test_joint_frames_agree_at_the_authored_pose(name):
     scene = samples.SAMPLES[name]()
     for joint in scene.joints:
-        frame0, frame1 = joint_frames(scene, joint)
+        frame0, frame1 = joint_world_frames(scene, joint)
         assert poses_close(frame0, frame1, 1e-9, 1e-12), joint.name
 
 
@@ -88,7 +82,8 @@ def test_quadruped_floats_above_the_ground():
     assert not any(j.body0 is None for j in scene.joints), "free-floating torso"
     for shape in scene.shapes:
         lowest = scene.body(shape.body).pose.pos[2] + shape.pose.pos[2]
-        lowest -= shape.half_height + shape.radius if shape.kind == ShapeKind.CAPSULE else shape.half_extents[2]
+        capsule = shape.kind == ShapeKind.CAPSULE
+        lowest -= shape.half_height + shape.radius if capsule else shape.half_extents[2]
         assert lowest > 0.0, shape.name
 
 
