@@ -1,56 +1,232 @@
-"""Articula demo: build a small robot in Blender and save it to ``out/demo.blend``.
+"""Articula end to end: build example robots, export, import, bake, render and plot.
 
-Run it with ``make demo`` (Blender 5.0 as the ``bpy`` module inside ``.venv``). The robot has two
-bodies made with plain bpy: a box ``base`` on the ground and an arm ``link`` standing on it, parented
-to ``base`` so that the Blender parent chain is the kinematic tree.
+``make demo`` runs it with Blender 5.0 as the ``bpy`` module. For each example robot
+(``examples/<name>.py``):
+
+1. build it in an empty scene with the example's script and check it with Articula's validation;
+   save ``out/<name>_authored.blend``;
+2. export it to nested USD (``bpy.ops.articula.export_usd``) as ``out/<name>.usda``;
+3. import that file into a fresh, empty scene (``bpy.ops.articula.import_usd``) and re-apply the
+   example's animation (USD holds the physics, not Blender's keyframes on drive targets);
+4. simulate it on Warp/Newton and bake the motion to keyframes (``bpy.ops.articula.bake``);
+   save ``out/<name>.blend``;
+5. render four frames of the bake with Cycles (CPU) into ``out/renders/`` and tile them into
+   ``out/<name>.png``; plot the arm's joint angles against its animated targets.
+
+``--update-docs`` copies the pictures into ``docs/`` for the README. ``--only NAME`` runs one robot.
+A step whose operator is not available is skipped with the reason, never imitated.
 """
 
+import argparse
+import math
+import shutil
+import sys
+import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import bpy
 
-OUT = Path(__file__).resolve().parents[1] / "out" / "demo.blend"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _render  # noqa: E402
+import _support  # noqa: E402
+import collision_showcase  # noqa: E402
+import quadruped  # noqa: E402
+import robotic_finger  # noqa: E402
+import six_dof_arm  # noqa: E402
+
+EXAMPLES = (robotic_finger, six_dof_arm, quadruped, collision_showcase)
+OUT = _support.OUT
+DOCS = _support.REPO / "docs"
+FRAMES_SHOWN = 4
 
 
-def box_mesh(name: str, size: tuple[float, float, float]) -> bpy.types.Mesh:
-    """A box mesh centred on its origin, ``size`` in meters along x, y, z."""
-    hx, hy, hz = (s / 2 for s in size)
-    verts = [(x, y, z) for x in (-hx, hx) for y in (-hy, hy) for z in (-hz, hz)]
-    faces = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
-    mesh = bpy.data.meshes.new(name)
-    mesh.from_pydata(verts, [], faces)
-    mesh.update()
-    return mesh
+class Report:
+    """Prints each step with its wall time and keeps the totals."""
+
+    def __init__(self):
+        self.skipped: list[str] = []
+        self.files: list[Path] = []
+        self.started = time.perf_counter()
+
+    @contextmanager
+    def step(self, label: str):
+        start = time.perf_counter()
+        print(f"  {label} ...", flush=True)
+        yield
+        print(f"  {label}: {time.perf_counter() - start:6.2f} s", flush=True)
+
+    def skip(self, what: str, why: str):
+        self.skipped.append(f"{what}: {why}")
+        print(f"  SKIPPED {what}: {why}", flush=True)
+
+    def wrote(self, path: Path) -> Path:
+        self.files.append(path)
+        print(f"    -> {path.relative_to(_support.REPO)}", flush=True)
+        return path
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.started
 
 
-def add_box(name: str, size, location, parent=None) -> bpy.types.Object:
-    obj = bpy.data.objects.new(name, box_mesh(name, size))
-    bpy.context.scene.collection.objects.link(obj)
-    obj.location = location
-    if parent is not None:
-        obj.parent = parent
-        obj.matrix_parent_inverse = parent.matrix_world.inverted()
-    return obj
+def operator_missing(name: str) -> str | None:
+    """Why ``bpy.ops.articula.<name>`` cannot run, or None when it is registered."""
+    if name in dir(bpy.ops.articula):
+        return None
+    return f"bpy.ops.articula.{name} is not part of this build of Articula yet"
 
 
-def build_robot() -> dict[str, bpy.types.Object]:
-    base = add_box("base", size=(0.4, 0.4, 0.1), location=(0.0, 0.0, 0.05))
-    bpy.context.view_layer.update()  # base.matrix_world is needed to parent the link
-    link = add_box("link", size=(0.05, 0.05, 0.5), location=(0.0, 0.0, 0.35), parent=base)
-    return {"base": base, "link": link}
+def objects_by_name(scene) -> dict:
+    return {obj.name: obj for obj in scene.objects}
 
 
-def main() -> Path:
-    bpy.ops.wm.read_factory_settings(use_empty=True)
-    robot = build_robot()
-    bpy.context.view_layer.update()
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    bpy.ops.wm.save_as_mainfile(filepath=str(OUT))
-    for name, obj in robot.items():
-        print(f"{name}: world position {tuple(round(v, 3) for v in obj.matrix_world.translation)}")
-    print(f"saved {OUT}")
-    return OUT
+def check(scene, report: Report, label: str) -> None:
+    problems = _support.scene_problems(scene)
+    errors = [p for p in problems if p.severity == "ERROR"]
+    print(f"    {label}: {len(errors)} error(s), {len(problems) - len(errors)} warning(s)")
+    for problem in problems:
+        print(f"      {problem.severity.lower()}: {problem.subject}: {problem.message}")
+    if errors:
+        raise SystemExit(f"{label}: the scene does not validate; see the errors above")
+
+
+def run_operator(operator, report: Report, what: str, **kwargs) -> bool:
+    """Run an Articula operator; False (with the reason) when it is missing or cancels."""
+    name = operator.split(".")[-1]
+    why = operator_missing(name)
+    if why:
+        report.skip(what, why)
+        return False
+    result = getattr(bpy.ops.articula, name)(**kwargs)
+    if "FINISHED" not in result:
+        report.skip(what, f"bpy.ops.articula.{name} returned {set(result)}")
+        return False
+    return True
+
+
+def build(example, report: Report) -> dict:
+    scene = _support.empty_scene()
+    with report.step(f"build ({example.__name__}.py)"):
+        objects = example.build(bpy.context)
+        example.animate(objects)
+        bodies = sum(o.articula.body.enabled for o in scene.objects)
+        joints = sum(o.articula.joint.enabled for o in scene.objects)
+        print(f"    {bodies} bodies, {joints} joints, "
+              f"{sum(o.articula.collider.enabled for o in scene.objects)} colliders")
+        check(scene, report, "validation")
+    report.wrote(_support.save_blend(OUT / f"{example.NAME}_authored.blend"))
+    return objects
+
+
+def export_and_import(example, report: Report, objects: dict) -> tuple[dict, bool]:
+    """Export to nested USD, then import it into an empty scene; (objects, whether imported)."""
+    usda = OUT / f"{example.NAME}.usda"
+    with report.step("export nested USD"):
+        exported = run_operator("export_usd", report, "export", filepath=str(usda), layout="NESTED")
+    if not exported:
+        return objects, False
+    report.wrote(usda)
+    if operator_missing("import_usd"):
+        report.skip("import", operator_missing("import_usd") + "; baking the authored scene instead")
+        return objects, False
+    scene = _support.empty_scene()
+    with report.step("import it into an empty scene"):
+        if not run_operator("import_usd", report, "import", filepath=str(usda)):
+            raise SystemExit(f"import of {usda} failed")
+        objects = objects_by_name(scene)
+        example.animate(objects)
+        check(scene, report, "validation after import")
+    return objects, True
+
+
+def bake(example, report: Report) -> bool:
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, example.FRAME_END
+    with report.step(f"simulate and bake frames 1-{example.FRAME_END} ({scene.articula.solver.title()})"):
+        baked = run_operator("bake", report, "bake", frame_start=1, frame_end=example.FRAME_END)
+    return baked
+
+
+def joint_angles(scene, joint_names, frames) -> dict:
+    """{joint: [angle per frame]}: each revolute joint's angle, measured on the baked objects."""
+    from articula.addon.adapters.blender_to_description import scene_from_blender, world_pose
+    from articula.core.transforms import AXIS_VECTORS, pose_mul, pose_relative
+
+    scene.frame_set(frames[0])
+    desc = scene_from_blender(scene)
+    joints = {name: desc.joint(name) for name in joint_names}
+    angles = {name: [] for name in joint_names}
+    for frame in frames:
+        scene.frame_set(frame)
+        for name, joint in joints.items():
+            body0 = pose_mul(world_pose(scene.objects[joint.body0]), joint.local_pose0)
+            rel = pose_relative(body0, world_pose(scene.objects[name])).rot
+            along = sum(a * b for a, b in zip(AXIS_VECTORS[joint.axis], rel[1:]))
+            angle = 2.0 * math.atan2(along, rel[0])
+            angles[name].append(math.remainder(angle, 2.0 * math.pi))
+    return angles
+
+
+def pictures(example, report: Report, objects: dict, baked: bool) -> list[Path]:
+    scene = bpy.context.scene
+    frames = [1 + round(i * (example.FRAME_END - 1) / (FRAMES_SHOWN - 1)) for i in range(FRAMES_SHOWN)]
+    if not baked:
+        frames = [1]  # nothing moves without a bake
+    pictures = []
+    with report.step(f"render frames {frames} (Cycles, CPU)"):
+        _render.build_stage(scene, frames)
+        scene.frame_set(1)
+        report.wrote(_support.save_blend(OUT / f"{example.NAME}.blend"))
+        paths = _render.render_frames(scene, frames, OUT / "renders", example.NAME)
+        pictures.append(report.wrote(_render.contact_sheet(paths, OUT / f"{example.NAME}.png")))
+    if example is six_dof_arm and baked:
+        with report.step("plot joint angles"):
+            all_frames = list(range(1, example.FRAME_END + 1))
+            times = [(f - 1) / scene.render.fps for f in all_frames]
+            targets = six_dof_arm.target_curves(objects)
+            angles = joint_angles(scene, six_dof_arm.JOINTS, all_frames)
+            pictures.append(report.wrote(_render.plot_joint_angles(
+                times, angles, targets, OUT / "joint_angles.png",
+                "six_dof_arm: baked joint angles (solid) and animated drive targets (dashed)")))
+    return pictures
+
+
+def run(example, report: Report) -> list[Path]:
+    print(f"\n== {example.NAME}", flush=True)
+    objects = build(example, report)
+    objects, _ = export_and_import(example, report, objects)
+    baked = bake(example, report)
+    return pictures(example, report, objects, baked)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=[e.NAME for e in EXAMPLES], help="run one example robot")
+    parser.add_argument("--update-docs", action="store_true", help="copy the pictures into docs/")
+    args = parser.parse_args(argv)
+
+    report = Report()
+    _support.articula()
+    print(f"Articula demo: Blender {bpy.app.version_string} (bpy module), output in {OUT}")
+    made = []
+    for example in EXAMPLES:
+        if args.only in (None, example.NAME):
+            made += run(example, report)
+    if args.update_docs:
+        DOCS.mkdir(exist_ok=True)
+        for path in made:
+            shutil.copyfile(path, DOCS / path.name)
+        print(f"\ncopied {len(made)} pictures into {DOCS}")
+
+    print(f"\ndone in {report.elapsed():.1f} s; files in {OUT}:")
+    for path in report.files:
+        print(f"  {path.relative_to(_support.REPO)}")
+    if report.skipped:
+        print("\nskipped steps:")
+        for line in report.skipped:
+            print(f"  {line}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
