@@ -1,10 +1,12 @@
 # Articula development loop. Set-up is two commands: `make demo` and `make test`.
-# Every target creates the venv it needs; a venv is rebuilt only when its requirement files change
-# (pip's own cache keeps the ~375 MB bpy wheels from being downloaded twice).
+# Every target creates the venv it needs; a venv is rebuilt only when its requirement files change.
+# Wheels are kept in a wheelhouse shared by all clones, so the ~375 MB bpy wheels are downloaded once
+# (pip's HTTP cache alone cannot be relied on: some mirrors send no caching headers).
 
 SHELL := /bin/bash
 PYTHON311 ?= $(shell command -v python3.11)
 PYTEST_ARGS ?= -q
+WHEELHOUSE ?= $(HOME)/.cache/articula/pip-wheels
 
 VENV := .venv
 VENV45 := .venv-bpy45
@@ -24,7 +26,8 @@ define make_venv
 		|| { echo "$(PYTHON311) is not Python 3.11"; exit 1; }
 	rm -rf $(1)
 	$(PYTHON311) -m venv $(1)
-	$(1)/bin/python -m pip install --quiet --disable-pip-version-check -r $(2)
+	$(1)/bin/python -m pip download --quiet --disable-pip-version-check --dest $(WHEELHOUSE) -r $(2)
+	$(1)/bin/python -m pip install --quiet --disable-pip-version-check --no-compile --no-index --find-links $(WHEELHOUSE) -r $(2)
 	$(1)/bin/python -m pip check
 	touch $(1)/$(STAMP)
 endef
