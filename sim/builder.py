@@ -1,0 +1,553 @@
+"""The physics description -> a finalized ``newton.Model`` (built directly, never through USD).
+
+Layout of the Newton model:
+
+- world -1 (global, built once): the ground plane, static shapes of world -1 and bodies of world -1;
+- then ``replicas`` copies of each scene world ``w >= 0``, laid out on a grid: Newton world
+  ``replica * world_count + w``.
+
+Articulations follow :func:`core.articulation.find_articulations`. Newton only allows a
+kinematic *root*, so the kinematic top part of a tree (root down to the first dynamic body, the
+nested-bodies rule) is cut into one kinematic root per kinematic body; the dynamic bodies hang
+from them by their own joints. Loop-closing joints are added outside every articulation (MuJoCo
+turns them into equality constraints, XPBD solves them; Featherstone ignores them: a note says so).
+
+Joint friction (static/dynamic Coulomb) is not given to Newton: :mod:`sim.friction` applies it
+through ``control.joint_f``. Viscous damping is Newton's passive ``joint_damping`` where the
+solver honours it (Featherstone, MuJoCo) and the kernel's otherwise (XPBD).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+import warp as wp
+
+import newton
+
+from ..core.articulation import Articulation, find_articulations
+from ..core.mass import MassError, mass_properties
+from ..core.model import (
+    Body,
+    Dof,
+    DofMotion,
+    DriveType,
+    Joint,
+    JointType,
+    MassProperties,
+    PhysicsScene,
+    Pose,
+    Shape,
+    ShapeKind,
+    Solver,
+)
+from ..core.transforms import (
+    AXIS_VECTORS,
+    pose_mul,
+    pose_relative,
+    quat_from_axis_angle,
+    quat_to_matrix,
+)
+
+#: Newton's defaults for a hard limit (what ``add_usd`` uses when no limit gains are authored).
+HARD_LIMIT_KE = 1.0e4
+HARD_LIMIT_KD = 1.0e1
+#: Newton's "unbounded" value for effort and velocity limits.
+UNBOUNDED = 1.0e6
+#: Mass given to a body that has neither shapes nor authored mass, so solvers stay finite.
+FALLBACK_MASS = 1.0e-3
+
+
+class SimulationBuildError(ValueError):
+    """The description cannot be simulated as authored (the message names the culprit)."""
+
+
+def to_wp_transform(pose: Pose) -> wp.transform:
+    w, x, y, z = pose.rot
+    return wp.transform(wp.vec3(*pose.pos), wp.quat(x, y, z, w))
+
+
+@dataclass
+class DofInfo:
+    """Where one description DOF lives in Newton's arrays, and its per-DOF extras."""
+
+    joint: str
+    axis: str
+    q_index: int  # into joint_q / joint_target_q
+    qd_index: int  # into joint_qd / joint_f / joint_target_qd
+    dof: Dof
+
+
+@dataclass
+class WorldTemplate:
+    """A scene world (or the global part) built once into its own ModelBuilder."""
+
+    builder: newton.ModelBuilder
+    bodies: list[str] = field(default_factory=list)  # local body index -> name
+    dofs: list[tuple[str, str, int, int, Dof]] = field(default_factory=list)  # local indices
+    kinematic_joints: dict[str, int] = field(default_factory=dict)  # body -> local free joint
+
+
+@dataclass
+class BuiltModel:
+    """A finalized model and the maps from description names to Newton indices."""
+
+    model: newton.Model
+    body_keys: list[tuple[str, int]]  # (body name, replica), the output order of body poses
+    body_index: np.ndarray  # Newton body index for each key
+    dofs: dict[tuple[str, str, int], DofInfo]  # (joint, axis, replica) -> DofInfo
+    kinematic: dict[tuple[str, int], tuple[int, int, int]]  # key -> (body, q_start, qd_start)
+    replica_offsets: list[tuple[float, float, float]]
+    notes: list[str]  # properties a solver cannot honour, said plainly
+
+    def key_index(self, name: str, replica: int = 0) -> int:
+        return self.body_keys.index((name, replica))
+
+
+def replica_offsets(count: int, spacing: float) -> list[tuple[float, float, float]]:
+    """Grid cells, row by row, for ``count`` replicas ``spacing`` apart (replica 0 at the origin)."""
+    columns = max(1, math.ceil(math.sqrt(count)))
+    return [((i % columns) * spacing, (i // columns) * spacing, 0.0) for i in range(count)]
+
+
+# ---------------------------------------------------------------------------------------------
+# mass and shapes
+
+
+def _mass_properties(scene: PhysicsScene, body: Body, notes: list[str]) -> MassProperties:
+    """The core mass rule (explicit mass, else the body's own colliders); a tiny mass otherwise."""
+    try:
+        return mass_properties(scene, body.name)
+    except MassError as error:
+        notes.append(f"body {body.name!r}: {error.reason}; simulated with {FALLBACK_MASS} kg")
+        return MassProperties(mass=FALLBACK_MASS, diagonal_inertia=(1e-6, 1e-6, 1e-6))
+
+
+def _inertia_matrix(mass: MassProperties) -> wp.mat33:
+    r = np.array(quat_to_matrix(mass.principal_axes))
+    inertia = r @ np.diag(mass.diagonal_inertia) @ r.T
+    return wp.mat33(*inertia.flatten().tolist())
+
+
+def _shape_config(scene: PhysicsScene, shape: Shape) -> newton.ModelBuilder.ShapeConfig:
+    material = scene.material(shape.material)
+    cfg = newton.ModelBuilder.ShapeConfig(
+        density=0.0,
+        collision_group=shape.collision_group,
+        margin=shape.contact_margin,
+        gap=shape.contact_gap or None,  # 0 = Newton's default detection gap
+    )
+    if material is not None:
+        cfg.mu = material.dynamic_friction
+        cfg.restitution = material.restitution
+        cfg.mu_torsional = material.torsional_friction
+        cfg.mu_rolling = material.rolling_friction
+    return cfg
+
+
+# Newton's capsules and cylinders run along their local Z; turn Z onto the authored axis.
+_Z_TO_AXIS = {
+    "X": quat_from_axis_angle((0.0, 1.0, 0.0), math.pi / 2.0),
+    "Y": quat_from_axis_angle((1.0, 0.0, 0.0), -math.pi / 2.0),
+    "Z": (1.0, 0.0, 0.0, 0.0),
+}
+
+
+def add_shape(builder: newton.ModelBuilder, scene: PhysicsScene, shape: Shape, body: int) -> int:
+    """Add one collider to ``body`` (-1: static) and return its Newton shape index.
+
+    Mass comes from :mod:`core.mass` (the body is added with locked inertia), not from Newton.
+    """
+    cfg = _shape_config(scene, shape)
+    xform = to_wp_transform(shape.pose)
+    common = dict(xform=xform, cfg=cfg, label=shape.name)
+    kind = shape.kind
+    if kind == ShapeKind.BOX:
+        return builder.add_shape_box(body, hx=shape.half_extents[0], hy=shape.half_extents[1],
+                                     hz=shape.half_extents[2], **common)
+    if kind == ShapeKind.SPHERE:
+        return builder.add_shape_sphere(body, radius=shape.radius, **common)
+    if kind in (ShapeKind.CAPSULE, ShapeKind.CYLINDER):
+        common["xform"] = to_wp_transform(pose_mul(shape.pose, Pose(rot=_Z_TO_AXIS[shape.axis])))
+        add = builder.add_shape_capsule if kind == ShapeKind.CAPSULE else builder.add_shape_cylinder
+        return add(body, radius=shape.radius, half_height=shape.half_height, **common)
+    if kind in (ShapeKind.MESH, ShapeKind.CONVEX_HULL):
+        if shape.mesh is None or not shape.mesh.triangles:
+            raise SimulationBuildError(f"shape {shape.name!r} is a {kind.value} without triangles")
+        mesh = newton.Mesh(np.asarray(shape.mesh.vertices, dtype=np.float32),
+                           np.asarray(shape.mesh.triangles, dtype=np.int32).flatten())
+        add = builder.add_shape_mesh if kind == ShapeKind.MESH else builder.add_shape_convex_hull
+        return add(body, mesh=mesh, scale=shape.scale, **common)
+    if kind == ShapeKind.PLANE:
+        return builder.add_shape_plane(xform=xform, width=0.0, length=0.0, body=body, cfg=cfg,
+                                       label=shape.name)
+    raise SimulationBuildError(f"shape {shape.name!r}: unknown kind {kind!r}")
+
+
+# ---------------------------------------------------------------------------------------------
+# joints
+
+
+def _dof_config(dof: Dof, axis: tuple[float, float, float], native_damping: bool,
+                kernel_drives: bool) -> newton.ModelBuilder.JointDofConfig:
+    limited = dof.motion == DofMotion.LIMITED
+    hard = dof.limit_stiffness <= 0.0
+    drive = dof.drive_enabled and (dof.drive_stiffness != 0.0 or dof.drive_damping != 0.0)
+    # An effort limit the solver cannot clamp is applied by sim.friction's drive kernel instead.
+    kernel_drive = drive and kernel_drives and math.isfinite(dof.max_effort)
+    return newton.ModelBuilder.JointDofConfig(
+        axis=axis,
+        limit_lower=dof.lower if limited and math.isfinite(dof.lower) else -newton.MAXVAL,
+        limit_upper=dof.upper if limited and math.isfinite(dof.upper) else newton.MAXVAL,
+        limit_ke=HARD_LIMIT_KE if hard else dof.limit_stiffness,
+        limit_kd=HARD_LIMIT_KD if hard else dof.limit_damping,
+        target_q=dof.target_position if drive else 0.0,
+        target_qd=dof.target_velocity if drive else 0.0,
+        target_ke=dof.drive_stiffness if drive and not kernel_drive else 0.0,
+        target_kd=dof.drive_damping if drive and not kernel_drive else 0.0,
+        actuator_mode=None if drive and not kernel_drive else newton.JointTargetMode.NONE,
+        damping=dof.viscous_damping if native_damping else 0.0,
+        armature=dof.armature,
+        effort_limit=dof.max_effort if math.isfinite(dof.max_effort) else UNBOUNDED,
+        velocity_limit=dof.velocity_limit if math.isfinite(dof.velocity_limit) else UNBOUNDED,
+        friction=0.0,
+    )
+
+
+def _split_dofs(joint: Joint) -> tuple[list[Dof], list[Dof]]:
+    """Active DOFs of a joint, linear then angular, each in X, Y, Z order (Newton's layout)."""
+    active = joint.active_dofs()
+    linear = sorted((d for d in active if not d.axis.is_angular), key=lambda d: d.axis.letter)
+    angular = sorted((d for d in active if d.axis.is_angular), key=lambda d: d.axis.letter)
+    return linear, angular
+
+
+@dataclass
+class SolverCaps:
+    """Which per-DOF properties a solver honours natively (the rest go to sim.friction)."""
+
+    damping: bool  # passive joint damping
+    effort_limit: bool  # drives clamp to max effort
+    reduced: bool  # joint_q/joint_qd are the solver's state (else recovered with eval_ik)
+    armature: bool  # joint armature adds inertia
+    kernel_drives: bool  # explicit drives are safe to replace by sim.friction's clamped ones
+
+    @classmethod
+    def of(cls, solver: Solver) -> "SolverCaps":
+        return {
+            Solver.FEATHERSTONE: cls(damping=True, effort_limit=False, reduced=True, armature=True,
+                                     kernel_drives=True),
+            Solver.MUJOCO: cls(damping=True, effort_limit=True, reduced=True, armature=True,
+                               kernel_drives=False),
+            # XPBD's drives are implicit constraints: an explicit replacement would go unstable.
+            Solver.XPBD: cls(damping=False, effort_limit=False, reduced=False, armature=False,
+                             kernel_drives=False),
+        }[Solver(solver)]
+
+
+class _TemplateBuilder:
+    """Fills one WorldTemplate with articulations, static shapes and filters."""
+
+    def __init__(self, scene: PhysicsScene, caps: SolverCaps, notes: list[str]):
+        self.scene = scene
+        self.caps = caps
+        self.notes = notes
+
+    def build(self, articulations: list[Articulation], static_shapes: list[Shape],
+              loop_joints: list[Joint]) -> WorldTemplate:
+        builder = newton.ModelBuilder(up_axis=newton.Axis.Z, gravity=self.scene.settings.gravity)
+        template = WorldTemplate(builder)
+        index: dict[str, int] = {}
+        shapes_of: dict[str, list[int]] = {}
+        for shape in static_shapes:
+            add_shape(builder, self.scene, shape, -1)
+        for articulation in articulations:
+            self._add_bodies(template, articulation, index, shapes_of)
+        for articulation in articulations:
+            self._add_articulation(template, articulation, index)
+        for joint in loop_joints:
+            self._add_loop_joint(template, joint, index)
+        self._filter(template, articulations, index, shapes_of)
+        return template
+
+    # bodies -------------------------------------------------------------------------------
+
+    def _add_bodies(self, template, articulation, index, shapes_of):
+        for name in articulation.bodies:
+            body = self.scene.body(name)
+            mass = _mass_properties(self.scene, body, self.notes)
+            kwargs = dict(xform=to_wp_transform(body.pose), label=name, is_kinematic=body.kinematic,
+                          mass=mass.mass, com=mass.center_of_mass, inertia=_inertia_matrix(mass),
+                          lock_inertia=True)
+            index[name] = template.builder.add_link(**kwargs)
+            template.bodies.append(name)
+            shapes_of[name] = [add_shape(template.builder, self.scene, s, index[name])
+                               for s in self.scene.shapes_of(name)]
+
+    # joints -------------------------------------------------------------------------------
+
+    def _add_articulation(self, template, articulation: Articulation, index: dict[str, int]):
+        """Add the tree, cut at every kinematic body (each becomes a kinematic root).
+
+        Each kinematic body roots one Newton articulation holding the dynamic bodies whose
+        nearest kinematic ancestor it is; a dynamic root keeps the bodies above any kinematic one.
+        """
+        kinematic = set(articulation.kinematic_bodies)
+        self._check_kinematic_top(articulation, kinematic)
+        groups: dict[str, list[str]] = {}
+        owner: dict[str, str] = {}
+        for name in articulation.bodies:
+            parent = articulation.parents.get(name)
+            owner[name] = name if name in kinematic or parent is None else owner[parent]
+            groups.setdefault(owner[name], []).append(name)
+        for root, names in groups.items():
+            joints = [self._add_body_joint(template, articulation, name, index, name in kinematic)
+                      for name in names]
+            template.builder.add_articulation(joints, label=root)
+
+    def _add_body_joint(self, template, articulation: Articulation, name: str, index: dict[str, int],
+                        is_kinematic: bool) -> int:
+        """The joint that places ``name``: free (kinematic or floating root), weld or its tree joint."""
+        b = template.builder
+        parent = articulation.parents.get(name)
+        joint = articulation.parent_joint(name)
+        if is_kinematic:
+            template.kinematic_joints[name] = b.add_joint_free(index[name], label=f"{name}_kinematic")
+            return template.kinematic_joints[name]
+        if parent is None and joint is None:
+            free = b.add_joint_free(index[name], label=f"{name}_free_joint")
+            self._set_root_velocity(template, self.scene.body(name), free)
+            return free
+        if joint is None:  # parent -> child with no joint: welded (MJCF semantics)
+            return self._add_weld(template, parent, name, index)
+        return self._add_joint(template, joint, index)
+
+    def _check_kinematic_top(self, articulation: Articulation, kinematic: set[str]):
+        for name in articulation.bodies:
+            parent = articulation.parents.get(name)
+            if name in kinematic and parent is not None and parent not in kinematic:
+                raise SimulationBuildError(
+                    f"kinematic body {name!r} hangs from dynamic body {parent!r}: only the top part of "
+                    f"an articulation (from its root down) may be kinematic")
+
+    def _set_root_velocity(self, template, body: Body, joint: int):
+        if body.linear_velocity == (0.0, 0.0, 0.0) and body.angular_velocity == (0.0, 0.0, 0.0):
+            return
+        b = template.builder
+        com = np.array(b.body_com[index_of_body(b, body.name)], dtype=float)
+        r = np.array(quat_to_matrix(body.pose.rot)) @ com
+        v = np.array(body.linear_velocity) + np.cross(body.angular_velocity, r)
+        start = b.joint_qd_start[joint]
+        b.joint_qd[start:start + 6] = [*v.tolist(), *body.angular_velocity]
+
+    def _add_weld(self, template, parent: str, child: str, index: dict[str, int]) -> int:
+        relative = pose_relative(self.scene.body(parent).pose, self.scene.body(child).pose)
+        return template.builder.add_joint_fixed(
+            index[parent], index[child], parent_xform=to_wp_transform(relative),
+            label=f"{parent}_to_{child}_weld", collision_filter_parent=self._filter_parent(None))
+
+    def _filter_parent(self, joint: Optional[Joint]) -> bool:
+        if joint is not None and joint.collide_bodies:
+            return False
+        return self.scene.settings.collision_filter_parent
+
+    def _add_joint(self, template, joint: Joint, index: dict[str, int], loop: bool = False) -> int:
+        b = template.builder
+        parent = index[joint.body0] if joint.body0 else -1
+        child = index[joint.body1]
+        common = dict(parent_xform=to_wp_transform(joint.local_pose0),
+                      child_xform=to_wp_transform(joint.local_pose1), label=joint.name,
+                      collision_filter_parent=self._filter_parent(joint))
+        linear, angular = _split_dofs(joint)
+        if joint.type == JointType.FIXED or (joint.type == JointType.D6 and not linear and not angular):
+            return b.add_joint_fixed(parent, child, **common)
+        if joint.type == JointType.SPHERICAL:
+            return self._add_ball(template, joint, parent, child, common)
+        kind = {JointType.REVOLUTE: newton.JointType.REVOLUTE, JointType.PRISMATIC: newton.JointType.PRISMATIC,
+                JointType.D6: newton.JointType.D6}[joint.type]
+        cfg = lambda d: _dof_config(d, AXIS_VECTORS[d.axis.letter], self.caps.damping, self.caps.kernel_drives)  # noqa: E731
+        new = b.add_joint(kind, parent, child, linear_axes=[cfg(d) for d in linear],
+                          angular_axes=[cfg(d) for d in angular], **common)
+        q0, qd0 = b.joint_q_start[new], b.joint_qd_start[new]
+        for i, dof in enumerate(linear + angular):
+            template.dofs.append((joint.name, dof.axis.value, q0 + i, qd0 + i, dof))
+        return new
+
+    def _add_ball(self, template, joint: Joint, parent: int, child: int, common: dict) -> int:
+        dofs = joint.active_dofs() or joint.dofs
+        first = dofs[0] if dofs else Dof(axis="rotX")
+        if any((d.armature, d.viscous_damping) != (first.armature, first.viscous_damping) for d in dofs):
+            self.notes.append(f"spherical joint {joint.name!r}: Newton uses one armature and damping "
+                              f"for all three axes (the first axis's)")
+        if math.isfinite(joint.cone_limit0) or math.isfinite(joint.cone_limit1):
+            self.notes.append(f"spherical joint {joint.name!r}: cone limits are not simulated "
+                              f"(Newton 1.8 ball joints have no limits)")
+        if any(d.drive_enabled for d in dofs):
+            self.notes.append(f"spherical joint {joint.name!r}: drives on ball joints are not simulated")
+        new = template.builder.add_joint_ball(
+            parent, child, armature=first.armature,
+            damping=first.viscous_damping if self.caps.damping else 0.0, **common)
+        qd0 = template.builder.joint_qd_start[new]
+        for i, dof in enumerate(dofs[:3]):  # friction acts on the angular velocity components
+            template.dofs.append((joint.name, dof.axis.value, -1, qd0 + i, dof))
+        return new
+
+    def _add_loop_joint(self, template, joint: Joint, index: dict[str, int]):
+        if joint.body0 is not None and joint.body0 not in index or joint.body1 not in index:
+            raise SimulationBuildError(f"loop-closing joint {joint.name!r} joins bodies of different worlds")
+        self._add_joint(template, joint, index, loop=True)
+
+    # collision filters ---------------------------------------------------------------------
+
+    def _filter(self, template, articulations, index, shapes_of):
+        b = template.builder
+
+        def filter_bodies(a: str, c: str):
+            for s0 in shapes_of.get(a, ()):
+                for s1 in shapes_of.get(c, ()):
+                    b.add_shape_collision_filter_pair(s0, s1)
+
+        for articulation in articulations:
+            if not self.scene.body(articulation.root).self_collision:
+                bodies = articulation.bodies
+                for i, a in enumerate(bodies):
+                    for c in bodies[i + 1:]:
+                        filter_bodies(a, c)
+        for a, c in self.scene.filtered_pairs:
+            if a in index and c in index:
+                filter_bodies(a, c)
+
+
+def index_of_body(builder: newton.ModelBuilder, name: str) -> int:
+    return builder.body_label.index(name)
+
+
+# ---------------------------------------------------------------------------------------------
+# the whole scene
+
+
+def _world_of_articulation(scene: PhysicsScene, articulation: Articulation) -> int:
+    return scene.body(articulation.root).world
+
+
+def build_model(scene: PhysicsScene, solver: Solver | str | None = None, device=None) -> BuiltModel:
+    """Build and finalize the Newton model of ``scene`` for ``solver`` on ``device``."""
+    solver = Solver(solver or scene.settings.solver)
+    caps = SolverCaps.of(solver)
+    notes: list[str] = []
+    articulations = find_articulations(scene)
+    loop_joints = [j for a in articulations for j in a.loop_joints]
+    if loop_joints and solver == Solver.FEATHERSTONE:
+        notes.append("FEATHERSTONE ignores loop-closing joints: "
+                     + ", ".join(repr(j.name) for j in loop_joints) + " (use MUJOCO or XPBD)")
+
+    worlds = sorted({_world_of_articulation(scene, a) for a in articulations if
+                     _world_of_articulation(scene, a) >= 0}
+                    | {s.world for s in scene.shapes if s.body is None and s.world >= 0})
+    body_world = {name: _world_of_articulation(scene, a) for a in articulations for name in a.bodies}
+
+    def part(world: int) -> WorldTemplate:
+        arts = [a for a in articulations if _world_of_articulation(scene, a) == world]
+        statics = [s for s in scene.shapes if s.body is None and s.world == world]
+        loops = [j for j in loop_joints if body_world.get(j.body1) == world]
+        return _TemplateBuilder(scene, caps, notes).build(arts, statics, loops)
+
+    main = newton.ModelBuilder(up_axis=newton.Axis.Z, gravity=scene.settings.gravity)
+    if scene.settings.ground_plane:
+        main.add_ground_plane()
+    global_part = part(-1)
+    templates = [part(w) for w in worlds]
+    offsets = replica_offsets(max(1, scene.settings.replicas), scene.settings.replica_spacing)
+
+    body_slots: dict[tuple[str, int], int] = {}
+    dof_slots: dict[tuple[str, str, int], DofInfo] = {}
+    kinematic: dict[tuple[str, int], int] = {}
+
+    def record(template: WorldTemplate, replica: int):
+        body0, joint0 = main.body_count, main.joint_count
+        q0, qd0 = main.joint_coord_count, main.joint_dof_count
+        return lambda: _record(template, replica, body0, joint0, q0, qd0)
+
+    def _record(template, replica, body0, joint0, q0, qd0):
+        for i, name in enumerate(template.bodies):
+            body_slots[(name, replica)] = body0 + i
+        for joint, axis, q, qd, dof in template.dofs:
+            dof_slots[(joint, axis, replica)] = DofInfo(joint, axis, q + q0 if q >= 0 else -1, qd + qd0, dof)
+        for name, joint in template.kinematic_joints.items():
+            kinematic[(name, replica)] = joint + joint0
+
+    finish = record(global_part, 0)
+    main.add_builder(global_part.builder)
+    finish()
+    for replica, offset in enumerate(offsets):
+        for template in templates:
+            finish = record(template, replica)
+            main.add_world(template.builder, xform=wp.transform(wp.vec3(*offset), wp.quat_identity()))
+            finish()
+
+    model = main.finalize(device=device)
+    body_keys = [(b.name, r) for r in range(len(offsets)) for b in scene.bodies if (b.name, r) in body_slots]
+    body_keys += [(b.name, 0) for b in scene.bodies if body_world.get(b.name) == -1 and (b.name, 0) not in body_keys]
+    q_start = model.joint_q_start.numpy()
+    qd_start = model.joint_qd_start.numpy()
+    kinematic_slots = {key: (int(model.joint_child.numpy()[j]), int(q_start[j]), int(qd_start[j]))
+                       for key, j in kinematic.items()}
+    _apply_acceleration_drives(model, dof_slots, notes)
+    return BuiltModel(
+        model=model,
+        body_keys=body_keys,
+        body_index=np.array([body_slots[k] for k in body_keys], dtype=np.int64),
+        dofs=dof_slots,
+        kinematic=kinematic_slots,
+        replica_offsets=offsets,
+        notes=notes,
+    )
+
+
+def dof_inertia(model: newton.Model) -> np.ndarray:
+    """Each DOF's joint-space inertia at the model's initial pose (mass matrix diagonal + armature)."""
+    state = model.state()
+    newton.eval_fk(model, model.joint_q, model.joint_qd, state)
+    inertia = np.ones(model.joint_dof_count)
+    H = newton.eval_mass_matrix(model, state)
+    if H is None:
+        return inertia
+    H = H.numpy()
+    art_start = model.articulation_start.numpy()
+    qd_start = model.joint_qd_start.numpy()
+    for a in range(model.articulation_count):
+        first, last = qd_start[art_start[a]], qd_start[art_start[a + 1]]
+        n = last - first
+        inertia[first:last] = np.diagonal(H[a])[:n]
+    return np.maximum(inertia, 1e-9)
+
+
+def _apply_acceleration_drives(model: newton.Model, dofs: dict, notes: list[str]):
+    """ACCELERATION drives: scale gains by the DOF's inertia so they act as accelerations."""
+    accel = [info for info in dofs.values() if info.dof.drive_enabled and info.dof.drive_type == DriveType.ACCELERATION]
+    if not accel:
+        return
+    inertia = dof_inertia(model)
+    ke, kd = model.joint_target_ke.numpy(), model.joint_target_kd.numpy()
+    for info in accel:
+        ke[info.qd_index] *= inertia[info.qd_index]
+        kd[info.qd_index] *= inertia[info.qd_index]
+    model.joint_target_ke.assign(ke)
+    model.joint_target_kd.assign(kd)
+    notes.append("ACCELERATION drives use the joint inertia at the start pose to scale their gains")
+
+
+__all__ = [
+    "BuiltModel",
+    "DofInfo",
+    "SimulationBuildError",
+    "SolverCaps",
+    "add_shape",
+    "build_model",
+    "dof_inertia",
+    "replica_offsets",
+    "to_wp_transform",
+]

@@ -1,0 +1,128 @@
+"""Kinematic bodies: follow given world poses and carry what hangs from them.
+
+Every kinematic body is a kinematic Newton root on a free joint (see :mod:`sim.builder`), so
+its pose is its joint coordinates. A new pose is given once per frame; within the frame each
+substep moves the body along the straight line / shortest arc from the previous pose, with the
+matching velocity, so dynamic bodies jointed to it are carried smoothly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import warp as wp
+
+import newton
+
+
+@wp.kernel
+def _write_free_joints(
+    poses: wp.array(dtype=wp.transform),
+    velocities: wp.array(dtype=wp.spatial_vector),
+    q_start: wp.array(dtype=int),
+    qd_start: wp.array(dtype=int),
+    joint_q: wp.array(dtype=float),
+    joint_qd: wp.array(dtype=float),
+):
+    i = wp.tid()
+    p = wp.transform_get_translation(poses[i])
+    r = wp.transform_get_rotation(poses[i])
+    q0 = q_start[i]
+    d0 = qd_start[i]
+    for k in range(3):
+        joint_q[q0 + k] = p[k]
+    for k in range(4):
+        joint_q[q0 + 3 + k] = r[k]
+    for k in range(6):
+        joint_qd[d0 + k] = velocities[i][k]
+
+
+def _slerp(a: np.ndarray, b: np.ndarray, t: float) -> np.ndarray:
+    """Shortest-arc interpolation of (x, y, z, w) quaternions."""
+    if np.dot(a, b) < 0.0:
+        b = -b
+    dot = min(1.0, float(np.dot(a, b)))
+    if dot > 0.9995:
+        q = a + t * (b - a)
+        return q / np.linalg.norm(q)
+    theta = np.arccos(dot)
+    return (np.sin((1 - t) * theta) * a + np.sin(t * theta) * b) / np.sin(theta)
+
+
+def _angular_velocity(a: np.ndarray, b: np.ndarray, dt: float) -> np.ndarray:
+    """World angular velocity turning (x, y, z, w) quaternion ``a`` into ``b`` in ``dt``."""
+    if np.dot(a, b) < 0.0:
+        b = -b
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    # delta = b * conj(a), world frame
+    w = bw * aw + bx * ax + by * ay + bz * az
+    x = -bw * ax + bx * aw - by * az + bz * ay
+    y = -bw * ay + by * aw - bz * ax + bx * az
+    z = -bw * az + bz * aw - bx * ay + by * ax
+    v = np.array([x, y, z])
+    s = np.linalg.norm(v)
+    if s < 1e-12:
+        return np.zeros(3)
+    angle = 2.0 * np.arctan2(s, w)
+    return v / s * angle / dt
+
+
+class KinematicDriver:
+    """Moves the kinematic roots of a model; poses are (px, py, pz, qx, qy, qz, qw) per root."""
+
+    def __init__(self, model: newton.Model, bodies: list[int], q_starts: list[int], qd_starts: list[int]):
+        self.model = model
+        self.count = len(bodies)
+        if not self.count:
+            return
+        self.bodies = np.asarray(bodies)
+        device = model.device
+        self.q_start = wp.array(np.asarray(q_starts, dtype=np.int32), dtype=int, device=device)
+        self.qd_start = wp.array(np.asarray(qd_starts, dtype=np.int32), dtype=int, device=device)
+        self.com = model.body_com.numpy()[self.bodies].astype(np.float64)
+        q = model.joint_q.numpy()
+        self.start = np.stack([q[s:s + 7] for s in q_starts]).astype(np.float64)
+        self.goal = self.start.copy()
+        self.poses = wp.zeros(self.count, dtype=wp.transform, device=device)
+        self.velocities = wp.zeros(self.count, dtype=wp.spatial_vector, device=device)
+
+    def set_goal(self, poses: np.ndarray):
+        """The poses the kinematic roots reach at the end of the coming frame."""
+        self.start = self.goal.copy()
+        self.goal = np.asarray(poses, dtype=np.float64).reshape(self.count, 7)
+
+    def place(self, state: newton.State, t: float, duration: float):
+        """Put the roots at fraction ``t`` of the way to the goal, moving at the frame's speed."""
+        if not self.count:
+            return
+        pose = np.empty((self.count, 7))
+        velocity = np.empty((self.count, 6))
+        for i in range(self.count):
+            a, b = self.start[i], self.goal[i]
+            rot = _slerp(a[3:], b[3:], t)
+            omega = _angular_velocity(a[3:], b[3:], duration)
+            linear = (b[:3] - a[:3]) / duration
+            pose[i, :3] = a[:3] + t * (b[:3] - a[:3])
+            pose[i, 3:] = rot
+            # Free-joint velocities are referenced to the centre of mass.
+            com_world = _rotate(rot, self.com[i])
+            velocity[i, :3] = linear + np.cross(omega, com_world)
+            velocity[i, 3:] = omega
+        self.poses.assign(pose.astype(np.float32))
+        self.velocities.assign(velocity.astype(np.float32))
+        wp.launch(_write_free_joints, dim=self.count, device=self.model.device,
+                  inputs=[self.poses, self.velocities, self.q_start, self.qd_start, state.joint_q, state.joint_qd])
+        newton.eval_fk(self.model, state.joint_q, state.joint_qd, state,
+                       body_flag_filter=newton.BodyFlags.KINEMATIC)
+
+    def hold(self):
+        """Stop: the next frames keep the goal pose (no velocity)."""
+        if self.count:
+            self.start = self.goal.copy()
+
+
+def _rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    x, y, z, w = q
+    u = np.array([x, y, z])
+    t = 2.0 * np.cross(u, v)
+    return v + w * t + np.cross(u, t)

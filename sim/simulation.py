@@ -1,0 +1,395 @@
+"""``Simulation``: step a physics description on Warp with Newton (bpy-free).
+
+    sim = Simulation(scene)                 # the scene's solver, CUDA when present
+    sim.advance(1 / 24)                     # one frame of steps
+    poses = sim.body_poses()                # (n, 7): px, py, pz, qw, qx, qy, qz, world space
+
+Bodies come out in description order, replica after replica (``sim.body_keys`` names them).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import time
+from typing import Callable, Iterable, Mapping, Optional
+
+import numpy as np
+import warp as wp
+
+import newton
+
+from ..core.model import PhysicsScene, Pose, Solver
+from .builder import BuiltModel, SolverCaps, build_model, dof_inertia
+from .friction import JointEffects
+from .kinematic import KinematicDriver
+
+log = logging.getLogger(__name__)
+
+#: A body further than this from the origin (m) or faster than this (m/s) has blown up.
+BLOW_UP_DISTANCE = 1.0e4
+KERNELS_BUILDING = "Building Warp kernels (first run only)…"
+
+
+class SimulationDiverged(RuntimeError):
+    """The state went NaN or blew up; ``body`` names the first body that did."""
+
+    def __init__(self, body: str, replica: int = 0):
+        self.body = body
+        self.replica = replica
+        where = f" (replica {replica})" if replica else ""
+        super().__init__(f"simulation diverged at body {body!r}{where}")
+
+
+def resolve_device(device: str = "auto") -> str:
+    """"auto": CUDA when present, else CPU; "cpu"; "cuda" (raises when there is no CUDA device)."""
+    _init_warp()
+    device = (device or "auto").lower()
+    if device == "auto":
+        return "cuda:0" if wp.is_cuda_available() else "cpu"
+    if device.startswith("cuda") and not wp.is_cuda_available():
+        raise RuntimeError("no CUDA device: choose 'cpu' or 'auto'")
+    if device not in ("cpu",) and not device.startswith("cuda"):
+        raise ValueError(f"unknown device {device!r}: 'auto', 'cpu' or 'cuda'")
+    return device
+
+
+def _init_warp():
+    wp.config.quiet = True  # Warp's per-module log lines would flood Blender's console
+    wp.init()
+
+
+def _kernel_marker(solver: Solver, device: str) -> str:
+    kind = "cuda" if device.startswith("cuda") else "cpu"
+    name = f"articula-{newton.__version__}-{solver.value.lower()}-{kind}.built"
+    return os.path.join(wp.config.kernel_cache_dir or "", name)
+
+
+def kernels_cached(solver: Solver, device: str) -> bool:
+    """True when an earlier run built this solver's kernels into Warp's cache on this device kind."""
+    _init_warp()
+    return os.path.exists(_kernel_marker(solver, device))
+
+
+def _mark_kernels_built(solver: Solver, device: str):
+    try:
+        with open(_kernel_marker(solver, device), "w") as marker:
+            marker.write(time.strftime("%Y-%m-%d %H:%M:%S"))
+    except OSError:
+        pass
+
+
+def _warmup_scene() -> PhysicsScene:
+    """A tiny scene that launches every kernel a simulation loop uses (contacts of each primitive,
+    friction, clamped drives, velocity limits, a kinematic root)."""
+    from ..core.model import Body, Joint, JointType, Shape, ShapeKind, make_joint, SceneSettings, DofMotion
+
+    scene = PhysicsScene(name="warmup", settings=SceneSettings(ground_plane=True))
+    scene.bodies += [Body("base", Pose((0.0, 0.0, 1.0)), kinematic=True),
+                     Body("arm", Pose((0.0, 0.0, 0.7)), parent="base"),
+                     Body("ball", Pose((1.0, 0.0, 0.1))), Body("crate", Pose((2.0, 0.0, 0.1))),
+                     Body("can", Pose((3.0, 0.0, 0.1)))]
+    scene.shapes += [Shape("base_box", ShapeKind.BOX, "base", half_extents=(0.1, 0.1, 0.1)),
+                     Shape("arm_capsule", ShapeKind.CAPSULE, "arm", radius=0.05, half_height=0.1),
+                     Shape("ball_sphere", ShapeKind.SPHERE, "ball", radius=0.1),
+                     Shape("crate_box", ShapeKind.BOX, "crate", half_extents=(0.1, 0.1, 0.1)),
+                     Shape("can_cylinder", ShapeKind.CYLINDER, "can", radius=0.1, half_height=0.1)]
+    hinge = make_joint("hinge", JointType.REVOLUTE, "base", "arm", axis="Y")
+    hinge.local_pose0, hinge.local_pose1 = Pose((0.0, 0.0, -0.1)), Pose((0.0, 0.0, 0.2))
+    dof = hinge.dofs[0]
+    dof.motion, dof.lower, dof.upper = DofMotion.LIMITED, -1.0, 1.0
+    dof.drive_enabled, dof.drive_stiffness, dof.drive_damping, dof.max_effort = True, 1.0, 0.1, 5.0
+    dof.static_friction, dof.dynamic_friction, dof.velocity_limit = 0.2, 0.1, 3.0
+    scene.joints.append(hinge)
+    assert isinstance(hinge, Joint)
+    return scene
+
+
+def warm_kernels(solver: Solver | str, device: str = "auto", on_status=None) -> bool:
+    """Build (or load) every kernel a simulation with ``solver`` needs; True when it had to build."""
+    solver, device = Solver(solver), resolve_device(device)
+    if kernels_cached(solver, device):
+        return False
+    if on_status:
+        on_status(KERNELS_BUILDING)
+    log.info(KERNELS_BUILDING)
+    sim = Simulation(_warmup_scene(), device=device, solver=solver, warm=False)
+    sim.set_kinematic_poses({"base": Pose((0.1, 0.0, 1.0))})
+    sim.advance(2.0 * sim.dt, check=False)
+    sim.body_poses()
+    sim.joint_positions()
+    _mark_kernels_built(solver, device)
+    return True
+
+
+def _mujoco_available() -> bool:
+    try:
+        import mujoco  # noqa: F401
+        import mujoco_warp  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _make_solver(model: newton.Model, solver: Solver, device: str, iterations: int):
+    if solver == Solver.FEATHERSTONE:
+        return newton.solvers.SolverFeatherstone(model)
+    if solver == Solver.XPBD:
+        return newton.solvers.SolverXPBD(model, iterations=max(1, iterations), enable_restitution=True)
+    # MuJoCo's C library on a CPU for one world (fast); MuJoCo Warp otherwise (it simulates
+    # every world; on a CPU it is correct but slow, and its first kernel build takes minutes).
+    use_c = not device.startswith("cuda") and model.world_count <= 1
+    return newton.solvers.SolverMuJoCo(model, use_mujoco_cpu=use_c, separate_worlds=not use_c,
+                                       iterations=max(1, iterations))
+
+
+class Simulation:
+    """A physics description simulated with one Newton solver.
+
+    ``dt`` defaults to ``1 / scene.settings.steps_per_second``; ``substeps`` splits each step
+    further. ``on_status`` receives progress lines (e.g. :data:`KERNELS_BUILDING`).
+    """
+
+    def __init__(self, scene: PhysicsScene, device: str = "auto", solver: Solver | str | None = None,
+                 substeps: int = 1, dt: Optional[float] = None,
+                 on_status: Optional[Callable[[str], None]] = None, warm: bool = True):
+        self.scene = scene
+        self.solver_kind = Solver(solver or scene.settings.solver)
+        self._fallback_note = None
+        if self.solver_kind == Solver.MUJOCO and not _mujoco_available():
+            self._fallback_note = "MuJoCo (mujoco, mujoco-warp) is not installed: simulated with FEATHERSTONE"
+            self.solver_kind = Solver.FEATHERSTONE
+        self.device = resolve_device(device)
+        self.dt = (dt or 1.0 / scene.settings.steps_per_second) / max(1, int(substeps))
+        self.built_kernels = warm and warm_kernels(self.solver_kind, self.device, on_status)
+        with wp.ScopedDevice(self.device):
+            self._build()
+        self.time = 0.0
+        self.steps = 0
+
+    # construction ------------------------------------------------------------------------
+
+    def _build(self):
+        self.built: BuiltModel = build_model(self.scene, self.solver_kind, self.device)
+        model = self.model = self.built.model
+        self.caps = SolverCaps.of(self.solver_kind)
+        self.solver = _make_solver(model, self.solver_kind, self.device, self.scene.settings.solver_iterations)
+        self.state_0, self.state_1 = model.state(), model.state()
+        self.control = model.control()
+        newton.eval_fk(model, model.joint_q, model.joint_qd, self.state_0)
+        self.start = model.state()
+        self.start.assign(self.state_0)
+        # Scenes where no two shapes may touch (groups, worlds, filters) skip collision detection.
+        uses_newton_contacts = self.solver_kind != Solver.MUJOCO and model.shape_contact_pair_count > 0
+        self.pipeline = newton.CollisionPipeline(model) if uses_newton_contacts else None
+        self.contacts = self.pipeline.contacts() if self.pipeline else None
+        dofs = list(self.built.dofs.values())
+        needs_inertia = any(d.dof.static_friction or d.dof.dynamic_friction for d in dofs) or \
+            any(d.dof.drive_type.value == "ACCELERATION" for d in dofs)
+        inertia = dof_inertia(model) if needs_inertia else np.ones(model.joint_dof_count)
+        if not self.caps.armature:  # the solver ignores armature: it adds no inertia there
+            inertia = np.maximum(inertia - model.joint_armature.numpy(), 1e-9)
+        self.effects = JointEffects(dofs, inertia, self.dt, model.joint_dof_count, device=self.device,
+                                    kernel_damping=not self.caps.damping,
+                                    kernel_effort_limit=self.caps.kernel_drives)
+        slots = list(self.built.kinematic.values())
+        self.kinematic_keys = list(self.built.kinematic.keys())
+        self.kinematic = KinematicDriver(model, [s[0] for s in slots], [s[1] for s in slots],
+                                         [s[2] for s in slots])
+        self._frame_fraction = (1.0, 1.0)
+        self._targets = self.control.joint_target_q.numpy().copy() if self.control.joint_target_q is not None \
+            else np.zeros(0)
+        self._target_velocities = self.control.joint_target_qd.numpy().copy() \
+            if self.control.joint_target_qd is not None else np.zeros(0)
+
+    # names -------------------------------------------------------------------------------
+
+    @property
+    def body_names(self) -> list[str]:
+        return [name for name, _ in self.built.body_keys]
+
+    @property
+    def body_keys(self) -> list[tuple[str, int]]:
+        return list(self.built.body_keys)
+
+    @property
+    def notes(self) -> list[str]:
+        """What this solver cannot simulate as authored, in plain words."""
+        return ([self._fallback_note] if self._fallback_note else []) + list(self.built.notes)
+
+    @property
+    def replicas(self) -> int:
+        return len(self.built.replica_offsets)
+
+    # stepping ----------------------------------------------------------------------------
+
+    def step(self):
+        """One physics step of ``dt``."""
+        state = self.state_0
+        if self.kinematic.count:
+            done, count = self._frame_fraction
+            self.kinematic.place(state, done / count, count * self.dt)
+        if self.effects.writes_joint_f:
+            if not self.caps.reduced:
+                newton.eval_ik(self.model, state, state.joint_q, state.joint_qd)
+            self.effects.apply(state.joint_q, state.joint_qd, self.control)
+        state.clear_forces()
+        if self.pipeline is not None:
+            self.pipeline.collide(state, self.contacts)
+        self.solver.step(state, self.state_1, self.control, self.contacts, self.dt)
+        self.state_0, self.state_1 = self.state_1, self.state_0
+        if self.caps.reduced and self.effects.clamp_velocities(self.state_0.joint_q, self.state_0.joint_qd):
+            newton.eval_fk(self.model, self.state_0.joint_q, self.state_0.joint_qd, self.state_0)
+        self.steps += 1
+        self.time += self.dt
+
+    def advance(self, frame_dt: float, check: bool = True) -> int:
+        """Step through ``frame_dt`` (kinematic bodies reach their goal at its end); returns steps.
+
+        Raises :class:`SimulationDiverged` when ``check`` and a body went NaN or blew up.
+        """
+        count = max(1, int(round(frame_dt / self.dt)))
+        for i in range(count):
+            self._frame_fraction = (i + 1, count)
+            self.step()
+        self._frame_fraction = (1.0, 1.0)
+        self.kinematic.hold()
+        if check:
+            self.raise_if_diverged()
+        return count
+
+    def reset(self):
+        """Back to the start pose, time 0, targets as authored."""
+        self.state_0.assign(self.start)
+        self.state_1.assign(self.start)
+        self.time = 0.0
+        self.steps = 0
+        if self.effects.friction_count:
+            self.effects.stuck.zero_()
+
+    # reading -----------------------------------------------------------------------------
+
+    def body_poses(self) -> np.ndarray:
+        """World poses (n, 7) as px, py, pz, qw, qx, qy, qz, in :attr:`body_keys` order."""
+        q = self.state_0.body_q.numpy()[self.built.body_index]
+        return np.concatenate([q[:, :3], q[:, 6:7], q[:, 3:6]], axis=1)
+
+    def body_velocities(self) -> np.ndarray:
+        """(n, 6): linear (of the centre of mass) and angular velocity, world space."""
+        return self.state_0.body_qd.numpy()[self.built.body_index]
+
+    def joint_positions(self, replica: int = 0) -> dict[tuple[str, str], float]:
+        """Each DOF's coordinate: {(joint name, axis): value} (ball joints are absent)."""
+        q = self._joint_state()[0]
+        return {(j, a): float(q[info.q_index]) for (j, a, r), info in self.built.dofs.items()
+                if r == replica and info.q_index >= 0}
+
+    def joint_velocities(self, replica: int = 0) -> dict[tuple[str, str], float]:
+        qd = self._joint_state()[1]
+        return {(j, a): float(qd[info.qd_index]) for (j, a, r), info in self.built.dofs.items()
+                if r == replica}
+
+    def _joint_state(self):
+        state = self.state_0
+        if not self.caps.reduced:
+            newton.eval_ik(self.model, state, state.joint_q, state.joint_qd)
+        return state.joint_q.numpy(), state.joint_qd.numpy()
+
+    def diverged(self) -> Optional[tuple[str, int]]:
+        """(body, replica) of the first body whose pose is NaN or out of bounds, else None."""
+        q = self.state_0.body_q.numpy()[self.built.body_index]
+        qd = self.state_0.body_qd.numpy()[self.built.body_index]
+        bad = ~np.isfinite(q).all(axis=1) | ~np.isfinite(qd).all(axis=1)
+        bad |= np.abs(q[:, :3]).max(axis=1) > BLOW_UP_DISTANCE
+        bad |= np.abs(qd).max(axis=1) > BLOW_UP_DISTANCE
+        hits = np.flatnonzero(bad)
+        return self.built.body_keys[hits[0]] if len(hits) else None
+
+    def raise_if_diverged(self):
+        hit = self.diverged()
+        if hit is not None:
+            raise SimulationDiverged(*hit)
+
+    # writing -----------------------------------------------------------------------------
+
+    def set_kinematic_poses(self, poses: Mapping[str, Pose | Iterable[float]]):
+        """Goal world poses of kinematic bodies for the end of the next :meth:`advance`.
+
+        ``poses`` maps a body name to a :class:`Pose` or (px, py, pz, qw, qx, qy, qz); every
+        replica gets the same motion, shifted by its grid offset. Bodies not given stay put.
+        """
+        if not self.kinematic.count:
+            if poses:
+                raise KeyError(f"no kinematic bodies: {sorted(poses)}")
+            return
+        goal = self.kinematic.goal.copy()
+        for i, (name, replica) in enumerate(self.kinematic_keys):
+            if name not in poses:
+                continue
+            pose = poses[name]
+            if isinstance(pose, Pose):
+                px, py, pz = pose.pos
+                qw, qx, qy, qz = pose.rot
+            else:
+                px, py, pz, qw, qx, qy, qz = (float(v) for v in pose)
+            ox, oy, oz = self.built.replica_offsets[replica]
+            norm = math.sqrt(qw * qw + qx * qx + qy * qy + qz * qz) or 1.0
+            goal[i] = (px + ox, py + oy, pz + oz, qx / norm, qy / norm, qz / norm, qw / norm)
+        unknown = set(poses) - {name for name, _ in self.kinematic_keys}
+        if unknown:
+            raise KeyError(f"not kinematic bodies: {sorted(unknown)}")
+        self.kinematic.set_goal(goal)
+
+    def set_drive_targets(self, targets: Mapping, velocities: Optional[Mapping] = None):
+        """Drive targets: {(joint, axis) or joint (single-DOF joints): value}, every replica."""
+        self._write_targets(targets, self._targets, self.control.joint_target_q, "q_index")
+        if velocities:
+            self._write_targets(velocities, self._target_velocities, self.control.joint_target_qd, "qd_index")
+
+    def _write_targets(self, values: Mapping, host: np.ndarray, device_array, field: str):
+        if not values:
+            return
+        for key, value in values.items():
+            infos = self._dofs_for(key)
+            for info in infos:
+                index = getattr(info, field)
+                if index >= 0:
+                    host[index] = value
+        device_array.assign(host)
+
+    def _dofs_for(self, key):
+        if isinstance(key, tuple):
+            joint, axis = key
+            infos = [i for (j, a, _), i in self.built.dofs.items() if j == joint and a == axis]
+        else:
+            infos = [i for (j, _, _), i in self.built.dofs.items() if j == key]
+            if len({i.axis for i in infos}) > 1:
+                raise KeyError(f"joint {key!r} has several DOFs: give (joint, axis)")
+        if not infos:
+            raise KeyError(f"no simulated DOF {key!r}")
+        return infos
+
+    def set_joint_velocities(self, velocities: Mapping, replica: Optional[int] = None):
+        """Set DOF velocities now: {(joint, axis) or joint: value} (every replica unless given)."""
+        state = self.state_0
+        qd = state.joint_qd.numpy().copy()
+        for key, value in velocities.items():
+            for info in self._dofs_for(key):
+                if replica is None or self._replica_of(info) == replica:
+                    qd[info.qd_index] = value
+        if not self.caps.reduced:
+            newton.eval_ik(self.model, state, state.joint_q, state.joint_qd)
+        state.joint_qd.assign(qd)
+        newton.eval_fk(self.model, state.joint_q, state.joint_qd, state)
+
+    def _replica_of(self, info) -> int:
+        return next(r for (j, a, r), i in self.built.dofs.items() if i is info)
+
+    def set_joint_efforts(self, efforts: Mapping):
+        """Applied joint efforts (N or N*m), held until changed: {(joint, axis) or joint: value}."""
+        values = self.effects.applied_f.numpy().copy()
+        for key, value in efforts.items():
+            for info in self._dofs_for(key):
+                values[info.qd_index] = value
+        self.effects.set_applied(self.control.joint_f, values)
