@@ -1,0 +1,844 @@
+"""USD stage -> physics description, from any UsdPhysics producer.
+
+World transforms first (seed usd-parser-world-space-spec): every prim's world matrix is brought
+to Z-up meters, each body keeps its rigid pose, and scale moves onto its colliders and visuals.
+Joint frames are computed from both bodies' sides. Per-DOF properties are read from every
+dialect :mod:`.dialect` knows. Anything unreadable raises :class:`UsdReadError` naming the file,
+prim and attribute; unknown attributes are ignored.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Optional, Union
+
+from pxr import Gf, Sdf, Tf, Usd, UsdGeom, UsdPhysics, UsdShade
+
+from . import dialect as D
+from .errors import UsdReadError
+from ..articulation import infer_parents, parent_cycles
+from ..collision import should_collide
+from ..mass import MassError, mass_properties
+from ..model import (
+    INF, Body, Dof, DofAxis, DofMotion, Joint, JointType, MassProperties, MeshData, PhysicsMaterial,
+    PhysicsScene, Pose, SceneSettings, Shape, ShapeKind, Solver, Visual, dof_axes_for,
+)
+from ..transforms import pose_inverse, pose_mul, quat_from_matrix
+
+_SCALE_TOLERANCE = 1e-5
+_Y_UP_TO_Z_UP = Gf.Matrix4d().SetRotate(Gf.Rotation(Gf.Vec3d(1.0, 0.0, 0.0), 90.0))
+
+
+@dataclass
+class ReadResult:
+    """The description read, warnings for what was approximated, and each element's prim path."""
+
+    scene: PhysicsScene
+    warnings: list[str] = field(default_factory=list)
+    prim_paths: dict[str, str] = field(default_factory=dict)  # "body:<name>" etc. -> prim path
+
+    def __iter__(self):  # ``scene, warnings = read_usd(...)``
+        return iter((self.scene, self.warnings))
+
+
+def read_usd(source: Union[str, os.PathLike, Usd.Stage], renest: bool = True) -> ReadResult:
+    """Read a file path or an open stage. ``renest``: give flat bodies parents from the joints."""
+    stage, file = _open(source)
+    try:
+        return _StageReader(stage, file, renest).read()
+    except UsdReadError:
+        raise
+    except Tf.ErrorException as error:
+        raise UsdReadError(file, None, None, f"USD failed while reading: {error}") from error
+
+
+def _open(source) -> tuple[Usd.Stage, Optional[str]]:
+    if isinstance(source, Usd.Stage):
+        layer = source.GetRootLayer()
+        return source, layer.realPath or layer.identifier
+    file = os.fspath(source)
+    if not os.path.isfile(file):
+        raise UsdReadError(file, None, None, "no such file")
+    try:
+        stage = Usd.Stage.Open(file, Usd.Stage.LoadAll)
+    except Tf.ErrorException as error:
+        raise UsdReadError(file, None, None, f"not a readable USD file ({_first_line(error)})") from error
+    if stage is None:
+        raise UsdReadError(file, None, None, "not a readable USD file")
+    return stage, file
+
+
+def _first_line(error: Exception) -> str:
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    return lines[-1] if lines else type(error).__name__
+
+
+# ------------------------------------------------------------------------------------ matrix helpers
+def _decompose(matrix: Gf.Matrix4d) -> tuple[Pose, tuple[float, float, float]]:
+    """A row-vector world matrix -> (rigid pose, scale per local axis); negative scale on X."""
+    rows = [Gf.Vec3d(matrix[i][0], matrix[i][1], matrix[i][2]) for i in range(3)]
+    scale = [row.GetLength() for row in rows]
+    if min(scale) <= 0.0:
+        raise ValueError("degenerate transform (zero scale)")
+    unit = [row / s for row, s in zip(rows, scale)]
+    if Gf.Dot(Gf.Cross(unit[0], unit[1]), unit[2]) < 0.0:
+        unit[0], scale[0] = -unit[0], -scale[0]
+    # Row i of ``unit`` is the image of local axis i: the column-vector matrix is its transpose.
+    rotation = quat_from_matrix([[unit[j][i] for j in range(3)] for i in range(3)])
+    t = matrix.ExtractTranslation()
+    return Pose(pos=(t[0], t[1], t[2]), rot=rotation), (scale[0], scale[1], scale[2])
+
+
+def _pose_matrix(pose: Pose) -> Gf.Matrix4d:
+    m = Gf.Matrix4d().SetRotate(Gf.Quatd(*pose.rot))
+    m.SetTranslateOnly(Gf.Vec3d(*pose.pos))
+    return m
+
+
+def _uniform(scale) -> bool:
+    a = [abs(s) for s in scale]
+    return max(a) - min(a) <= _SCALE_TOLERANCE * max(a)
+
+
+def _triangulate(counts, indices) -> list[tuple[int, int, int]]:
+    triangles, start = [], 0
+    for count in counts:
+        for k in range(1, count - 1):
+            triangles.append((indices[start], indices[start + k], indices[start + k + 1]))
+        start += count
+    return triangles
+
+
+# ----------------------------------------------------------------------------------------- reader
+class _StageReader:
+    def __init__(self, stage: Usd.Stage, file: Optional[str], renest: bool):
+        self.stage, self.file, self.renest = stage, file, renest
+        self.warnings: list[str] = []
+        self.paths: dict[str, str] = {}
+        self.xforms = UsdGeom.XformCache(Usd.TimeCode.Default())
+        self.to_meters_z_up = self._stage_conversion()
+        self.scene = PhysicsScene()
+        self.body_prims: dict[str, Usd.Prim] = {}  # body name -> prim
+        self.body_by_path: dict[Sdf.Path, Body] = {}
+        self.body_scale: dict[str, tuple] = {}
+        self.materials_by_path: dict[Sdf.Path, str] = {}
+        self.shape_prims: dict[str, Usd.Prim] = {}
+        self.used_names: dict[str, set[str]] = {}
+
+    # -- errors and typed attribute access
+    def error(self, prim, attribute: Optional[str], message: str) -> UsdReadError:
+        path = str(prim.GetPath()) if hasattr(prim, "GetPath") else (str(prim) if prim else None)
+        return UsdReadError(self.file, path, attribute, message)
+
+    def warn(self, prim, message: str) -> None:
+        self.warnings.append(f"{prim.GetPath()}: {message}")
+
+    def value(self, prim: Usd.Prim, name: str, kind: str = "float", default=None, allow_inf: bool = True):
+        """The authored value of ``name`` checked against ``kind`` (float, int, bool, token, vec3,
+        quat, floats); ``default`` when not authored."""
+        attr = prim.GetAttribute(name)
+        if not attr or not attr.HasAuthoredValue():
+            return default
+        try:
+            value = attr.Get()
+        except Tf.ErrorException as error:
+            raise self.error(prim, name, f"unreadable value ({_first_line(error)})") from error
+        return self._checked(prim, name, kind, value, allow_inf)
+
+    def _checked(self, prim, name, kind, value, allow_inf):
+        def number(v):
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise self.error(prim, name, f"expected a number, found {type(v).__name__} {v!r}")
+            v = float(v)
+            if math.isnan(v):
+                raise self.error(prim, name, "value is NaN")
+            if math.isinf(v) and not allow_inf:
+                raise self.error(prim, name, "value is infinite")
+            return v
+
+        if kind == "float":
+            return number(value)
+        if kind == "int":
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise self.error(prim, name, f"expected an int, found {type(value).__name__} {value!r}")
+            return value
+        if kind == "bool":
+            if not isinstance(value, bool):
+                raise self.error(prim, name, f"expected a bool, found {type(value).__name__} {value!r}")
+            return value
+        if kind == "token":
+            if not isinstance(value, str):
+                raise self.error(prim, name, f"expected a token, found {type(value).__name__} {value!r}")
+            return value
+        if kind == "vec3":
+            if not hasattr(value, "__len__") or isinstance(value, str) or len(value) != 3:
+                raise self.error(prim, name, f"expected 3 numbers, found {value!r}")
+            return tuple(number(v) for v in value)
+        if kind == "quat":
+            if not isinstance(value, (Gf.Quatf, Gf.Quatd, Gf.Quath)):
+                raise self.error(prim, name, f"expected a quaternion, found {type(value).__name__}")
+            imaginary = value.GetImaginary()
+            q = (number(value.GetReal()), number(imaginary[0]), number(imaginary[1]), number(imaginary[2]))
+            if sum(c * c for c in q) == 0.0:
+                raise self.error(prim, name, "zero quaternion")
+            return q
+        if kind == "floats":
+            if not hasattr(value, "__len__") or isinstance(value, str):
+                raise self.error(prim, name, f"expected an array, found {value!r}")
+            return [number(v) for v in value]
+        raise ValueError(kind)
+
+    def unique_name(self, kind: str, prim: Usd.Prim) -> str:
+        name = prim.GetDisplayName() or prim.GetName()
+        taken = self.used_names.setdefault(kind, set())
+        candidate, n = name, 1
+        while candidate in taken:
+            candidate, n = f"{name}_{n}", n + 1
+        taken.add(candidate)
+        self.paths[f"{kind}:{candidate}"] = str(prim.GetPath())
+        return candidate
+
+    # -- stage units
+    def _stage_conversion(self) -> Gf.Matrix4d:
+        meters = UsdGeom.GetStageMetersPerUnit(self.stage)
+        if not math.isfinite(meters) or meters <= 0.0:
+            raise self.error(self.stage.GetPseudoRoot(), "metersPerUnit", f"invalid value {meters}")
+        self.meters_per_unit = meters
+        self.kilograms_per_unit = UsdPhysics.GetStageKilogramsPerUnit(self.stage)
+        conversion = Gf.Matrix4d().SetScale(meters)
+        if UsdGeom.GetStageUpAxis(self.stage) == UsdGeom.Tokens.y:
+            conversion = conversion * _Y_UP_TO_Z_UP
+        return conversion
+
+    def world_matrix(self, prim: Usd.Prim) -> Gf.Matrix4d:
+        return self.xforms.GetLocalToWorldTransform(prim) * self.to_meters_z_up
+
+    def world_pose(self, prim: Usd.Prim) -> tuple[Pose, tuple]:
+        try:
+            return _decompose(self.world_matrix(prim))
+        except ValueError as error:
+            raise self.error(prim, "xformOpOrder", str(error)) from error
+
+    # -- top level
+    def read(self) -> ReadResult:
+        prims = list(Usd.PrimRange.Stage(self.stage, Usd.TraverseInstanceProxies()))
+        if not prims:
+            raise UsdReadError(self.file, None, None, "the stage is empty")
+        default = self.stage.GetDefaultPrim()
+        self.scene.name = (default.GetDisplayName() or default.GetName()) if default else "World"
+        self._read_scene_settings(prims)
+        self._read_physics_materials(prims)
+        bodies = [p for p in prims if self._is_body(p)]
+        for prim in bodies:
+            self._read_body(prim)
+        for prim in prims:
+            if prim.HasAPI(UsdPhysics.CollisionAPI):
+                self._read_collider(prim)
+        for prim in prims:
+            if prim.IsA(UsdGeom.Mesh) and not prim.HasAPI(UsdPhysics.CollisionAPI):
+                self._read_visual(prim)
+        for prim in prims:
+            if prim.IsA(UsdPhysics.Joint):
+                self._read_joint(prim)
+        self._read_collision_groups(prims)
+        self._read_filtered_pairs(bodies)
+        self._assign_parents(bodies)
+        self._read_articulation_roots(prims)
+        self._check_joint_cycles()
+        self._complete_masses()
+        return ReadResult(self.scene, self.warnings, self.paths)
+
+    # -- scene
+    def _read_scene_settings(self, prims) -> None:
+        settings = self.scene.settings = SceneSettings()
+        scene_prim = next((p for p in prims if p.IsA(UsdPhysics.Scene)), None)
+        if scene_prim is None:
+            return
+        direction = self.value(scene_prim, "physics:gravityDirection", "vec3", (0.0, 0.0, 0.0))
+        magnitude = self.value(scene_prim, "physics:gravityMagnitude", "float", -INF)
+        if not math.isfinite(magnitude) or magnitude < 0.0:
+            magnitude = 9.81 / self.meters_per_unit  # UsdPhysics: earth gravity
+        if direction == (0.0, 0.0, 0.0):  # UsdPhysics: down the stage's up axis
+            settings.gravity = (0.0, 0.0, -magnitude * self.meters_per_unit)
+        else:
+            d = self.to_meters_z_up.TransformDir(Gf.Vec3d(*direction)).GetNormalized()
+            g = d * magnitude * self.meters_per_unit
+            settings.gravity = (g[0], g[1], g[2])
+        steps = self.value(scene_prim, D.TIME_STEPS_PER_SECOND, "int")
+        if steps and steps > 0:
+            settings.steps_per_second = float(steps)
+        iterations = self.value(scene_prim, D.MAX_SOLVER_ITERATIONS, "int")
+        if iterations and iterations > 0:
+            settings.solver_iterations = iterations
+        kinds = {"Token": "token", "Bool": "bool", "Int": "int", "Double": "float"}
+        for field_name, (attr, type_name) in D.SCENE_SETTINGS.items():
+            value = self.value(scene_prim, attr, kinds[type_name])
+            if value is None:
+                continue
+            if field_name == "solver":
+                try:
+                    value = Solver(value)
+                except ValueError as error:
+                    raise self.error(scene_prim, attr, f"unknown solver {value!r}") from error
+            setattr(settings, field_name, value)
+
+    def _read_physics_materials(self, prims) -> None:
+        for prim in prims:
+            if not prim.HasAPI(UsdPhysics.MaterialAPI):
+                continue
+            density = self.value(prim, D.DENSITY)
+            material = PhysicsMaterial(
+                name=self.unique_name("material", prim),
+                static_friction=self.value(prim, D.STATIC_FRICTION, default=0.0),
+                dynamic_friction=self.value(prim, D.DYNAMIC_FRICTION, default=0.0),
+                restitution=self.value(prim, D.RESTITUTION, default=0.0),
+                torsional_friction=self.value(prim, D.TORSIONAL_FRICTION, default=0.0),
+                rolling_friction=self.value(prim, D.ROLLING_FRICTION, default=0.0),
+                density=density * self.kilograms_per_unit / self.meters_per_unit ** 3
+                if density and density > 0.0 else None,
+            )
+            self.scene.materials.append(material)
+            self.materials_by_path[prim.GetPath()] = material.name
+
+    # -- bodies
+    def _is_body(self, prim: Usd.Prim) -> bool:
+        return prim.HasAPI(UsdPhysics.RigidBodyAPI) and self.value(
+            prim, "physics:rigidBodyEnabled", "bool", True) is not False
+
+    def _read_body(self, prim: Usd.Prim) -> None:
+        pose, scale = self.world_pose(prim)
+        if not _uniform(scale):
+            self.warn(prim, f"non-uniform scale {tuple(round(s, 6) for s in scale)} on a rigid body: "
+                            "the body keeps its pose, its colliders and visuals take the scale")
+        body = Body(name=self.unique_name("body", prim), pose=pose)
+        body.kinematic = self.value(prim, D.KINEMATIC, "bool", False)
+        to_world = self.to_meters_z_up
+        velocity = self.value(prim, D.VELOCITY, "vec3", (0.0, 0.0, 0.0))
+        v = to_world.TransformDir(Gf.Vec3d(*velocity))
+        body.linear_velocity = (v[0], v[1], v[2])
+        omega = self.value(prim, D.ANGULAR_VELOCITY, "vec3", (0.0, 0.0, 0.0))
+        w = to_world.TransformDir(Gf.Vec3d(*(D.angle_from_usd(c) for c in omega))) / self.meters_per_unit
+        body.angular_velocity = (w[0], w[1], w[2])
+        world = self.value(prim, D.WORLD_ATTR, "int")
+        body.world = 0 if world is None else world
+        self.scene.bodies.append(body)
+        self.body_prims[body.name] = prim
+        self.body_by_path[prim.GetPath()] = body
+        self.body_scale[body.name] = scale
+
+    def _owner_body(self, prim: Usd.Prim) -> Optional[Body]:
+        while prim and not prim.IsPseudoRoot():
+            body = self.body_by_path.get(prim.GetPath())
+            if body is not None:
+                return body
+            prim = prim.GetParent()
+        return None
+
+    def _local_matrix(self, prim: Usd.Prim, body: Optional[Body]) -> tuple[Pose, tuple]:
+        """The prim's pose and scale in its body's frame (world frame for static prims)."""
+        matrix = self.world_matrix(prim)
+        if body is not None:
+            matrix = matrix * _pose_matrix(body.pose).GetInverse()
+        try:
+            return _decompose(matrix)
+        except ValueError as error:
+            raise self.error(prim, "xformOpOrder", str(error)) from error
+
+    # -- colliders
+    def _read_collider(self, prim: Usd.Prim) -> None:
+        if self.value(prim, "physics:collisionEnabled", "bool", True) is False:
+            return
+        body = self._owner_body(prim)
+        pose, scale = self._local_matrix(prim, body)
+        shape = Shape(name=self.unique_name("shape", prim), kind=ShapeKind.BOX,
+                      body=body.name if body else None, pose=pose)
+        if not self._read_shape_geometry(prim, shape, scale):
+            self.used_names["shape"].discard(shape.name)
+            return
+        shape.material = self._bound_physics_material(prim)
+        density = self.value(prim, D.DENSITY)
+        if density and density > 0.0:
+            shape.density = density * self.kilograms_per_unit / self.meters_per_unit ** 3
+        group = self.value(prim, D.COLLISION_GROUP_ATTR, "int")
+        shape.collision_group = 1 if group is None else group
+        world = self.value(prim, D.WORLD_ATTR, "int")
+        shape.world = world if world is not None else (body.world if body else -1)
+        shape.contact_margin = self.value(prim, D.CONTACT_MARGIN, default=0.0) * self.meters_per_unit
+        gap = self.value(prim, D.CONTACT_GAP, default=0.0)
+        shape.contact_gap = gap * self.meters_per_unit if math.isfinite(gap) else 0.0
+        self.scene.shapes.append(shape)
+        self.shape_prims[shape.name] = prim
+
+    def _read_shape_geometry(self, prim: Usd.Prim, shape: Shape, scale) -> bool:
+        a = [abs(s) for s in scale]
+        if prim.IsA(UsdGeom.Cube):
+            half = self.value(prim, "size", default=2.0) / 2.0
+            shape.kind, shape.half_extents = ShapeKind.BOX, (half * a[0], half * a[1], half * a[2])
+        elif prim.IsA(UsdGeom.Sphere):
+            if not _uniform(scale):
+                self.warn(prim, "non-uniform scale on a sphere collider: its largest radius is used")
+            shape.kind, shape.radius = ShapeKind.SPHERE, self.value(prim, "radius", default=1.0) * max(a)
+        elif prim.GetTypeName() in ("Capsule", "Cylinder", "Capsule_1", "Cylinder_1"):
+            axis = self.value(prim, "axis", "token", "Z")
+            i = "XYZ".index(axis)
+            radius = self.value(prim, "radius", default=None)
+            if radius is None:  # Capsule_1 / Cylinder_1 with two radii
+                radius = max(self.value(prim, "radiusTop", default=1.0), self.value(prim, "radiusBottom", default=1.0))
+            perpendicular = [a[k] for k in range(3) if k != i]
+            if abs(perpendicular[0] - perpendicular[1]) > _SCALE_TOLERANCE * max(perpendicular):
+                self.warn(prim, "non-uniform scale across a round collider: its largest radius is used")
+            shape.kind = ShapeKind.CAPSULE if prim.GetTypeName().startswith("Capsule") else ShapeKind.CYLINDER
+            shape.axis, shape.radius = axis, radius * max(perpendicular)
+            shape.half_height = self.value(prim, "height", default=2.0) * a[i] / 2.0
+        elif prim.IsA(UsdGeom.Plane):
+            axis = self.value(prim, "axis", "token", "Z")
+            to_z = {"X": (0.5 ** 0.5, 0.0, 0.5 ** 0.5, 0.0), "Y": (0.5 ** 0.5, -(0.5 ** 0.5), 0.0, 0.0)}
+            if axis in to_z:
+                shape.pose = pose_mul(shape.pose, Pose(rot=to_z[axis]))
+            shape.kind = ShapeKind.PLANE
+        elif prim.IsA(UsdGeom.Mesh):
+            approximation = self.value(prim, D.APPROXIMATION, "token", "none")
+            shape.kind = D.APPROXIMATION_KINDS.get(approximation, ShapeKind.CONVEX_HULL)
+            if shape.kind in (ShapeKind.BOX, ShapeKind.SPHERE):  # bounding shapes: fit the points
+                self._fit_bounding(prim, shape, scale)
+            else:
+                shape.mesh, shape.scale = self._mesh_data(prim), scale
+        else:
+            self.warn(prim, f"{prim.GetTypeName() or 'untyped'} collider is not supported; skipped")
+            return False
+        return True
+
+    def _fit_bounding(self, prim: Usd.Prim, shape: Shape, scale) -> None:
+        mesh = self._mesh_data(prim)
+        points = [tuple(p[i] * scale[i] for i in range(3)) for p in mesh.vertices] or [(0.0, 0.0, 0.0)]
+        lo = [min(p[i] for p in points) for i in range(3)]
+        hi = [max(p[i] for p in points) for i in range(3)]
+        centre = tuple((l + h) / 2.0 for l, h in zip(lo, hi))
+        shape.pose = pose_mul(shape.pose, Pose(pos=centre))
+        half = tuple((h - l) / 2.0 for l, h in zip(lo, hi))
+        if shape.kind == ShapeKind.BOX:
+            shape.half_extents = half
+        else:
+            shape.radius = max(math.dist(p, centre) for p in points)
+
+    def _mesh_data(self, prim: Usd.Prim) -> MeshData:
+        points = prim.GetAttribute("points").Get() or []
+        counts = prim.GetAttribute("faceVertexCounts").Get() or []
+        indices = prim.GetAttribute("faceVertexIndices").Get() or []
+        if sum(counts) != len(indices) or (len(indices) and max(indices) >= len(points)):
+            raise self.error(prim, "faceVertexIndices", "face indices do not match the points")
+        vertices = [(float(p[0]), float(p[1]), float(p[2])) for p in points]
+        if any(math.isnan(c) for v in vertices for c in v):
+            raise self.error(prim, "points", "value is NaN")
+        return MeshData(vertices=vertices, triangles=_triangulate(counts, indices))
+
+    def _bound_physics_material(self, prim: Usd.Prim) -> Optional[str]:
+        material, _ = UsdShade.MaterialBindingAPI(prim).ComputeBoundMaterial(D.PHYSICS_BINDING_PURPOSE)
+        if not material:
+            return None
+        return self.materials_by_path.get(material.GetPrim().GetPath())
+
+    # -- visuals
+    def _read_visual(self, prim: Usd.Prim) -> None:
+        imageable = UsdGeom.Imageable(prim)
+        if imageable.ComputePurpose() not in (UsdGeom.Tokens.default_, UsdGeom.Tokens.render):
+            return
+        if imageable.ComputeVisibility() == UsdGeom.Tokens.invisible:
+            return
+        body = self._owner_body(prim)
+        pose, scale = self._local_matrix(prim, body)
+        material, _ = UsdShade.MaterialBindingAPI(prim).ComputeBoundMaterial()
+        visual = Visual(name=self.unique_name("visual", prim), body=body.name if body else None,
+                        mesh=self._mesh_data(prim), pose=pose, scale=scale)
+        visual.color = self._color(prim, material)
+        if material and not material.GetPrim().GetCustomDataByKey(D.GENERATED_MATERIAL_KEY):
+            visual.material_name = material.GetPrim().GetDisplayName() or material.GetPrim().GetName()
+        self.scene.visuals.append(visual)
+
+    def _color(self, prim: Usd.Prim, material: Optional[UsdShade.Material]):
+        rgb, alpha = None, 1.0
+        if material:
+            shader = material.ComputeSurfaceSource()[0]
+            if shader and shader.GetIdAttr().Get() == D.PREVIEW_SURFACE_ID:
+                diffuse, opacity = shader.GetInput("diffuseColor"), shader.GetInput("opacity")
+                if diffuse and diffuse.Get() is not None:
+                    rgb = tuple(float(c) for c in diffuse.Get())
+                if opacity and opacity.Get() is not None:
+                    alpha = float(opacity.Get())
+        if rgb is None:
+            colors = UsdGeom.Gprim(prim).GetDisplayColorAttr().Get()
+            rgb = tuple(float(c) for c in colors[0]) if colors else (0.8, 0.8, 0.8)
+            opacities = UsdGeom.Gprim(prim).GetDisplayOpacityAttr().Get()
+            alpha = float(opacities[0]) if opacities else 1.0
+        return (rgb[0], rgb[1], rgb[2], alpha)
+
+    # -- joints
+    def _joint_body(self, prim: Usd.Prim, attribute: str):
+        """(body or None, prim of the frame the local pose is in) of one side of a joint."""
+        targets = prim.GetRelationship(attribute).GetTargets() if prim.GetRelationship(attribute) else []
+        if not targets:
+            return None, None
+        if len(targets) > 1:
+            raise self.error(prim, attribute, f"{len(targets)} targets; a joint side has one body")
+        target = self.stage.GetPrimAtPath(targets[0])
+        if not target or not target.IsValid():
+            raise self.error(prim, attribute, f"target {targets[0]} does not exist")
+        return self.body_by_path.get(target.GetPath()), target
+
+    def _frame(self, joint_prim: Usd.Prim, body: Optional[Body], frame_prim, side: int) -> Pose:
+        """The joint frame in ``body``'s frame (world when None), from this side's local pose."""
+        pos = self.value(joint_prim, (D.LOCAL_POS0, D.LOCAL_POS1)[side], "vec3", (0.0, 0.0, 0.0), allow_inf=False)
+        rot = self.value(joint_prim, (D.LOCAL_ROT0, D.LOCAL_ROT1)[side], "quat", (1.0, 0.0, 0.0, 0.0))
+        frame_matrix = self.world_matrix(frame_prim) if frame_prim else self.to_meters_z_up
+        p = frame_matrix.Transform(Gf.Vec3d(*pos))
+        frame_pose, _ = _decompose(frame_matrix)
+        world = Pose(pos=(p[0], p[1], p[2]), rot=pose_mul(frame_pose, Pose(rot=rot)).rot)
+        return pose_mul(pose_inverse(body.pose), world) if body else world
+
+    def _read_joint(self, prim: Usd.Prim) -> None:
+        joint_type = D.JOINT_TYPES_BY_PRIM.get(prim.GetTypeName())
+        if joint_type is None:
+            self.warn(prim, f"{prim.GetTypeName()} is not supported; skipped")
+            return
+        body0, frame0 = self._joint_body(prim, D.BODY0)
+        body1, frame1 = self._joint_body(prim, D.BODY1)
+        pose0 = self._frame(prim, body0, frame0, 0)
+        pose1 = self._frame(prim, body1, frame1, 1)
+        if body1 is None:
+            if body0 is None:
+                raise self.error(prim, D.BODY1, "the joint connects no rigid body")
+            body0, body1, pose0, pose1 = None, body0, pose1, pose0
+        axis = self.value(prim, D.JOINT_AXIS, "token", "X")
+        if axis not in ("X", "Y", "Z"):
+            raise self.error(prim, D.JOINT_AXIS, f"axis must be X, Y or Z, not {axis!r}")
+        joint = Joint(name=self.unique_name("joint", prim), type=joint_type,
+                      body0=body0.name if body0 else None, body1=body1.name,
+                      local_pose0=pose0, local_pose1=pose1, axis=axis)
+        joint.enabled = self.value(prim, D.JOINT_ENABLED, "bool", True)
+        joint.collide_bodies = self.value(prim, D.COLLISION_ENABLED, "bool", False)
+        joint.exclude_from_articulation = self.value(prim, D.EXCLUDE_FROM_ARTICULATION, "bool", False)
+        if joint_type == JointType.SPHERICAL:
+            for attr, name in ((D.CONE_ANGLE0, "cone_limit0"), (D.CONE_ANGLE1, "cone_limit1")):
+                cone = self.value(prim, attr, default=-1.0)
+                setattr(joint, name, D.angle_from_usd(cone) if 0.0 <= cone < INF else INF)
+        joint.dofs = [self._read_dof(prim, joint_type, axis_) for axis_ in dof_axes_for(joint_type, axis)]
+        self._read_seed_arrays(prim, joint)
+        self.scene.joints.append(joint)
+
+    def _length_scale(self, angular: bool) -> float:
+        return 1.0 if angular else self.meters_per_unit
+
+    def _read_dof(self, prim: Usd.Prim, joint_type: JointType, axis: DofAxis) -> Dof:
+        dof = Dof(axis=axis)
+        angular = axis.is_angular
+        instance = D.dof_instance(joint_type, axis)
+        self._read_limit(prim, joint_type, dof, instance)
+        if dof.motion == DofMotion.LOCKED:
+            return dof  # a locked axis is not a DOF: joint-wide dialect values skip it
+        length = self._length_scale(angular)
+        if prim.HasAPI(UsdPhysics.DriveAPI, instance):
+            dof.drive_enabled = True
+            token = self.value(prim, D.drive_attr(instance, "type"), "token", "force")
+            dof.drive_type = D.DRIVE_TYPES_BY_TOKEN.get(token, dof.drive_type)
+            read = lambda name, unit: D.from_usd(self.value(prim, D.drive_attr(instance, name), default=0.0),  # noqa: E731
+                                                 unit, angular)
+            dof.drive_stiffness = read("stiffness", D.Unit.PER_ANGLE) / length
+            dof.drive_damping = read("damping", D.Unit.PER_ANGLE) / length
+            dof.target_position = read("targetPosition", D.Unit.ANGLE) * length
+            dof.target_velocity = read("targetVelocity", D.Unit.ANGLE) * length
+            max_force = self.value(prim, D.drive_attr(instance, "maxForce"), default=INF)
+            dof.max_effort = INF if max_force < 0.0 else max_force
+        read_fields: set[str] = set()
+        for p in D.DOF_PROPERTIES:
+            self._read_dof_property(prim, dof, p, instance, angular, read_fields)
+        if dof.dynamic_friction > dof.static_friction:
+            dof.static_friction = dof.dynamic_friction
+        return dof
+
+    def _read_limit(self, prim: Usd.Prim, joint_type: JointType, dof: Dof, instance: str) -> None:
+        angular = dof.axis.is_angular
+        if joint_type in (JointType.REVOLUTE, JointType.PRISMATIC):
+            low, high = self.value(prim, D.LOWER_LIMIT, default=-INF), self.value(prim, D.UPPER_LIMIT, default=INF)
+        elif joint_type == JointType.D6:
+            low = self.value(prim, D.limit_attr(instance, "low"))
+            high = self.value(prim, D.limit_attr(instance, "high"))
+            if low is None and high is None and not prim.HasAPI(UsdPhysics.LimitAPI, instance):
+                return  # UsdPhysics: an axis without a limit is free (Newton 1.8 locks it)
+            low, high = -INF if low is None else low, INF if high is None else high
+            if low >= high:  # UsdPhysics locks low > high; an empty range is locked too
+                dof.motion = DofMotion.LOCKED
+                return
+        else:
+            return
+        if math.isinf(low) and math.isinf(high):
+            return
+        scale = self._length_scale(angular)
+        dof.motion = DofMotion.LIMITED
+        dof.lower = D.from_usd(low, D.Unit.ANGLE, angular) * scale
+        dof.upper = D.from_usd(high, D.Unit.ANGLE, angular) * scale
+
+    def _read_dof_property(self, prim: Usd.Prim, dof: Dof, p: D.DofProperty, instance: str, angular: bool,
+                           read_fields: set[str]) -> None:
+        """The first dialect that authors ``p`` wins; a single friction value also sets the
+        static friction unless a dialect authored that one."""
+        for dialect in ("physx_axis", "physx_limit", "newton", "physx_joint", "mjc"):
+            suffix = getattr(p, dialect)
+            if suffix is None:
+                continue
+            name = {"physx_axis": lambda: D.physx_axis_attr(instance, suffix),
+                    "physx_limit": lambda: D.physx_limit_attr(instance, suffix)}.get(dialect, lambda: suffix)()
+            attr = prim.GetAttribute(name)
+            if not attr or not attr.HasAuthoredValue() or attr.GetTypeName().isArray:
+                continue  # an array newton:* attribute is the seed's per-DOF dialect
+            value = self.value(prim, name)
+            if dialect == "newton" and value == D.NEWTON_UNSET:
+                continue
+            unit = p.mjc_unit if dialect == "mjc" else p.unit
+            value = D.from_usd(value, unit, angular)
+            if not math.isfinite(value):
+                value = getattr(Dof(axis=dof.axis), p.field)
+            setattr(dof, p.field, value)
+            read_fields.add(p.field)
+            for target in p.also_sets:
+                if target not in read_fields:
+                    setattr(dof, target, value)
+            return
+
+    def _read_seed_arrays(self, prim: Usd.Prim, joint: Joint) -> None:
+        """The seed's per-DOF NewtonJointAPI arrays, indexed by ``newton:dofs``."""
+        attr = prim.GetAttribute(D.SEED_DOFS_ATTR)
+        if not attr or not attr.HasAuthoredValue():
+            return
+        tokens = list(attr.Get() or [])
+        for index, token in enumerate(tokens):
+            dof = joint.dofs[0] if token in D.SEED_SINGLE_DOF_TOKENS and joint.dofs else joint.dof(token) \
+                if token in {a.value for a in DofAxis} else None
+            if dof is None:
+                raise self.error(prim, D.SEED_DOFS_ATTR, f"{token!r} is not a DOF of this joint")
+            for p in D.DOF_PROPERTIES:
+                if p.seed_array is None or p.physx_axis and self._has_physx_axis(prim, joint, dof, p):
+                    continue
+                array_attr = prim.GetAttribute(p.seed_array)
+                if not array_attr or not array_attr.HasAuthoredValue() or not array_attr.GetTypeName().isArray:
+                    continue
+                values = self.value(prim, p.seed_array, "floats")
+                if index >= len(values):
+                    raise self.error(prim, p.seed_array, f"{len(values)} values for {len(tokens)} DOFs")
+                setattr(dof, p.field, D.from_usd(values[index], p.unit, dof.axis.is_angular))
+
+    def _has_physx_axis(self, prim, joint: Joint, dof: Dof, p: D.DofProperty) -> bool:
+        attr = prim.GetAttribute(D.physx_axis_attr(D.dof_instance(joint.type, dof.axis), p.physx_axis))
+        return bool(attr and attr.HasAuthoredValue())
+
+    # -- collision groups and filters
+    def _read_collision_groups(self, prims) -> None:
+        """Seed custom ints win; otherwise PhysicsCollisionGroup prims become Newton groups."""
+        groups = [p for p in prims if p.IsA(UsdPhysics.CollisionGroup)]
+        if not groups or not self.scene.shapes:
+            return
+        authored = [s for s in self.scene.shapes
+                    if self.shape_prims[s.name].GetAttribute(D.COLLISION_GROUP_ATTR).HasAuthoredValue()]
+        if authored:
+            return
+        membership: dict[str, tuple[str, ...]] = {}
+        for prim in groups:
+            query = UsdPhysics.CollisionGroup(prim).GetCollidersCollectionAPI().ComputeMembershipQuery()
+            for shape_name, shape_prim in self.shape_prims.items():
+                if query.IsPathIncluded(shape_prim.GetPath()):
+                    membership[shape_name] = membership.get(shape_name, ()) + (str(prim.GetPath()),)
+        table = UsdPhysics.CollisionGroup.ComputeCollisionGroupTable(self.stage)
+
+        def key(shape: Shape) -> tuple:  # colliders alike: same groups, same world
+            return membership.get(shape.name, ()), shape.world
+
+        classes = sorted({key(s) for s in self.scene.shapes})
+
+        def collide(a: tuple, b: tuple) -> bool:
+            return all(table.IsCollisionEnabled(Sdf.Path(x), Sdf.Path(y)) for x in a[0] for y in b[0])
+
+        wanted = {(i, j): collide(a, b) for i, a in enumerate(classes) for j, b in enumerate(classes)}
+        assignment = _group_numbers([world for _, world in classes], wanted)
+        if assignment is None:
+            self.warn(groups[0], "these collision groups have no Newton group equivalent; "
+                                 "every collider keeps group 1")
+            return
+        number = dict(zip(classes, assignment))
+        for shape in self.scene.shapes:
+            shape.collision_group = number[key(shape)]
+
+    def _read_filtered_pairs(self, bodies) -> None:
+        for prim in bodies:
+            rel = prim.GetRelationship("physics:filteredPairs")
+            if not rel:
+                continue
+            for target in rel.GetTargets():
+                other = self._owner_body(self.stage.GetPrimAtPath(target)) if self.stage.GetPrimAtPath(target) else None
+                if other is None:
+                    raise self.error(prim, "physics:filteredPairs", f"target {target} is not a rigid body")
+                pair = (self.body_by_path[prim.GetPath()].name, other.name)
+                if pair[0] != pair[1] and pair not in self.scene.filtered_pairs:
+                    self.scene.filtered_pairs.append(pair)
+
+    # -- articulations and the tree
+    def _read_articulation_roots(self, prims) -> None:
+        self.articulation_roots: list[Usd.Prim] = [p for p in prims if p.HasAPI(UsdPhysics.ArticulationRootAPI)]
+        for root in self.articulation_roots:
+            enabled = self.value(root, D.SELF_COLLISION_ATTR, "bool")
+            if enabled is None:
+                enabled = self.value(root, D.PHYSX_SELF_COLLISION_ATTR, "bool", True)
+            for body in self._topmost_bodies(root):
+                self._set_tree_self_collision(body, enabled)
+
+    def _set_tree_self_collision(self, body: Body, enabled: bool) -> None:
+        """The root's setting holds for its whole tree (the writer authors it on the root)."""
+        body.self_collision = enabled
+        for child in self.scene.children_of(body.name):
+            self._set_tree_self_collision(child, enabled)
+
+    def _topmost_bodies(self, root: Usd.Prim) -> list[Body]:
+        body = self.body_by_path.get(root.GetPath())
+        if body is not None:
+            return [body]
+        found = []
+        for prim in Usd.PrimRange(root, Usd.TraverseInstanceProxies()):
+            if prim.GetPath() in self.body_by_path and self.body_by_path[prim.GetPath()].parent is None:
+                found.append(self.body_by_path[prim.GetPath()])
+        return found
+
+    def _ancestor_body(self, prim: Usd.Prim) -> Optional[Body]:
+        return self._owner_body(prim.GetParent()) if prim.GetParent() else None
+
+    def _assign_parents(self, bodies) -> None:
+        for prim in bodies:
+            parent = self._ancestor_body(prim)
+            if parent is not None:
+                self.body_by_path[prim.GetPath()].parent = parent.name
+        if not self.renest:
+            return
+        for child, parent in infer_parents(self.scene).items():
+            body = self.scene.body(child)
+            if body.parent is None and self._ancestor_body(self.body_prims[child]) is None:
+                body.parent = parent
+                if parent_cycles(self.scene):
+                    body.parent = None
+
+    def _check_joint_cycles(self) -> None:
+        """A closed loop of tree joints (none excluded from the articulation) has no tree."""
+        roots = {}
+
+        def find(name):
+            while roots.get(name, name) != name:
+                name = roots[name]
+            return name
+
+        pairs_seen = set()
+        for joint in self.scene.joints:
+            if not joint.enabled or joint.exclude_from_articulation or joint.body0 is None:
+                continue
+            pair = frozenset((joint.body0, joint.body1))
+            if pair in pairs_seen:
+                continue  # stacked single-DOF joints on one body pair make one joint (MJCF)
+            pairs_seen.add(pair)
+            a, b = find(joint.body0), find(joint.body1)
+            if a == b and self._in_articulation(joint):
+                raise self.error(self.stage.GetPrimAtPath(self.paths[f"joint:{joint.name}"]), None,
+                                 "joint cycle: this joint closes a loop of articulation joints; "
+                                 "mark one joint of the loop physics:excludeFromArticulation")
+            roots[a] = b
+
+    def _in_articulation(self, joint: Joint) -> bool:
+        """Whether the joint's child lies under an ArticulationRootAPI prim (or is one)."""
+        path = self.body_prims[joint.body1].GetPath()
+        return any(path.HasPrefix(root.GetPath()) for root in self.articulation_roots)
+
+    # -- mass
+    def _complete_masses(self) -> None:
+        """Explicit mass properties for every body: authored MassAPI values over the shapes'."""
+        for body in self.scene.bodies:
+            prim = self.body_prims[body.name]
+            mass = self.value(prim, D.MASS)
+            com = self.value(prim, D.CENTER_OF_MASS, "vec3", allow_inf=False)
+            inertia = self.value(prim, D.DIAGONAL_INERTIA, "vec3", allow_inf=False)
+            axes = self.value(prim, D.PRINCIPAL_AXES, "quat")
+            scale = self.body_scale[body.name]
+            kg, m = self.kilograms_per_unit, self.meters_per_unit
+            if mass is not None and mass > 0.0 and inertia is not None and any(inertia):
+                computed = MassProperties(mass=0.0)
+            else:
+                computed = self._shape_mass(body)
+            props = MassProperties(mass=computed.mass, center_of_mass=computed.center_of_mass,
+                                   diagonal_inertia=computed.diagonal_inertia,
+                                   principal_axes=computed.principal_axes)
+            if mass is not None and mass > 0.0:
+                if computed.mass > 0.0 and (inertia is None or not any(inertia)):
+                    props.diagonal_inertia = tuple(i * mass * kg / computed.mass for i in computed.diagonal_inertia)
+                props.mass = mass * kg
+            if com is not None:  # authored in the prim's scaled local space (meters via scale)
+                props.center_of_mass = tuple(c * s for c, s in zip(com, scale))
+            if inertia is not None and any(inertia):
+                props.diagonal_inertia = tuple(i * kg * m * m for i in inertia)
+            if axes is not None:
+                props.principal_axes = _normalized(axes)
+            body.mass = props
+
+    def _shape_mass(self, body: Body) -> MassProperties:
+        prim = self.body_prims[body.name]
+        density = self.value(prim, D.DENSITY)
+        if density and density > 0.0:
+            for shape in self.scene.shapes_of(body.name):
+                if shape.density is None:
+                    shape.density = density * self.kilograms_per_unit / self.meters_per_unit ** 3
+        try:
+            return mass_properties(self.scene, body.name)
+        except MassError:
+            self.warn(prim, "no mass and no colliders to compute it from: mass 0")
+            return MassProperties(mass=0.0)
+
+
+def _normalized(q):
+    n = math.sqrt(sum(c * c for c in q))
+    return tuple(c / n for c in q)
+
+
+def _group_numbers(worlds: list[int], wanted: dict) -> Optional[list[int]]:
+    """Newton group numbers for collider classes (each with its world) that reproduce
+    ``wanted[(i, j)]`` (collide or not) under Newton's rule, or None. Small searches only."""
+    count = len(worlds)
+    # Classes with equal rows in one world behave alike and can share one number.
+    rows = [(worlds[i], tuple(wanted[(i, j)] for j in range(count))) for i in range(count)]
+    distinct = sorted(set(rows), key=rows.index)
+    if len(distinct) > 7:
+        return None
+    index = [distinct.index(row) for row in rows]
+    reduced_worlds = [world for world, _ in distinct]
+    reduced = {(a, b): distinct[a][1][index.index(b)] for a in range(len(distinct)) for b in range(len(distinct))}
+    numbers = _search_group_numbers(reduced_worlds, reduced)
+    return None if numbers is None else [numbers[i] for i in index]
+
+
+def _search_group_numbers(worlds: list[int], wanted: dict) -> Optional[list[int]]:
+    count = len(worlds)
+    candidates = [1, 0, -1] + [v for k in range(2, count + 1) for v in (k, -k)]
+
+    def consistent(values: list[int]) -> bool:
+        n = len(values) - 1  # only the pairs the newest value takes part in
+        return all(should_collide(worlds[i], worlds[n], values[i], values[n]) == wanted[(i, n)]
+                   for i in range(n + 1))
+
+    def search(values: list[int]) -> Optional[list[int]]:
+        if len(values) == count:
+            return values
+        for candidate in candidates:
+            trial = values + [candidate]
+            if consistent(trial):
+                found = search(trial)
+                if found:
+                    return found
+        return None
+
+    return search([])
+
+
+__all__ = ["ReadResult", "UsdReadError", "read_usd"]
