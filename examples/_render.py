@@ -48,16 +48,38 @@ def _render_objects(scene):
             and o.users_collection[0].name != STAGE]
 
 
-def bounds(scene, frames) -> tuple[Vector, float]:
-    """Centre and radius of a sphere around every rendered mesh over ``frames``."""
+def visible_points(scene, frames, ground_z=0.0) -> list[Vector]:
+    """Bounding-box corners of every rendered mesh over ``frames``, in world space.
+
+    Points below the ground are left out: a body that falls through it (collision group 0) would
+    otherwise pull the camera kilometres away.
+    """
     points = []
     for frame in frames:
         scene.frame_set(frame)
         for obj in _render_objects(scene):
-            points.extend(obj.matrix_world @ Vector(corner) for corner in obj.bound_box)
+            corners = (obj.matrix_world @ Vector(corner) for corner in obj.bound_box)
+            points.extend(p for p in corners if p.z >= ground_z - 0.05)
+    return points
+
+
+def frame_points(camera, points, view, margin=1.1) -> None:
+    """Aim ``camera`` along ``-view`` at the points' box centre, just far enough to see them all."""
     low = Vector([min(p[i] for p in points) for i in range(3)])
     high = Vector([max(p[i] for p in points) for i in range(3)])
-    return (low + high) / 2.0, max((high - low).length / 2.0, 1e-3)
+    centre = (low + high) / 2.0
+    back = Vector(view).normalized()
+    rotation = (-back).to_track_quat("-Z", "Y")
+    right, up = rotation @ Vector((1.0, 0.0, 0.0)), rotation @ Vector((0.0, 1.0, 0.0))
+    half_width = camera.data.sensor_width / 2.0 / camera.data.lens  # tan of the half field of view
+    half_height = half_width * FRAME_SIZE[1] / FRAME_SIZE[0]
+    distance = max(max((p - centre).dot(back) + abs((p - centre).dot(right)) * margin / half_width,
+                       (p - centre).dot(back) + abs((p - centre).dot(up)) * margin / half_height)
+                   for p in points)
+    camera.location = centre + back * distance
+    camera.rotation_euler = rotation.to_euler()
+    camera.data.clip_start = distance / 1000.0
+    camera.data.clip_end = distance * 1000.0
 
 
 def build_stage(scene, frames, view=(1.0, -1.6, 0.7), ground_z=0.0) -> None:
@@ -68,17 +90,9 @@ def build_stage(scene, frames, view=(1.0, -1.6, 0.7), ground_z=0.0) -> None:
     """
     stage = bpy.data.collections.new(STAGE)
     scene.collection.children.link(stage)
-    centre, radius = bounds(scene, frames)
-
     camera = bpy.data.objects.new("camera", bpy.data.cameras.new("camera"))
     camera.data.lens = 50.0
-    camera.data.clip_start = radius / 100.0
-    camera.data.clip_end = radius * 1000.0
-    vertical_fov = 2.0 * math.atan(camera.data.sensor_width / 2.0 / camera.data.lens
-                                   * FRAME_SIZE[1] / FRAME_SIZE[0])
-    distance = 1.05 * radius / math.sin(vertical_fov / 2.0)
-    camera.location = centre + Vector(view).normalized() * distance
-    camera.rotation_euler = (centre - camera.location).to_track_quat("-Z", "Y").to_euler()
+    frame_points(camera, visible_points(scene, frames, ground_z), view)
     stage.objects.link(camera)
     scene.camera = camera
 
@@ -88,7 +102,7 @@ def build_stage(scene, frames, view=(1.0, -1.6, 0.7), ground_z=0.0) -> None:
     sun.rotation_euler = (math.radians(40.0), math.radians(10.0), math.radians(30.0))
     stage.objects.link(sun)
 
-    ground = bpy.data.objects.new("ground", _plane_mesh("ground", max(50.0, radius * 200.0)))
+    ground = bpy.data.objects.new("ground", _plane_mesh("ground", 500.0))
     ground.location.z = ground_z
     ground.data.materials.append(_material("ground", (0.55, 0.56, 0.58, 1.0), roughness=0.9))
     stage.objects.link(ground)

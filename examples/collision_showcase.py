@@ -22,6 +22,9 @@ import _support  # noqa: E402
 
 NAME = "collision_showcase"
 FRAME_END = 48  # 2 s at 24 fps
+# Frames the demo renders: the start; the group-2 box halfway through the group-1 box; the
+# group-0 box sinking through the ground; the end (the group-2 box then sits inside the group-1 one).
+RENDER_FRAMES = (1, 7, 12, 48)
 
 
 def build(context) -> dict:

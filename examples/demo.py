@@ -169,7 +169,8 @@ def joint_angles(scene, joint_names, frames) -> dict:
 
 def pictures(example, report: Report, objects: dict, baked: bool) -> list[Path]:
     scene = bpy.context.scene
-    frames = [1 + round(i * (example.FRAME_END - 1) / (FRAMES_SHOWN - 1)) for i in range(FRAMES_SHOWN)]
+    evenly = [1 + round(i * (example.FRAME_END - 1) / (FRAMES_SHOWN - 1)) for i in range(FRAMES_SHOWN)]
+    frames = list(getattr(example, "RENDER_FRAMES", evenly))
     if not baked:
         frames = [1]  # nothing moves without a bake
     pictures = []
