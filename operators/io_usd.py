@@ -1,7 +1,167 @@
-"""(stub: filled in by its feature)."""
+"""File > Export / Import of robot physics as UsdPhysics (nested rigid bodies).
+
+Thin: Blender objects <-> description through the adapters, description <-> USD through
+core.usd (with Blender's own pxr). Import is atomic: if anything fails, every datablock it made
+is removed again, so the file is as before.
+"""
+
+import os
 
 import bpy
+from bpy.props import BoolProperty, EnumProperty, StringProperty
+from bpy_extras.io_utils import ExportHelper, ImportHelper
 
-classes = ()
+from ..addon.pxr_runtime import ensure_blender_pxr
+
+LAYOUT_ITEMS = (
+    ("NESTED", "Nested", "Each body under its parent body, transforms in parent space (proposal)"),
+    ("FLAT", "Flat", "Bodies side by side in world space, for consumers on older USD"),
+)
+USD_FILTER = "*.usd;*.usda;*.usdc"
+_DATA_COLLECTIONS = ("objects", "meshes", "materials", "collections")
+
+
+def _usd():
+    """core.usd, imported only after Blender's pxr is first on sys.path."""
+    ensure_blender_pxr()
+    from ..core.usd import reader, writer
+
+    return reader, writer
+
+
+def _with_descendants(objects) -> list:
+    """The objects and everything parented below them (a selected body brings its joints/colliders)."""
+    result, seen = [], set()
+    stack = list(objects)
+    while stack:
+        obj = stack.pop()
+        if obj.name in seen:
+            continue
+        seen.add(obj.name)
+        result.append(obj)
+        stack.extend(obj.children)
+    return result
+
+
+def export_scene(context, filepath: str, layout: str, selected_only: bool, allow_warnings: bool) -> list[str]:
+    """Write the scene's (or the selection's) physics; returns the warnings exported anyway.
+
+    Raises ``UsdWriteError`` listing the problems when the scene cannot be exported.
+    """
+    from ..addon.adapters.blender_to_description import blender_problems, scene_from_blender
+
+    _, writer = _usd()
+    objects = _with_descendants(context.selected_objects) if selected_only else None
+    blender_side = blender_problems(context.scene, objects)
+    errors = [str(p) for p in blender_side if p.severity == "ERROR"]
+    warnings = [str(p) for p in blender_side if p.severity != "ERROR"]
+    if errors or (warnings and not allow_warnings):
+        raise writer.UsdWriteError(filepath, errors + ([] if allow_warnings else warnings))
+    desc = scene_from_blender(context.scene, objects)
+    return warnings + writer.write_usd(desc, filepath, layout=layout, allow_warnings=allow_warnings)
+
+
+class ARTICULA_OT_export_usd(bpy.types.Operator, ExportHelper):
+    """Export the robot physics (bodies, joints, colliders, visuals) to a UsdPhysics file"""
+
+    bl_idname = "articula.export_usd"
+    bl_label = "Export Articula USD"
+    bl_options = {"REGISTER"}
+
+    filename_ext = ".usda"
+    filter_glob: StringProperty(default=USD_FILTER, options={"HIDDEN"})
+    layout: EnumProperty(name="Layout", items=LAYOUT_ITEMS, default="NESTED")
+    selected_only: BoolProperty(name="Selected Only", default=False,
+                                description="Export only the selected objects and what is parented to them")
+    allow_warnings: BoolProperty(name="Allow Warnings", default=False,
+                                 description="Export even when validation finds warnings (never errors)")
+
+    def check(self, context):
+        # ExportHelper would force .usda onto .usd/.usdc names: keep any USD extension.
+        if os.path.splitext(self.filepath)[1].lower() in (".usd", ".usda", ".usdc"):
+            return False
+        return super().check(context)
+
+    def execute(self, context):
+        _, writer = _usd()
+        try:
+            warnings = export_scene(context, self.filepath, self.layout, self.selected_only, self.allow_warnings)
+        except writer.UsdWriteError as error:
+            for problem in error.problems:
+                self.report({"ERROR"}, problem)
+            self.report({"ERROR"}, f"Nothing written to {self.filepath}")
+            return {"CANCELLED"}
+        except OSError as error:
+            self.report({"ERROR"}, f"Cannot write {self.filepath}: {error}")
+            return {"CANCELLED"}
+        for warning in warnings:
+            self.report({"WARNING"}, warning)
+        self.report({"INFO"}, f"Exported {self.layout.lower()} physics to {self.filepath}")
+        return {"FINISHED"}
+
+
+def _datablock_names() -> dict[str, set]:
+    return {name: set(getattr(bpy.data, name).keys()) for name in _DATA_COLLECTIONS}
+
+
+def _remove_new_datablocks(before: dict[str, set]) -> None:
+    for name in _DATA_COLLECTIONS:
+        collection = getattr(bpy.data, name)
+        for key in set(collection.keys()) - before[name]:
+            item = collection.get(key)
+            if item is not None:
+                collection.remove(item)
+
+
+def import_file(context, filepath: str, renest: bool = True):
+    """Read ``filepath`` and build its objects into a new collection; returns (objects, warnings).
+
+    Raises ``UsdReadError`` (nothing created) or re-raises whatever failed while building
+    after removing everything the import had made.
+    """
+    from ..addon.adapters.description_to_blender import build_scene
+
+    reader, _ = _usd()
+    result = reader.read_usd(filepath, renest=renest)
+    before = _datablock_names()
+    try:
+        collection = bpy.data.collections.new(result.scene.name or os.path.basename(filepath))
+        context.scene.collection.children.link(collection)
+        objects = build_scene(context, result.scene, collection)
+    except Exception:
+        _remove_new_datablocks(before)
+        raise
+    return objects, result.warnings
+
+
+class ARTICULA_OT_import_usd(bpy.types.Operator, ImportHelper):
+    """Import UsdPhysics robots: one object per rigid body, parented like the kinematic tree"""
+
+    bl_idname = "articula.import_usd"
+    bl_label = "Import Articula USD"
+    bl_options = {"REGISTER", "UNDO"}
+
+    filename_ext = ".usd"
+    filter_glob: StringProperty(default=USD_FILTER, options={"HIDDEN"})
+    renest: BoolProperty(name="Re-nest Flat Robots", default=True,
+                         description="Parent flat bodies along their joints so the hierarchy shows the tree")
+
+    def execute(self, context):
+        reader, _ = _usd()
+        try:
+            objects, warnings = import_file(context, self.filepath, self.renest)
+        except reader.UsdReadError as error:
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
+        except Exception as error:  # building failed: import_file removed what it made
+            self.report({"ERROR"}, f"file {self.filepath}: import failed, nothing was added ({error})")
+            return {"CANCELLED"}
+        for warning in warnings:
+            self.report({"WARNING"}, warning)
+        self.report({"INFO"}, f"Imported {len(objects)} objects from {self.filepath}")
+        return {"FINISHED"}
+
+
+classes = (ARTICULA_OT_export_usd, ARTICULA_OT_import_usd)
 
 register, unregister = bpy.utils.register_classes_factory(classes)

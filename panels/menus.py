@@ -1,7 +1,26 @@
-"""(stub: filled in by its feature)."""
+"""File > Import / Export entries for Articula's UsdPhysics files."""
 
 import bpy
 
-classes = ()
+LABEL = "Articula Physics (.usd)"
 
-register, unregister = bpy.utils.register_classes_factory(classes)
+
+def draw_import(self, context):
+    self.layout.operator("articula.import_usd", text=LABEL)
+
+
+def draw_export(self, context):
+    self.layout.operator("articula.export_usd", text=LABEL)
+
+
+_MENUS = (("TOPBAR_MT_file_import", draw_import), ("TOPBAR_MT_file_export", draw_export))
+
+
+def register():
+    for menu, draw in _MENUS:
+        getattr(bpy.types, menu).append(draw)
+
+
+def unregister():
+    for menu, draw in reversed(_MENUS):
+        getattr(bpy.types, menu).remove(draw)

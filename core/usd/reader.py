@@ -18,7 +18,7 @@ from pxr import Gf, Sdf, Tf, Usd, UsdGeom, UsdPhysics, UsdShade
 
 from . import dialect as D
 from .errors import UsdReadError
-from ..articulation import infer_parents, parent_cycles
+from ..articulation import infer_parents
 from ..collision import should_collide
 from ..mass import MassError, mass_properties
 from ..model import (
@@ -717,12 +717,22 @@ class _StageReader:
                 self.body_by_path[prim.GetPath()].parent = parent.name
         if not self.renest:
             return
+        by_name = {body.name: body for body in self.scene.bodies}
         for child, parent in infer_parents(self.scene).items():
-            body = self.scene.body(child)
-            if body.parent is None and self._ancestor_body(self.body_prims[child]) is None:
+            body = by_name[child]
+            if body.parent is None and not self._is_ancestor(by_name, child, parent):
                 body.parent = parent
-                if parent_cycles(self.scene):
-                    body.parent = None
+
+    @staticmethod
+    def _is_ancestor(by_name: dict, name: str, of: str) -> bool:
+        """Whether ``name`` is ``of`` or one of its parents (a parent there would close a cycle)."""
+        seen = set()
+        while of is not None and of not in seen:
+            if of == name:
+                return True
+            seen.add(of)
+            of = by_name[of].parent
+        return False
 
     def _check_joint_cycles(self) -> None:
         """A closed loop of tree joints (none excluded from the articulation) has no tree."""

@@ -1,0 +1,120 @@
+"""File > Import in real Blender: objects per body, atomic failures, import -> export -> import."""
+
+import importlib.util
+import os
+
+import bpy
+import pytest
+
+from articula.addon.adapters.blender_to_description import scene_from_blender
+from articula.addon.adapters.description_to_blender import build_scene
+from articula.core import samples
+from articula.core.usd.compare import scene_differences
+from articula.core.usd.reader import read_usd
+from articula.core.usd.writer import write_usd
+
+_NEWTON = importlib.util.find_spec("newton")
+NEWTON_DIR = os.path.dirname(_NEWTON.origin) if _NEWTON else None
+
+
+def _snapshot():
+    return {name: sorted(getattr(bpy.data, name).keys())
+            for name in ("objects", "meshes", "materials", "collections")}
+
+
+def _objects_state(scene):
+    return sorted((o.name, o.parent.name if o.parent else None, tuple(round(v, 6) for v in o.matrix_world.col[3]))
+                  for o in scene.objects)
+
+
+@pytest.fixture
+def finger_file(tmp_path):
+    path = str(tmp_path / "finger.usda")
+    write_usd(samples.robotic_finger(), path)
+    return path
+
+
+def test_import_creates_one_object_per_body_parented_like_the_tree(clean_scene, finger_file):
+    assert bpy.ops.articula.import_usd(filepath=finger_file) == {"FINISHED"}
+    objects = clean_scene.objects
+    for child, parent in [("index_finger_base", "palm"), ("proximal", "index_finger_base"),
+                          ("middle", "proximal"), ("distal", "middle")]:
+        assert objects[child].articula.body.enabled
+        assert objects[child].parent == objects[parent]
+    assert objects["palm"].parent is None
+    assert objects["distal_interphalangeal"].parent == objects["distal"]  # joints on body1
+    expected = samples.robotic_finger().body("middle").pose.pos
+    assert tuple(objects["middle"].matrix_world.translation) == pytest.approx(expected, abs=1e-6)
+
+
+def test_import_export_import_is_identity(clean_scene, finger_file, tmp_path):
+    bpy.ops.articula.import_usd(filepath=finger_file)
+    first = scene_from_blender(clean_scene)
+    exported = str(tmp_path / "again.usda")
+    assert bpy.ops.articula.export_usd(filepath=exported) == {"FINISHED"}
+    assert scene_differences(read_usd(finger_file).scene, read_usd(exported).scene) == []
+    for obj in list(bpy.data.objects):
+        bpy.data.objects.remove(obj)
+    bpy.ops.articula.import_usd(filepath=exported)
+    assert scene_differences(first, scene_from_blender(clean_scene)) == []
+
+
+BROKEN = {
+    "not_usd.usda": "just some text\n",
+    "truncated.usda": None,  # half of a real file
+    "nan.usda": ("float physics:mass = 0.08448", "float physics:mass = nan"),
+    "missing_target.usda": ("rel physics:body1 = </robotic_finger/palm_articulation/palm/index_finger_base>",
+                            "rel physics:body1 = </robotic_finger/gone>"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN))
+def test_broken_file_leaves_the_scene_untouched(clean_scene, finger_file, tmp_path, name):
+    build_scene(bpy.context, samples.pendulum())  # something already in the scene
+    before, objects_before = _snapshot(), _objects_state(clean_scene)
+    text = open(finger_file).read()
+    change = BROKEN[name]
+    if change is None:
+        text = text[: len(text) // 2]
+    elif isinstance(change, tuple):
+        assert change[0] in text
+        text = text.replace(change[0], change[1], 1)
+    else:
+        text = change
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(RuntimeError) as raised:
+        bpy.ops.articula.import_usd(filepath=str(path))
+    assert str(path) in str(raised.value)
+    assert _snapshot() == before and _objects_state(clean_scene) == objects_before
+
+
+def test_failure_while_building_removes_what_was_made(clean_scene, finger_file, monkeypatch):
+    from articula.addon.adapters import description_to_blender
+
+    before = _snapshot()
+    original = description_to_blender._Builder.add_visual
+
+    def explode(self, visual):
+        original(self, visual)
+        raise ValueError("boom")
+
+    monkeypatch.setattr(description_to_blender._Builder, "add_visual", explode)
+    with pytest.raises(RuntimeError, match="nothing was added"):
+        bpy.ops.articula.import_usd(filepath=finger_file)
+    assert _snapshot() == before
+
+
+@pytest.mark.skipif(NEWTON_DIR is None, reason="newton not installed")
+def test_newton_asset_import_names_objects_after_prims(clean_scene):
+    path = os.path.join(NEWTON_DIR, "examples", "assets", "ant.usda")
+    assert bpy.ops.articula.import_usd(filepath=path) == {"FINISHED"}
+    read = read_usd(path)
+    bodies = [o for o in clean_scene.objects if o.articula.body.enabled]
+    assert sorted(o.name for o in bodies) == sorted(b.name for b in read.scene.bodies)
+    for body in read.scene.bodies:
+        prim_name = read.prim_paths[f"body:{body.name}"].rsplit("/", 1)[-1]
+        obj = clean_scene.objects[body.name]
+        assert obj.name == prim_name
+        assert (obj.parent.name if obj.parent else None) == body.parent
+    assert any(o.parent is not None for o in bodies)  # the flat ant was re-nested
