@@ -1,7 +1,353 @@
-"""(stub: filled in by its feature)."""
+"""Authoring operators: bodies, joints, colliders, mass, collision groups and the material list.
+
+Every operator checks its whole input before changing anything, so a refused call reports why
+and leaves the scene as it was.
+"""
 
 import bpy
+from bpy.props import BoolProperty, EnumProperty, IntProperty
+from mathutils import Vector
 
-classes = ()
+from ..addon.adapters.blender_to_description import (is_body, is_collider, is_joint, owner_body,
+                                                     scene_from_blender, world_pose)
+from ..addon.adapters.description_to_blender import fill_primitive_mesh, place
+from ..addon.properties.common import AXIS_ITEMS, enum_items
+from ..addon.properties.joint_props import sync_dofs
+from ..core.model import JointType, Pose
+
+FIT_SHAPES = [
+    ("BOX", "Box", "The mesh's bounding box"),
+    ("SPHERE", "Sphere", "A sphere around the bounding box's largest half extent"),
+    ("CAPSULE", "Capsule", "A capsule along the bounding box's longest axis"),
+    ("CYLINDER", "Cylinder", "A cylinder along the bounding box's longest axis"),
+    ("CONVEX_HULL", "Convex Hull", "The convex hull of the mesh"),
+    ("MESH", "Triangle Mesh", "The mesh itself (static or kinematic bodies)"),
+]
+
+
+class _ObjectModeOperator:
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        if context.mode != "OBJECT":
+            cls.poll_message_set("Switch to Object Mode first")
+            return False
+        return True
+
+    def fail(self, message: str) -> set:
+        self.report({"ERROR"}, message)
+        return {"CANCELLED"}
+
+
+def _selected(context) -> list:
+    return list(context.selected_objects)
+
+
+class ARTICULA_OT_make_body(_ObjectModeOperator, bpy.types.Operator):
+    """Make the selected objects rigid bodies (their parenting becomes the kinematic tree)"""
+
+    bl_idname = "articula.make_body"
+    bl_label = "Make Rigid Body"
+
+    kinematic: BoolProperty(name="Kinematic", description="Moved by animation, not by forces")
+
+    def execute(self, context):
+        selected = _selected(context)
+        if not selected:
+            return self.fail("Select the objects to make rigid bodies")
+        joints = [o.name for o in selected if is_joint(o)]
+        if joints:
+            return self.fail(f"Joints cannot be bodies: {', '.join(joints)}")
+        for obj in selected:
+            obj.articula.body.enabled = True
+            obj.articula.body.kinematic = self.kinematic
+        self.report({"INFO"}, f"{len(selected)} rigid bod{'y' if len(selected) == 1 else 'ies'}: "
+                    + ", ".join(o.name for o in selected))
+        return {"FINISHED"}
+
+
+class ARTICULA_OT_add_joint(_ObjectModeOperator, bpy.types.Operator):
+    """Add a joint between the two selected bodies: the active one is the child (body 1)"""
+
+    bl_idname = "articula.add_joint"
+    bl_label = "Add Joint"
+
+    type: EnumProperty(name="Type", items=enum_items(JointType, {"D6": "D6"}), default="REVOLUTE")
+    axis: EnumProperty(name="Axis", items=AXIS_ITEMS, default="Z")
+    location: EnumProperty(name="Frame", default="ACTIVE", items=[
+        ("ACTIVE", "Active Origin", "The joint frame is the active (child) body's origin and rotation"),
+        ("CURSOR", "3D Cursor", "The joint frame is the 3D cursor's location and rotation"),
+    ])
+
+    def execute(self, context):
+        child = context.active_object
+        selected = _selected(context)
+        others = [o for o in selected if o != child]
+        if child is None or child not in selected or len(others) != 1:
+            return self.fail("Select exactly two bodies, the child (body 1) last so it is active")
+        parent = others[0]
+        not_bodies = [o.name for o in (parent, child) if not is_body(o)]
+        if not_bodies:
+            return self.fail(f"Not rigid bodies: {', '.join(not_bodies)}; use Make Rigid Body first")
+        frame = world_pose(child) if self.location == "ACTIVE" else _cursor_pose(context)
+        joint = bpy.data.objects.new(f"{child.name}_joint", None)
+        joint.empty_display_type = "ARROWS"
+        joint.empty_display_size = 0.1
+        for collection in child.users_collection:
+            collection.objects.link(joint)
+        place(joint, child, frame)
+        props = joint.articula.joint
+        props.enabled, props.body0, props.body1 = True, parent, child
+        props.type, props.axis = self.type, self.axis
+        sync_dofs(props)
+        for obj in selected:
+            obj.select_set(False)
+        joint.select_set(True)
+        context.view_layer.objects.active = joint
+        self.report({"INFO"}, f"{self.type.title()} joint '{joint.name}': {parent.name} -> {child.name}")
+        return {"FINISHED"}
+
+
+def _cursor_pose(context) -> Pose:
+    cursor = context.scene.cursor
+    q = cursor.matrix.to_quaternion()
+    return Pose(pos=tuple(cursor.location), rot=(q.w, q.x, q.y, q.z))
+
+
+def _mesh_bounds(obj):
+    """(center, half extents) of the object's mesh in object space, or None without vertices."""
+    if obj.type != "MESH" or not obj.data.vertices:
+        return None
+    corners = [v.co for v in obj.data.vertices]
+    low = Vector([min(c[i] for c in corners) for i in range(3)])
+    high = Vector([max(c[i] for c in corners) for i in range(3)])
+    return (low + high) / 2.0, (high - low) / 2.0
+
+
+def fit_primitive(props, shape: str, half, axis: str) -> None:
+    """Fit a primitive collider's sizes to half extents ``half`` (object units)."""
+    along = "XYZ".index(axis)
+    across = max(h for i, h in enumerate(half) if i != along)
+    props.shape, props.axis = shape, axis
+    if shape == "BOX":
+        props.half_extents = tuple(half)
+    elif shape == "SPHERE":
+        props.radius = max(half)
+    elif shape == "CAPSULE":
+        props.radius, props.half_height = across, max(half[along] - across, 0.0)
+    else:
+        props.radius, props.half_height = across, half[along]
+
+
+class ARTICULA_OT_set_collider(_ObjectModeOperator, bpy.types.Operator):
+    """Give the selected meshes a collider fitted to their bounds, or their convex hull or mesh.
+
+    A body (or an object under no body) takes the collider itself when its bounds are centred
+    on its origin; otherwise a wireframe child collider is added so the mesh stays a visual.
+    """
+
+    bl_idname = "articula.set_collider"
+    bl_label = "Set Collider"
+
+    shape: EnumProperty(name="Shape", items=FIT_SHAPES, default="BOX")
+    axis: EnumProperty(name="Axis", default="AUTO", items=[("AUTO", "Longest", "The longest bounds axis"),
+                                                          *AXIS_ITEMS])
+
+    def execute(self, context):
+        selected = _selected(context)
+        bounds = {o: _mesh_bounds(o) for o in selected}
+        meshes = [o for o in selected if bounds[o] is not None and not is_joint(o)]
+        if not meshes:
+            return self.fail("Select mesh objects (with vertices) to fit colliders to")
+        bodies = {o for o in context.scene.objects if is_body(o)}
+        made = [self.apply(context, obj, *bounds[obj], bodies) for obj in meshes]
+        skipped = len(selected) - len(meshes)
+        note = f" ({skipped} non-mesh object{'s' if skipped != 1 else ''} skipped)" if skipped else ""
+        self.report({"INFO"}, f"{self.shape.replace('_', ' ').title()} collider on {', '.join(made)}{note}")
+        return {"FINISHED"}
+
+    def apply(self, context, obj, center, half, bodies) -> str:
+        axis = "XYZ"[max(range(3), key=lambda i: half[i])] if self.axis == "AUTO" else self.axis
+        mesh_shape = self.shape in ("CONVEX_HULL", "MESH")
+        own_object = obj in bodies or owner_body(obj, bodies) is None
+        target = obj
+        if not own_object or (not mesh_shape and center.length > 1e-6 * max(1.0, half.length)):
+            target = self._child_collider(context, obj, center, mesh_shape)
+        props = target.articula.collider
+        props.enabled = True
+        if mesh_shape:
+            props.shape = self.shape
+        else:
+            fit_primitive(props, self.shape, half, axis)
+            if target is not obj:
+                fill_primitive_mesh(target.data, props)
+        return target.name
+
+    @staticmethod
+    def _child_collider(context, obj, center, shares_mesh: bool):
+        data = obj.data if shares_mesh else bpy.data.meshes.new(f"{obj.name}_collider")
+        child = bpy.data.objects.new(f"{obj.name}_collider", data)
+        for collection in obj.users_collection:
+            collection.objects.link(child)
+        child.parent = obj
+        child.location = center if not shares_mesh else (0.0, 0.0, 0.0)
+        child.display_type = "WIRE"
+        child.hide_render = True
+        child.articula.collider.collider_only = True
+        return child
+
+
+class ARTICULA_OT_compute_mass(_ObjectModeOperator, bpy.types.Operator):
+    """Set the selected bodies' mass, center of mass and inertia from their own colliders' densities"""
+
+    bl_idname = "articula.compute_mass"
+    bl_label = "Compute Mass"
+
+    def execute(self, context):
+        from ..core.mass import MassError, mass_properties
+
+        bodies = [o for o in _selected(context) if is_body(o)]
+        if not bodies:
+            return self.fail("Select rigid bodies to compute their mass")
+        desc = scene_from_blender(context.scene)
+        computed = {}
+        for obj in bodies:
+            desc.body(obj.name).mass = None  # from the colliders, not the current manual values
+            try:
+                computed[obj] = mass_properties(desc, obj.name)
+            except MassError as error:
+                return self.fail(f"{obj.name}: {error.reason}; add a collider or set the mass by hand")
+        for obj, mass in computed.items():
+            props = obj.articula.body
+            props.mass_mode, props.mass = "MANUAL", mass.mass
+            props.center_of_mass, props.diagonal_inertia = mass.center_of_mass, mass.diagonal_inertia
+            props.principal_axes = mass.principal_axes
+        self.report({"INFO"}, "; ".join(f"{o.name}: {m.mass:.4g} kg" for o, m in computed.items()))
+        return {"FINISHED"}
+
+
+class ARTICULA_OT_assign_collision(_ObjectModeOperator, bpy.types.Operator):
+    """Set the collision group and/or world of the selected colliders and bodies (with their colliders)"""
+
+    bl_idname = "articula.assign_collision"
+    bl_label = "Assign Collision"
+
+    set_group: BoolProperty(name="Set Group", default=True)
+    group: IntProperty(name="Group", default=1, description="0: none; positive: same group and negatives; "
+                       "negative: all but the same negative")
+    set_world: BoolProperty(name="Set World", default=False)
+    world: IntProperty(name="World", default=0, description="-1: global, collides with every world")
+
+    def execute(self, context):
+        if not (self.set_group or self.set_world):
+            return self.fail("Choose a group and/or a world to assign")
+        selected = _selected(context)
+        bodies = {o for o in context.scene.objects if is_body(o)}
+        picked_bodies = [o for o in selected if o in bodies]
+        colliders = {o for o in selected if is_collider(o)}
+        colliders |= {o for o in context.scene.objects if is_collider(o) and owner_body(o, bodies) in picked_bodies}
+        if not colliders and not picked_bodies:
+            return self.fail("Select colliders or rigid bodies")
+        for obj in colliders:
+            if self.set_group:
+                obj.articula.collider.collision_group = self.group
+            if self.set_world:
+                obj.articula.collider.world = self.world
+        if self.set_world:
+            for obj in picked_bodies:
+                obj.articula.body.world = self.world
+        what = " and ".join(f"{k} {v}" for k, v, on in (("group", self.group, self.set_group),
+                                                       ("world", self.world, self.set_world)) if on)
+        self.report({"INFO"}, f"{what.capitalize()}: {len(colliders)} collider(s), {len(picked_bodies)} body(ies)")
+        return {"FINISHED"}
+
+
+class ARTICULA_OT_material_add(bpy.types.Operator):
+    """Add a physics material to the scene's list"""
+
+    bl_idname = "articula.material_add"
+    bl_label = "Add Physics Material"
+    bl_options = {"REGISTER", "UNDO"}
+
+    def execute(self, context):
+        props = context.scene.articula
+        names = {m.name for m in props.materials}
+        material = props.materials.add()
+        material.name = next(n for n in (f"Material.{i:03d}" if i else "Material" for i in range(len(names) + 1))
+                             if n not in names)
+        props.active_material_index = len(props.materials) - 1
+        return {"FINISHED"}
+
+
+class ARTICULA_OT_material_remove(bpy.types.Operator):
+    """Remove the active physics material (colliders naming it fall back to the default)"""
+
+    bl_idname = "articula.material_remove"
+    bl_label = "Remove Physics Material"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        props = context.scene.articula
+        return 0 <= props.active_material_index < len(props.materials)
+
+    def execute(self, context):
+        props = context.scene.articula
+        name = props.materials[props.active_material_index].name
+        props.materials.remove(props.active_material_index)
+        props.active_material_index = max(0, min(props.active_material_index, len(props.materials) - 1))
+        self.report({"INFO"}, f"Removed physics material '{name}'")
+        return {"FINISHED"}
+
+
+class ARTICULA_OT_filtered_pair_add(_ObjectModeOperator, bpy.types.Operator):
+    """Keep the two selected bodies from colliding with each other"""
+
+    bl_idname = "articula.filtered_pair_add"
+    bl_label = "Filter Collision Pair"
+
+    def execute(self, context):
+        bodies = [o for o in _selected(context) if is_body(o)]
+        if len(bodies) != 2:
+            return self.fail("Select exactly two rigid bodies")
+        props = context.scene.articula
+        pair = props.filtered_pairs.add()
+        pair.body_a, pair.body_b = bodies
+        props.active_filtered_pair_index = len(props.filtered_pairs) - 1
+        self.report({"INFO"}, f"{bodies[0].name} and {bodies[1].name} never collide")
+        return {"FINISHED"}
+
+
+class ARTICULA_OT_filtered_pair_remove(bpy.types.Operator):
+    """Let the active filtered pair collide again"""
+
+    bl_idname = "articula.filtered_pair_remove"
+    bl_label = "Remove Filtered Pair"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        props = context.scene.articula
+        return 0 <= props.active_filtered_pair_index < len(props.filtered_pairs)
+
+    def execute(self, context):
+        props = context.scene.articula
+        props.filtered_pairs.remove(props.active_filtered_pair_index)
+        props.active_filtered_pair_index = max(0, props.active_filtered_pair_index - 1)
+        return {"FINISHED"}
+
+
+classes = (
+    ARTICULA_OT_make_body,
+    ARTICULA_OT_add_joint,
+    ARTICULA_OT_set_collider,
+    ARTICULA_OT_compute_mass,
+    ARTICULA_OT_assign_collision,
+    ARTICULA_OT_material_add,
+    ARTICULA_OT_material_remove,
+    ARTICULA_OT_filtered_pair_add,
+    ARTICULA_OT_filtered_pair_remove,
+)
 
 register, unregister = bpy.utils.register_classes_factory(classes)

@@ -1,7 +1,86 @@
-"""(stub: filled in by its feature)."""
+"""Validation: every problem of the scene, listed in the panel, each leading to its object."""
 
 import bpy
+from bpy.props import IntProperty
 
-classes = ()
+from ..addon.adapters.blender_to_description import blender_problems, scene_from_blender
+
+
+def scene_problems(scene) -> list:
+    """The core rules on the scene's description, then the Blender-only checks."""
+    from ..core.validation import validate
+
+    return validate(scene_from_blender(scene)) + blender_problems(scene)
+
+
+def store_problems(scene, problems) -> None:
+    props = scene.articula
+    props.problems.clear()
+    for problem in problems:
+        item = props.problems.add()
+        item.severity, item.message = problem.severity, problem.message
+        item.object_name = problem.subject if problem.subject in scene.objects else ""
+    props.active_problem_index = 0
+
+
+class ARTICULA_OT_validate(bpy.types.Operator):
+    """Check the scene's physics and list every problem with the object it concerns"""
+
+    bl_idname = "articula.validate"
+    bl_label = "Validate Physics"
+    bl_options = {"REGISTER", "UNDO"}
+
+    def execute(self, context):
+        problems = scene_problems(context.scene)
+        store_problems(context.scene, problems)
+        for problem in problems:
+            self.report({"WARNING"}, f"{problem.severity.title()}: {problem.subject}: {problem.message}")
+        errors = sum(p.severity == "ERROR" for p in problems)
+        warnings = len(problems) - errors
+        summary = f"{errors} error(s), {warnings} warning(s)" if problems else "No problems found"
+        self.report({"INFO"}, summary)
+        return {"FINISHED"}
+
+
+class ARTICULA_OT_select_problem_object(bpy.types.Operator):
+    """Select the object a validation problem concerns"""
+
+    bl_idname = "articula.select_problem_object"
+    bl_label = "Select Problem Object"
+    bl_options = {"REGISTER", "UNDO"}
+
+    index: IntProperty(name="Problem", default=-1, description="The problem's index; -1: the active one")
+
+    @classmethod
+    def poll(cls, context):
+        if context.mode != "OBJECT":
+            cls.poll_message_set("Switch to Object Mode first")
+            return False
+        return len(context.scene.articula.problems) > 0
+
+    def execute(self, context):
+        props = context.scene.articula
+        index = props.active_problem_index if self.index < 0 else self.index
+        if not 0 <= index < len(props.problems):
+            self.report({"ERROR"}, f"No problem number {index + 1}; run Validate Physics again")
+            return {"CANCELLED"}
+        problem = props.problems[index]
+        obj = context.scene.objects.get(problem.object_name) if problem.object_name else None
+        if obj is None:
+            self.report({"ERROR"}, f"The problem concerns no object of this scene: {problem.message}")
+            return {"CANCELLED"}
+        if not obj.visible_get(view_layer=context.view_layer):
+            self.report({"ERROR"}, f"'{obj.name}' is hidden; unhide it to select it")
+            return {"CANCELLED"}
+        for other in context.selected_objects:
+            other.select_set(False)
+        obj.select_set(True)
+        context.view_layer.objects.active = obj
+        props.active_problem_index = index
+        self.report({"INFO"}, f"Selected '{obj.name}'")
+        return {"FINISHED"}
+
+
+classes = (ARTICULA_OT_validate, ARTICULA_OT_select_problem_object)
 
 register, unregister = bpy.utils.register_classes_factory(classes)

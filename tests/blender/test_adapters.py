@@ -1,6 +1,8 @@
 """The Blender data model through the adapters: each rule on real objects."""
 
 import math
+import sys
+from pathlib import Path
 
 import bpy
 import pytest
@@ -14,6 +16,15 @@ from articula.core.articulation import find_articulations
 from articula.core.mass import mass_properties
 from articula.core.model import DofAxis, JointType, ShapeKind
 from articula.core.validation import validate
+
+sys.path.insert(0, str(Path(__file__).parent))
+from authoring_helpers import reset_scene_settings  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def fresh_scene_settings(clean_scene):
+    reset_scene_settings(clean_scene)
+    yield
 
 
 def add(scene, name, parent=None, location=(0.0, 0.0, 0.0), mesh=False, body=False):

@@ -8,6 +8,8 @@ the body-0 frame offset, which is recomputed from poses (float32 tolerance).
 
 import dataclasses
 import math
+import sys
+from pathlib import Path
 
 import bpy
 import pytest
@@ -20,7 +22,14 @@ from articula.core.model import (Body, Dof, DofAxis, DofMotion, DriveType, Joint
                                  ShapeKind, Solver, Visual)
 from articula.core.transforms import quat_from_axis_angle
 
-FLOAT32_TOL = 2e-6  # relative (and absolute near zero): float32 spacing plus pose composition
+sys.path.insert(0, str(Path(__file__).parent))
+from authoring_helpers import reset_scene_settings, FLOAT32_TOL, blender_differences, same_rotation, snapshot_scene  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def fresh_scene_settings(clean_scene):
+    reset_scene_settings(clean_scene)
+    yield
 
 QUAT_FIELDS = {"rot", "principal_axes"}
 
@@ -33,7 +42,7 @@ def differences(expected, actual, path="scene", tol=FLOAT32_TOL):
         found = []
         for f in dataclasses.fields(expected):
             a, b = getattr(expected, f.name), getattr(actual, f.name)
-            if f.name in QUAT_FIELDS and _same_rotation(a, b, tol):
+            if f.name in QUAT_FIELDS and same_rotation(a, b, tol):
                 continue
             found += differences(a, b, f"{path}.{f.name}", tol)
         return found
@@ -45,10 +54,6 @@ def differences(expected, actual, path="scene", tol=FLOAT32_TOL):
         close = expected == actual or math.isclose(expected, actual, rel_tol=tol, abs_tol=tol)
         return [] if close else [(path, expected, actual)]
     return [] if expected == actual and type(expected) is type(actual) else [(path, expected, actual)]
-
-
-def _same_rotation(a, b, tol):
-    return len(a) == len(b) == 4 and abs(abs(sum(x * y for x, y in zip(a, b))) - 1.0) <= tol
 
 
 def in_description_order(desc: PhysicsScene, back: PhysicsScene) -> PhysicsScene:
@@ -174,73 +179,6 @@ def test_comparison_sees_a_changed_field(clean_scene):
 
 
 # --- Blender -> description -> Blender -------------------------------------------------------
-
-def snapshot_props(group) -> dict:
-    """Every stored RNA property of a PropertyGroup, recursively (object pointers by name)."""
-    values = {}
-    for prop in group.bl_rna.properties:
-        key = prop.identifier
-        if key == "rna_type" or key.endswith(("_angle", "_length")):  # unit views store nothing
-            continue
-        value = getattr(group, key)
-        if prop.type == "COLLECTION":
-            values[key] = [snapshot_props(item) for item in value]
-        elif prop.type == "POINTER":
-            values[key] = value.name if isinstance(value, bpy.types.ID) else (
-                snapshot_props(value) if value is not None else None)
-        elif getattr(prop, "is_array", False):
-            values[key] = tuple(value)
-        else:
-            values[key] = value
-    return values
-
-
-def snapshot_scene(scene) -> dict:
-    objects = {}
-    for obj in scene.objects:
-        objects[obj.name] = {
-            "type": obj.type,
-            "parent": obj.parent.name if obj.parent else None,
-            "matrix_world": [tuple(row) for row in obj.matrix_world],
-            "articula": snapshot_props(obj.articula),
-            "color": tuple(obj.color),
-            "materials": [m.name for m in obj.data.materials] if obj.type == "MESH" else [],
-            "mesh": [tuple(v.co) for v in obj.data.vertices] if obj.type == "MESH" else [],
-        }
-    return {"scene": snapshot_props(scene.articula), "objects": objects}
-
-
-def _flatten(value, path=""):
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _flatten(v, f"{path}.{k}")
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _flatten(v, f"{path}[{i}]")
-    else:
-        yield path, value
-
-
-TOLERATED = ("matrix_world", "body0_frame_offset")  # recomputed from poses: float32 tolerance
-
-
-def blender_differences(before: dict, after: dict) -> list:
-    a, b = dict(_flatten(before)), dict(_flatten(after))
-    found = [(k, a.get(k), b.get(k)) for k in sorted(set(a) ^ set(b))]
-    for key in sorted(set(a) & set(b)):
-        x, y = a[key], b[key]
-        if any(t in key for t in TOLERATED):
-            if isinstance(x, tuple):
-                close = all(math.isclose(p, q, rel_tol=FLOAT32_TOL, abs_tol=FLOAT32_TOL) for p, q in zip(x, y))
-                close = close or (key.endswith("rotation") and _same_rotation(x, y, FLOAT32_TOL))
-            else:
-                close = math.isclose(x, y, rel_tol=FLOAT32_TOL, abs_tol=FLOAT32_TOL)
-            if not close:
-                found.append((key, x, y))
-        elif x != y:
-            found.append((key, x, y))
-    return found
-
 
 def _clear_objects():
     for collection in (bpy.data.objects, bpy.data.meshes, bpy.data.materials):
