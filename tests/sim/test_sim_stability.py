@@ -1,0 +1,50 @@
+"""The default solver at the default step is stable on typical robots: no NaN, no blow-up."""
+
+import numpy as np
+import pytest
+
+from articula.core import samples
+from articula.core.model import SceneSettings, Solver
+from articula.sim.simulation import Simulation, SimulationDiverged
+
+ROBOTS = ["robotic_finger", "six_dof_arm", "quadruped", "d6_sampler", "four_bar", "pendulum"]
+
+
+def test_the_default_is_mujoco_at_600_steps_per_second():
+    settings = SceneSettings()
+    assert settings.solver == Solver.MUJOCO and settings.steps_per_second == 600.0
+
+
+@pytest.mark.parametrize("name", ROBOTS)
+def test_default_solver_runs_two_seconds_without_diverging(name):
+    scene = samples.SAMPLES[name]()
+    sim = Simulation(scene, device="cpu")
+    assert sim.solver_kind == scene.settings.solver
+    sim.advance(2.0)  # raises SimulationDiverged naming the body
+    assert np.isfinite(sim.body_poses()).all()
+
+
+@pytest.mark.parametrize("solver", ["FEATHERSTONE", "XPBD"])
+@pytest.mark.parametrize("name", ["six_dof_arm", "quadruped"])
+def test_other_solvers_run_one_second_without_diverging(name, solver):
+    sim = Simulation(samples.SAMPLES[name](), device="cpu", solver=solver)
+    sim.advance(1.0)
+
+
+def test_quadruped_lands_on_the_ground_and_stays_up():
+    sim = Simulation(samples.quadruped(), device="cpu")
+    sim.advance(2.0)
+    torso = sim.body_poses()[sim.body_names.index("torso")]
+    assert 0.2 < torso[2] < 0.7
+
+
+def test_divergence_is_reported_with_the_body_name():
+    scene = samples.pendulum()
+    sim = Simulation(scene, device="cpu", solver="FEATHERSTONE")
+    q = sim.state_0.body_q.numpy()
+    q[0, 0] = np.nan
+    sim.state_0.body_q.assign(q)
+    hit = sim.diverged()
+    assert hit == ("pendulum_link", 0)
+    with pytest.raises(SimulationDiverged, match="pendulum_link"):
+        sim.raise_if_diverged()
