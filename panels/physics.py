@@ -1,7 +1,359 @@
-"""(stub: filled in by its feature)."""
+"""Properties editor > Physics tab: scene, body, joint (with its DOFs), collider, collision, material.
+
+Panels only draw properties and call operators. A joint shows only what its type uses:
+revolute/prismatic their axis and single DOF, spherical its cone limits and per-axis drives,
+D6 a list of its six axes (free, limited or locked) and the active axis, fixed no DOF at all.
+"""
 
 import bpy
 
-classes = ()
+from ..core.model import DofAxis, JointType
+
+
+
+class _PhysicsPanel:
+    bl_space_type = "PROPERTIES"
+    bl_region_type = "WINDOW"
+    bl_context = "physics"
+
+
+def _switch_row(layout, props, switch: str, value: str, text: str = ""):
+    """``[x] value``: a ``has_<x>`` checkbox and the value it enables."""
+    row = layout.row(align=True)
+    row.prop(props, switch, text=text)
+    sub = row.row(align=True)
+    sub.active = getattr(props, switch)
+    sub.prop(props, value, text="")
+    return row
+
+
+# --- lists -----------------------------------------------------------------------------------
+
+class ARTICULA_UL_dofs(bpy.types.UIList):
+    """A joint's DOFs: the axis and, for D6, its motion (free, limited, locked)."""
+
+    def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index=0):
+        label = item.bl_rna.properties["axis"].enum_items[item.axis].name
+        row = layout.row(align=True)
+        row.label(text=label, icon="DRIVER_ROTATIONAL_DIFFERENCE" if DofAxis(item.axis).is_angular
+                  else "EMPTY_SINGLE_ARROW")
+        if data.type == JointType.D6.value:
+            row.prop(item, "motion", text="")
+        if item.drive_enabled:
+            row.label(text="", icon="AUTO")
+
+
+class ARTICULA_UL_materials(bpy.types.UIList):
+    def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index=0):
+        row = layout.row(align=True)
+        row.prop(item, "name", text="", emboss=False, icon="PHYSICS")
+        row.label(text=f"{item.static_friction:.2g} / {item.dynamic_friction:.2g}")
+
+
+class ARTICULA_UL_filtered_pairs(bpy.types.UIList):
+    def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index=0):
+        row = layout.row(align=True)
+        row.label(text=item.body_a.name if item.body_a else "(none)")
+        row.label(text=item.body_b.name if item.body_b else "(none)", icon="FORWARD")
+
+
+class ARTICULA_UL_problems(bpy.types.UIList):
+    def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index=0):
+        row = layout.row(align=True)
+        row.label(text=item.message, icon="ERROR" if item.severity == "ERROR" else "INFO")
+        if item.object_name:
+            row.label(text=item.object_name, icon="OBJECT_DATA")
+
+
+# --- scene -----------------------------------------------------------------------------------
+
+class ARTICULA_PT_scene(_PhysicsPanel, bpy.types.Panel):
+    bl_label = "Articula Scene"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    @classmethod
+    def poll(cls, context):
+        return context.scene is not None
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        props = context.scene.articula
+        col = layout.column()
+        col.prop(props, "world_name")
+        col.prop(props, "gravity")
+        col.prop(props, "steps_per_second")
+        col.prop(props, "solver")
+        col.prop(props, "solver_iterations")
+        col.prop(props, "collision_filter_parent")
+        col.prop(props, "ground_plane")
+        col.prop(props, "replicas")
+        sub = col.column()
+        sub.active = props.replicas > 1
+        sub.prop(props, "replica_spacing")
+        draw_problems(layout, props)
+
+
+def draw_problems(layout, props):
+    row = layout.row(align=True)
+    row.operator("articula.validate", icon="CHECKMARK")
+    if props.problems:
+        layout.template_list("ARTICULA_UL_problems", "", props, "problems", props, "active_problem_index", rows=3)
+        layout.operator("articula.select_problem_object", icon="RESTRICT_SELECT_OFF")
+
+
+# --- body ------------------------------------------------------------------------------------
+
+class ARTICULA_PT_body(_PhysicsPanel, bpy.types.Panel):
+    bl_label = "Articula Rigid Body"
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.object
+        return obj is not None and not obj.articula.joint.enabled
+
+    def draw_header(self, context):
+        self.layout.prop(context.object.articula.body, "enabled", text="")
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        props = context.object.articula.body
+        layout.active = props.enabled
+        col = layout.column()
+        col.prop(props, "kinematic")
+        col.prop(props, "self_collision")
+        col.prop(props, "mass_mode", expand=True)
+        if props.mass_mode == "MANUAL":
+            col.prop(props, "mass")
+            col.prop(props, "center_of_mass")
+            col.prop(props, "diagonal_inertia")
+            col.prop(props, "principal_axes")
+        col.operator("articula.compute_mass", icon="PHYSICS")
+        col.separator()
+        col.prop(props, "linear_velocity")
+        col.prop(props, "angular_velocity")
+
+
+# --- joint -----------------------------------------------------------------------------------
+
+def draw_dof(layout, dof, joint_type: str) -> None:
+    """The fields of one DOF that its joint type uses."""
+    col = layout.column()
+    spherical = joint_type == JointType.SPHERICAL.value
+    if joint_type == JointType.D6.value:
+        col.row().prop(dof, "motion", expand=True)
+        if dof.motion == "LOCKED":
+            col.label(text="Locked: this axis does not move", icon="LOCKED")
+            return
+    elif not spherical:
+        row = col.row(align=True)
+        row.prop_enum(dof, "motion", "FREE")
+        row.prop_enum(dof, "motion", "LIMITED")
+    if dof.motion == "LIMITED" and not spherical:
+        box = col.box().column()
+        _switch_row(box, dof, "has_lower_limit", dof.view("lower"))
+        _switch_row(box, dof, "has_upper_limit", dof.view("upper"))
+        box.prop(dof, "limit_stiffness")
+        box.prop(dof, "limit_damping")
+    box = col.box().column()
+    box.prop(dof, "drive_enabled")
+    drive = box.column()
+    drive.active = dof.drive_enabled
+    drive.prop(dof, "drive_type")
+    drive.prop(dof, "drive_stiffness")
+    drive.prop(dof, "drive_damping")
+    drive.prop(dof, dof.view("target_position"))
+    drive.prop(dof, dof.view("target_velocity"))
+    _switch_row(drive, dof, "has_max_effort", "max_effort")
+    box = col.box().column()
+    box.prop(dof, "armature")
+    box.prop(dof, "static_friction")
+    box.prop(dof, "dynamic_friction")
+    box.prop(dof, "viscous_damping")
+    _switch_row(box, dof, "has_velocity_limit", dof.view("velocity_limit"))
+
+
+class ARTICULA_PT_joint(_PhysicsPanel, bpy.types.Panel):
+    bl_label = "Articula Joint"
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.object
+        return obj is not None and (obj.type == "EMPTY" or obj.articula.joint.enabled) \
+            and not obj.articula.body.enabled
+
+    def draw_header(self, context):
+        self.layout.prop(context.object.articula.joint, "enabled", text="")
+
+    def draw(self, context):
+        layout = self.layout
+        props = context.object.articula.joint
+        layout.active = props.enabled
+        col = layout.column()
+        col.use_property_split = True
+        col.prop(props, "type")
+        col.prop(props, "body0")
+        col.prop(props, "body1")
+        if props.type != JointType.FIXED.value and props.type != JointType.D6.value:
+            col.prop(props, "axis", expand=True)
+        col.prop(props, "active")
+        col.prop(props, "collide_bodies")
+        col.prop(props, "exclude_from_articulation")
+        if props.type == JointType.SPHERICAL.value:
+            box = col.box().column()
+            _switch_row(box, props, "has_cone_limit0", "cone_limit0")
+            _switch_row(box, props, "has_cone_limit1", "cone_limit1")
+        draw_joint_dofs(layout, props)
+
+
+def draw_joint_dofs(layout, props) -> None:
+    """The DOFs of a joint: none (fixed), the one DOF, or a list and the active DOF."""
+    if props.type == JointType.FIXED.value or not props.dofs:
+        layout.label(text="A fixed joint has no degrees of freedom" if props.type == JointType.FIXED.value
+                     else "No degrees of freedom: change the type or axis to create them", icon="INFO")
+        return
+    if len(props.dofs) == 1:
+        draw_dof(layout.column(), props.dofs[0], props.type)
+        return
+    layout.template_list("ARTICULA_UL_dofs", "", props, "dofs", props, "active_dof_index",
+                         rows=len(props.dofs))
+    index = min(props.active_dof_index, len(props.dofs) - 1)
+    draw_dof(layout.column(), props.dofs[index], props.type)
+
+
+class ARTICULA_PT_joint_frame(_PhysicsPanel, bpy.types.Panel):
+    bl_label = "Body 0 Frame Offset"
+    bl_parent_id = "ARTICULA_PT_joint"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    @classmethod
+    def poll(cls, context):
+        return context.object is not None and context.object.articula.joint.enabled
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        props = context.object.articula.joint
+        layout.prop(props, "body0_frame_offset_location", text="Location")
+        layout.prop(props, "body0_frame_offset_rotation", text="Rotation")
+
+
+# --- collider, collision, material -----------------------------------------------------------
+
+_SIZES = {
+    "BOX": ("half_extents",),
+    "SPHERE": ("radius",),
+    "CAPSULE": ("radius", "half_height", "axis"),
+    "CYLINDER": ("radius", "half_height", "axis"),
+}
+
+
+class ARTICULA_PT_collider(_PhysicsPanel, bpy.types.Panel):
+    bl_label = "Articula Collider"
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.object
+        return obj is not None and not obj.articula.joint.enabled
+
+    def draw_header(self, context):
+        self.layout.prop(context.object.articula.collider, "enabled", text="")
+
+    def draw(self, context):
+        layout = self.layout
+        props = context.object.articula.collider
+        col = layout.column()
+        col.use_property_split = True
+        col.active = props.enabled
+        col.prop(props, "shape")
+        for name in _SIZES.get(props.shape, ()):
+            col.prop(props, name, expand=name == "axis")
+        if props.shape in ("CONVEX_HULL", "MESH") and context.object.type != "MESH":
+            col.label(text="Needs a mesh object", icon="ERROR")
+        col.prop(props, "collider_only")
+        col.prop(props, "contact_margin")
+        col.prop(props, "contact_gap")
+        row = layout.row(align=True)
+        row.operator_menu_enum("articula.set_collider", "shape", text="Fit Collider", icon="MESH_CUBE")
+
+
+class ARTICULA_PT_collision(_PhysicsPanel, bpy.types.Panel):
+    bl_label = "Articula Collision"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.object
+        return obj is not None and (obj.articula.collider.enabled or obj.articula.body.enabled)
+
+    def draw(self, context):
+        layout = self.layout
+        obj = context.object
+        col = layout.column()
+        col.use_property_split = True
+        if obj.articula.collider.enabled:
+            col.prop(obj.articula.collider, "collision_group")
+            col.prop(obj.articula.collider, "world", text="Collider World")
+        if obj.articula.body.enabled:
+            col.prop(obj.articula.body, "world", text="Body World")
+        col.operator("articula.assign_collision", text="Assign to Selection", icon="GROUP")
+        props = context.scene.articula
+        layout.label(text="Pairs that never collide:")
+        row = layout.row()
+        row.template_list("ARTICULA_UL_filtered_pairs", "", props, "filtered_pairs", props,
+                          "active_filtered_pair_index", rows=2)
+        buttons = row.column(align=True)
+        buttons.operator("articula.filtered_pair_add", text="", icon="ADD")
+        buttons.operator("articula.filtered_pair_remove", text="", icon="REMOVE")
+
+
+class ARTICULA_PT_material(_PhysicsPanel, bpy.types.Panel):
+    bl_label = "Articula Physics Material"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    @classmethod
+    def poll(cls, context):
+        return context.object is not None and not context.object.articula.joint.enabled
+
+    def draw(self, context):
+        layout = self.layout
+        scene_props = context.scene.articula
+        collider = context.object.articula.collider
+        if collider.enabled:
+            col = layout.column()
+            col.use_property_split = True
+            col.prop_search(collider, "material", scene_props, "materials", icon="PHYSICS")
+            _switch_row(col, collider, "has_density", "density", text="Own Density")
+            layout.separator()
+        row = layout.row()
+        row.template_list("ARTICULA_UL_materials", "", scene_props, "materials", scene_props,
+                          "active_material_index", rows=3)
+        buttons = row.column(align=True)
+        buttons.operator("articula.material_add", text="", icon="ADD")
+        buttons.operator("articula.material_remove", text="", icon="REMOVE")
+        if 0 <= scene_props.active_material_index < len(scene_props.materials):
+            material = scene_props.materials[scene_props.active_material_index]
+            col = layout.column()
+            col.use_property_split = True
+            for name in ("static_friction", "dynamic_friction", "restitution", "torsional_friction",
+                         "rolling_friction"):
+                col.prop(material, name)
+            _switch_row(col, material, "has_density", "density")
+
+
+classes = (
+    ARTICULA_UL_dofs,
+    ARTICULA_UL_materials,
+    ARTICULA_UL_filtered_pairs,
+    ARTICULA_UL_problems,
+    ARTICULA_PT_scene,
+    ARTICULA_PT_body,
+    ARTICULA_PT_joint,
+    ARTICULA_PT_joint_frame,
+    ARTICULA_PT_collider,
+    ARTICULA_PT_collision,
+    ARTICULA_PT_material,
+)
 
 register, unregister = bpy.utils.register_classes_factory(classes)

@@ -1,7 +1,43 @@
-"""(stub: filled in by its feature)."""
+"""3D View sidebar (N panel), tab "Articula": the most used authoring actions in one place."""
 
 import bpy
 
-classes = ()
+from .physics import draw_problems
+
+
+def _role(obj) -> str:
+    props = obj.articula
+    roles = [name for name, on in (("Body", props.body.enabled), ("Joint", props.joint.enabled),
+                                   ("Collider", props.collider.enabled)) if on]
+    return " + ".join(roles) or "No physics"
+
+
+class ARTICULA_PT_sidebar(bpy.types.Panel):
+    bl_label = "Articula"
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "Articula"
+
+    def draw(self, context):
+        layout = self.layout
+        obj = context.active_object
+        if obj is not None:
+            layout.label(text=f"{obj.name}: {_role(obj)}", icon="OBJECT_DATA")
+        col = layout.column(align=True)
+        col.operator("articula.make_body", icon="RIGID_BODY")
+        col.operator_menu_enum("articula.add_joint", "type", text="Add Joint", icon="CONSTRAINT_BONE")
+        col.operator_menu_enum("articula.set_collider", "shape", text="Set Collider", icon="MESH_CUBE")
+        col.operator("articula.compute_mass", icon="PHYSICS")
+        col.operator("articula.assign_collision", icon="GROUP")
+        if obj is not None and obj.articula.joint.enabled:
+            joint = obj.articula.joint
+            box = layout.box().column()
+            box.prop(joint, "type")
+            box.prop(joint, "body0")
+            box.prop(joint, "body1")
+        draw_problems(layout, context.scene.articula)
+
+
+classes = (ARTICULA_PT_sidebar,)
 
 register, unregister = bpy.utils.register_classes_factory(classes)
