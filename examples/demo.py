@@ -5,7 +5,8 @@
 
 1. build it in an empty scene with the example's script and check it with Articula's validation;
    save ``out/<name>_authored.blend``;
-2. export it to nested USD (``bpy.ops.articula.export_usd``) as ``out/<name>.usda``;
+2. export it to nested USD (``bpy.ops.articula.export_usd``) as ``out/<name>.usda``, and flat as
+   ``out/<name>_flat.usda``; load both in Newton (``ModelBuilder.add_usd``) and print what it built;
 3. import that file into a fresh, empty scene (``bpy.ops.articula.import_usd``) and re-apply the
    example's animation (USD holds the physics, not Blender's keyframes on drive targets);
 4. simulate it on Warp/Newton and bake the motion to keyframes (``bpy.ops.articula.bake``);
@@ -126,6 +127,13 @@ def export_and_import(example, report: Report, objects: dict) -> tuple[dict, boo
     if not exported:
         return objects, False
     report.wrote(usda)
+    flat = OUT / f"{example.NAME}_flat.usda"
+    with report.step("export flat USD"):
+        if run_operator("export_usd", report, "flat export", filepath=str(flat), layout="FLAT"):
+            report.wrote(flat)
+    with report.step("load both files in Newton (ModelBuilder.add_usd)"):
+        for path in (usda, flat):
+            print(f"    {path.name}: {newton_summary(path)}")
     if operator_missing("import_usd"):
         report.skip("import", operator_missing("import_usd") + "; baking the authored scene instead")
         return objects, False
@@ -137,6 +145,19 @@ def export_and_import(example, report: Report, objects: dict) -> tuple[dict, boo
         example.animate(objects)
         check(scene, report, "validation after import")
     return objects, True
+
+
+def newton_summary(path: Path) -> str:
+    """What Newton 1.8 itself builds from a USD file: counts of bodies, joints, DOFs and shapes."""
+    import warp
+
+    warp.config.quiet = True  # no banner in the middle of the demo's report
+    import newton
+
+    builder = newton.ModelBuilder()
+    builder.add_usd(str(path))
+    return (f"{builder.body_count} bodies, {builder.joint_count} joints, "
+            f"{builder.joint_dof_count} DOFs, {builder.shape_count} shapes (colliders and visuals)")
 
 
 def bake(example, report: Report) -> bool:
