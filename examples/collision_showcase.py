@@ -31,7 +31,10 @@ def build(context) -> dict:
     from articula.addon.adapters.description_to_blender import build_scene
     from articula.core.samples import collision_showcase
 
-    return build_scene(context, collision_showcase())
+    objects = build_scene(context, collision_showcase())
+    # Newton's MuJoCo solver wants every world to hold the same bodies; these two worlds do not.
+    context.scene.articula.solver = "XPBD"
+    return objects
 
 
 def animate(objects) -> None:

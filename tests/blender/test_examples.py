@@ -110,5 +110,6 @@ def test_collision_showcase_keeps_every_group_and_world(clean_scene):
     assert {s.name: (s.collision_group, s.world) for s in desc.shapes} == \
         {s.name: (s.collision_group, s.world) for s in sample.shapes}
     assert {b.world for b in desc.bodies} == {0, 1}
+    assert clean_scene.articula.solver == "XPBD"  # MuJoCo wants worlds of equal contents
     assert {s.collision_group for s in desc.shapes} >= {-2, -1, 0, 1, 2}
 
