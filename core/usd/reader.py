@@ -126,6 +126,7 @@ class _StageReader:
         self.materials_by_path: dict[Sdf.Path, str] = {}
         self.shape_prims: dict[str, Usd.Prim] = {}
         self.used_names: dict[str, set[str]] = {}
+        self._authored_names: dict[Sdf.Path, frozenset] = {}
 
     # -- errors and typed attribute access
     def error(self, prim, attribute: Optional[str], message: str) -> UsdReadError:
@@ -138,6 +139,8 @@ class _StageReader:
     def value(self, prim: Usd.Prim, name: str, kind: str = "float", default=None, allow_inf: bool = True):
         """The authored value of ``name`` checked against ``kind`` (float, int, bool, token, vec3,
         quat, floats); ``default`` when not authored."""
+        if not self.authored(prim, name):
+            return default
         attr = prim.GetAttribute(name)
         if not attr or not attr.HasAuthoredValue():
             return default
@@ -146,6 +149,13 @@ class _StageReader:
         except Tf.ErrorException as error:
             raise self.error(prim, name, f"unreadable value ({_first_line(error)})") from error
         return self._checked(prim, name, kind, value, allow_inf)
+
+    def authored(self, prim: Usd.Prim, name: str) -> bool:
+        """A fast first test: is a property of that name authored on the prim at all?"""
+        names = self._authored_names.get(prim.GetPath())
+        if names is None:
+            names = self._authored_names[prim.GetPath()] = frozenset(prim.GetAuthoredPropertyNames())
+        return name in names
 
     def _checked(self, prim, name, kind, value, allow_inf):
         def number(v):
@@ -589,6 +599,8 @@ class _StageReader:
                 continue
             name = {"physx_axis": lambda: D.physx_axis_attr(instance, suffix),
                     "physx_limit": lambda: D.physx_limit_attr(instance, suffix)}.get(dialect, lambda: suffix)()
+            if not self.authored(prim, name):
+                continue
             attr = prim.GetAttribute(name)
             if not attr or not attr.HasAuthoredValue() or attr.GetTypeName().isArray:
                 continue  # an array newton:* attribute is the seed's per-DOF dialect

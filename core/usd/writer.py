@@ -1,8 +1,10 @@
 """Physics description -> USD stage (NESTED bodies as in the seed proposal, or FLAT legacy).
 
 Every USD name and unit comes from :mod:`.dialect`. Bodies carry translate + orient only;
-scale lives on collider and visual gprims. Files are written to a temporary sibling and
-renamed, so a failed export never leaves a half-written file nor touches an existing one.
+scale lives on collider and visual gprims. The layer is authored with Sdf specs in one change
+block (the Usd API recomposes after every prim, which is many times slower), then opened as a
+stage. Files are written to a temporary sibling and renamed, so a failed export never leaves a
+half-written file nor touches an existing one.
 """
 
 from __future__ import annotations
@@ -12,22 +14,23 @@ import os
 import tempfile
 from typing import Optional
 
-from pxr import Gf, Sdf, Tf, Usd, UsdGeom, UsdPhysics, UsdShade, Vt
+from pxr import Gf, Sdf, Tf, Usd, UsdGeom, Vt
 
 from . import dialect as D
 from .errors import UsdWriteError
+from ..articulation import Articulation, find_articulations
+from ..collision import collision_group_filters, collision_group_name
+from ..mass import MassError, mass_properties
 from ..model import (
     Body, Dof, DofMotion, Joint, JointType, MeshData, PhysicsMaterial, PhysicsScene, Pose, Shape,
     ShapeKind, Visual,
 )
-from ..articulation import Articulation, find_articulations
-from ..collision import collision_group_filters, collision_group_name
-from ..mass import MassError, mass_properties
 from ..transforms import pose_relative
 from ..validation import ERROR, validate
 
 LAYOUTS = ("NESTED", "FLAT")
 _DEFAULT_DOF = Dof(axis=D.DofAxis.ROT_X)
+T = Sdf.ValueTypeNames
 
 
 # ------------------------------------------------------------------------------ public entry points
@@ -42,18 +45,24 @@ def write_usd(scene: PhysicsScene, path: str, layout: str = "NESTED",
     refused = errors + ([] if allow_warnings else warnings)
     if refused:
         raise UsdWriteError(path, refused)
-    stage = build_stage(scene, layout)
-    _export_atomically(stage.GetRootLayer(), path)
+    layer = build_layer(scene, layout)
+    _export_atomically(layer, path)
     return warnings
 
 
 def build_stage(scene: PhysicsScene, layout: str = "NESTED") -> Usd.Stage:
     """The in-memory stage of ``scene`` (no validation, nothing written)."""
+    return Usd.Stage.Open(build_layer(scene, layout))
+
+
+def build_layer(scene: PhysicsScene, layout: str = "NESTED") -> Sdf.Layer:
+    """The anonymous layer holding ``scene`` (keep a reference while using it)."""
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {LAYOUTS}, not {layout!r}")
-    stage = Usd.Stage.CreateInMemory()
-    _StageWriter(scene, stage, nested=layout == "NESTED").write()
-    return stage
+    layer = Sdf.Layer.CreateAnonymous("articula.usda")
+    with Sdf.ChangeBlock():
+        _LayerWriter(scene, layer, nested=layout == "NESTED").write()
+    return layer
 
 
 # --------------------------------------------------------------------------------- validation hook
@@ -80,13 +89,36 @@ def _export_atomically(layer: Sdf.Layer, path: str) -> None:
         raise
 
 
-# ------------------------------------------------------------------------------------ value helpers
-def _vec3d(v) -> Gf.Vec3d:
-    return Gf.Vec3d(*v)
+# ------------------------------------------------------------------------------------- Sdf authoring
+class _Prim:
+    """One prim spec being authored; applied API schemas are collected and set at the end."""
 
+    def __init__(self, layer: Sdf.Layer, path: Sdf.Path, type_name: str, name: Optional[str] = None):
+        self.path = path
+        self.spec = Sdf.CreatePrimInLayer(layer, path)
+        self.spec.specifier = Sdf.SpecifierDef
+        self.spec.typeName = type_name
+        if name is not None and name != path.name:
+            self.spec.SetInfo("displayName", name)
+        self.schemas: list[str] = []
 
-def _vec3f(v) -> Gf.Vec3f:
-    return Gf.Vec3f(*v)
+    def apply(self, *schemas: str) -> "_Prim":
+        self.schemas += [s for s in schemas if s not in self.schemas]
+        return self
+
+    def set(self, name: str, type_name, value, custom: bool = False, uniform: bool = False) -> Sdf.AttributeSpec:
+        variability = Sdf.VariabilityUniform if uniform else Sdf.VariabilityVarying
+        attr = Sdf.AttributeSpec(self.spec, name, type_name, variability, custom)
+        if value is not None:
+            attr.default = value
+        return attr
+
+    def rel(self, name: str, targets: list[Sdf.Path]) -> None:
+        Sdf.RelationshipSpec(self.spec, name, False).targetPathList.explicitItems = targets
+
+    def done(self) -> None:
+        if self.schemas:
+            self.spec.SetInfo("apiSchemas", Sdf.TokenListOp.Create(prependedItems=self.schemas))
 
 
 def _quatd(q) -> Gf.Quatd:
@@ -97,31 +129,23 @@ def _quatf(q) -> Gf.Quatf:
     return Gf.Quatf(q[0], q[1], q[2], q[3])
 
 
-def _set(prim: Usd.Prim, name: str, type_name, value, custom: bool = False) -> None:
-    prim.CreateAttribute(name, type_name, custom).Set(value)
-
-
-def _set_pose(prim: Usd.Prim, pose: Pose, scale=None) -> None:
-    xform = UsdGeom.Xformable(prim)
-    ops = [xform.AddTranslateOp(UsdGeom.XformOp.PrecisionDouble),
-           xform.AddOrientOp(UsdGeom.XformOp.PrecisionDouble)]
-    ops[0].Set(_vec3d(pose.pos))
-    ops[1].Set(_quatd(pose.rot))
+def _set_pose(prim: _Prim, pose: Pose, scale=None) -> None:
+    prim.set("xformOp:translate", T.Double3, Gf.Vec3d(*pose.pos))
+    prim.set("xformOp:orient", T.Quatd, _quatd(pose.rot))
+    order = ["xformOp:translate", "xformOp:orient"]
     if scale is not None and tuple(scale) != (1.0, 1.0, 1.0):
-        op = xform.AddScaleOp(UsdGeom.XformOp.PrecisionDouble)
-        op.Set(_vec3d(scale))
-        ops.append(op)
-    xform.SetXformOpOrder(ops)
+        prim.set("xformOp:scale", T.Double3, Gf.Vec3d(*scale))
+        order.append("xformOp:scale")
+    prim.set("xformOpOrder", T.TokenArray, Vt.TokenArray(order), uniform=True)
 
 
-def _set_mesh(prim: Usd.Prim, mesh: MeshData) -> None:
-    geom = UsdGeom.Mesh(prim)
+def _set_mesh(prim: _Prim, mesh: MeshData) -> None:
     points = Vt.Vec3fArray([Gf.Vec3f(*v) for v in mesh.vertices])
-    geom.CreatePointsAttr(points)
-    geom.CreateFaceVertexCountsAttr(Vt.IntArray([3] * len(mesh.triangles)))
-    geom.CreateFaceVertexIndicesAttr(Vt.IntArray([i for tri in mesh.triangles for i in tri]))
-    geom.CreateSubdivisionSchemeAttr(UsdGeom.Tokens.none)
-    geom.CreateExtentAttr(UsdGeom.PointBased.ComputeExtent(points))
+    prim.set("points", T.Point3fArray, points)
+    prim.set("faceVertexCounts", T.IntArray, Vt.IntArray([3] * len(mesh.triangles)))
+    prim.set("faceVertexIndices", T.IntArray, Vt.IntArray([i for tri in mesh.triangles for i in tri]))
+    prim.set("subdivisionScheme", T.Token, UsdGeom.Tokens.none, uniform=True)
+    prim.set("extent", T.Float3Array, UsdGeom.PointBased.ComputeExtent(points))
 
 
 class _Namer:
@@ -140,32 +164,33 @@ class _Namer:
         return parent.AppendChild(candidate)
 
 
-def _define(stage: Usd.Stage, path: Sdf.Path, type_name: str, name: str) -> Usd.Prim:
-    prim = stage.DefinePrim(path, type_name)
-    if path.name != name:
-        prim.SetDisplayName(name)
-    return prim
-
-
 # --------------------------------------------------------------------------------------- the writer
-class _StageWriter:
-    def __init__(self, scene: PhysicsScene, stage: Usd.Stage, nested: bool):
-        self.scene, self.stage, self.nested = scene, stage, nested
+class _LayerWriter:
+    def __init__(self, scene: PhysicsScene, layer: Sdf.Layer, nested: bool):
+        self.scene, self.layer, self.nested = scene, layer, nested
         self.names = _Namer()
+        self.bodies = {body.name: body for body in scene.bodies}
         self.body_paths: dict[str, Sdf.Path] = {}
         self.shape_paths: dict[str, Sdf.Path] = {}
-        self.material_paths: dict[str, Sdf.Path] = {}
-        self.joints_by_child: dict[str, list[Joint]] = {}
-        for joint in scene.joints:
-            self.joints_by_child.setdefault(joint.body1, []).append(joint)
+        self.material_paths: dict = {}
+
+    def prim(self, path: Sdf.Path, type_name: str, name: Optional[str] = None) -> _Prim:
+        return _Prim(self.layer, path, type_name, name)
+
+    def scope(self, name: str, type_name: str = "Scope") -> Sdf.Path:
+        path = self.names.child(self.root, name)
+        self.prim(path, type_name).done()
+        return path
 
     def write(self) -> None:
-        stage, scene = self.stage, self.scene
-        UsdGeom.SetStageUpAxis(stage, D.UP_AXIS)
-        UsdGeom.SetStageMetersPerUnit(stage, D.METERS_PER_UNIT)
-        UsdPhysics.SetStageKilogramsPerUnit(stage, D.KILOGRAMS_PER_UNIT)
+        scene, layer = self.scene, self.layer
+        pseudo_root = layer.pseudoRoot
+        pseudo_root.SetInfo("upAxis", D.UP_AXIS)
+        pseudo_root.SetInfo("metersPerUnit", D.METERS_PER_UNIT)
+        pseudo_root.SetInfo("kilogramsPerUnit", D.KILOGRAMS_PER_UNIT)
         self.root = self.names.child(Sdf.Path.absoluteRootPath, scene.name or "World")
-        stage.SetDefaultPrim(_define(stage, self.root, "Xform", scene.name or "World"))
+        self.prim(self.root, "Xform", scene.name or "World").done()
+        layer.defaultPrim = self.root.name
         self._write_physics_scene()
         self._write_physics_materials()
         for articulation in find_articulations(scene):
@@ -178,95 +203,102 @@ class _StageWriter:
     # -- scene and materials
     def _write_physics_scene(self) -> None:
         settings = self.scene.settings
-        prim = _define(self.stage, self.names.child(self.root, D.PHYSICS_SCENE_NAME), "PhysicsScene",
-                       D.PHYSICS_SCENE_NAME)
-        physics_scene = UsdPhysics.Scene(prim)
+        prim = self.prim(self.names.child(self.root, D.PHYSICS_SCENE_NAME), "PhysicsScene")
         g = settings.gravity
         magnitude = math.sqrt(sum(c * c for c in g))
         direction = tuple(c / magnitude for c in g) if magnitude > 0.0 else (0.0, 0.0, -1.0)
-        physics_scene.CreateGravityDirectionAttr(_vec3f(direction))
-        physics_scene.CreateGravityMagnitudeAttr(magnitude)
-        prim.AddAppliedSchema(D.NEWTON_SCENE_API)
-        _set(prim, D.TIME_STEPS_PER_SECOND, Sdf.ValueTypeNames.Int, int(round(settings.steps_per_second)))
-        _set(prim, D.MAX_SOLVER_ITERATIONS, Sdf.ValueTypeNames.Int, int(settings.solver_iterations))
+        prim.set("physics:gravityDirection", T.Vector3f, Gf.Vec3f(*direction))
+        prim.set("physics:gravityMagnitude", T.Float, magnitude)
+        prim.apply(D.NEWTON_SCENE_API)
+        prim.set(D.TIME_STEPS_PER_SECOND, T.Int, int(round(settings.steps_per_second)), uniform=True)
+        prim.set(D.MAX_SOLVER_ITERATIONS, T.Int, int(settings.solver_iterations), uniform=True)
         for field_name, (attr, type_name) in D.SCENE_SETTINGS.items():
             value = getattr(settings, field_name)
-            _set(prim, attr, getattr(Sdf.ValueTypeNames, type_name),
-                 value.value if hasattr(value, "value") else value, custom=True)
+            prim.set(attr, getattr(T, type_name), value.value if hasattr(value, "value") else value, custom=True)
+        prim.done()
 
     def _write_physics_materials(self) -> None:
         if not self.scene.materials:
             return
-        scope = self.names.child(self.root, D.PHYSICS_MATERIALS_SCOPE)
-        self.stage.DefinePrim(scope, "Scope")
+        scope = self.scope(D.PHYSICS_MATERIALS_SCOPE)
         for material in self.scene.materials:
             self.material_paths[material.name] = self._write_physics_material(scope, material)
 
     def _write_physics_material(self, scope: Sdf.Path, material: PhysicsMaterial) -> Sdf.Path:
-        path = self.names.child(scope, material.name)
-        prim = _define(self.stage, path, "Material", material.name)
-        api = UsdPhysics.MaterialAPI.Apply(prim)
-        api.CreateStaticFrictionAttr(material.static_friction)
-        api.CreateDynamicFrictionAttr(material.dynamic_friction)
-        api.CreateRestitutionAttr(material.restitution)
+        prim = self.prim(self.names.child(scope, material.name), "Material", material.name)
+        prim.apply("PhysicsMaterialAPI", D.NEWTON_MATERIAL_API)
+        prim.set(D.STATIC_FRICTION, T.Float, material.static_friction)
+        prim.set(D.DYNAMIC_FRICTION, T.Float, material.dynamic_friction)
+        prim.set(D.RESTITUTION, T.Float, material.restitution)
         if material.density is not None:
-            api.CreateDensityAttr(material.density)
-        prim.AddAppliedSchema(D.NEWTON_MATERIAL_API)
-        _set(prim, D.TORSIONAL_FRICTION, Sdf.ValueTypeNames.Float, material.torsional_friction)
-        _set(prim, D.ROLLING_FRICTION, Sdf.ValueTypeNames.Float, material.rolling_friction)
-        return path
+            prim.set(D.DENSITY, T.Float, material.density)
+        prim.set(D.TORSIONAL_FRICTION, T.Float, material.torsional_friction)
+        prim.set(D.ROLLING_FRICTION, T.Float, material.rolling_friction)
+        prim.done()
+        return prim.path
 
     # -- articulations and bodies
     def _write_articulation(self, articulation: Articulation) -> None:
         """The tree's bodies under one container; the root API on the root body, or on an
         ancestor Xform when a joint fixes the root to the world (proposal, fixed base)."""
-        root = self.scene.body(articulation.root)
-        container, root_api_path = self.root, None
+        root = self.bodies[articulation.root]
+        container, root_api = self.root, None
         if articulation.fixed_base:
             container = self.names.child(self.root, root.name + D.FIXED_BASE_SUFFIX)
-            UsdGeom.Xform.Define(self.stage, container)
-            root_api_path = container
+            root_api = self.prim(container, "Xform")
         children: dict[str, list[str]] = {}
         for child, parent in articulation.parents.items():
             children.setdefault(parent, []).append(child)
-        self._write_body_tree(root, container, Pose(), children)
-        if root_api_path is None and len(articulation.bodies) + len(articulation.loop_joints) > 1:
-            root_api_path = self.body_paths[root.name]
-        if root_api_path is not None:
-            prim = self.stage.GetPrimAtPath(root_api_path)
-            UsdPhysics.ArticulationRootAPI.Apply(prim)
-            prim.AddAppliedSchema(D.NEWTON_ARTICULATION_ROOT_API)
-            _set(prim, D.SELF_COLLISION_ATTR, Sdf.ValueTypeNames.Bool, bool(root.self_collision))
+        root_prim = self._write_body_tree(root, container, Pose(), children)
+        if root_api is None and len(articulation.bodies) + len(articulation.loop_joints) > 1:
+            root_api = root_prim
+        if root_api is not None:
+            root_api.apply("PhysicsArticulationRootAPI", D.NEWTON_ARTICULATION_ROOT_API)
+            root_api.set(D.SELF_COLLISION_ATTR, T.Bool, bool(root.self_collision))
+            root_api.done()
+        root_prim.done()
 
     def _write_body_tree(self, body: Body, container: Sdf.Path, parent_pose: Pose,
-                         children: dict[str, list[str]]) -> None:
+                         children: dict[str, list[str]]) -> _Prim:
+        """The body and its subtree; returns the body's prim, finished unless it is the root."""
         path = self.names.child(container, body.name)
         self.body_paths[body.name] = path
-        prim = _define(self.stage, path, "Xform", body.name)
+        prim = self.prim(path, "Xform", body.name)
         _set_pose(prim, pose_relative(parent_pose, body.pose) if self.nested else body.pose)
         self._write_body_physics(prim, body)
         for name in children.get(body.name, []):
-            child = self.scene.body(name)
-            if self.nested:
-                self._write_body_tree(child, path, body.pose, children)
-            else:
-                self._write_body_tree(child, container, Pose(), children)
+            child = self.bodies[name]
+            child_container = path if self.nested else container
+            self._write_body_tree(child, child_container, body.pose, children).done()
+        return prim
 
-    def _write_body_physics(self, prim: Usd.Prim, body: Body) -> None:
-        rigid = UsdPhysics.RigidBodyAPI.Apply(prim)
+    def _write_body_physics(self, prim: _Prim, body: Body) -> None:
+        prim.apply("PhysicsRigidBodyAPI", "PhysicsMassAPI")
         if body.kinematic:
-            rigid.CreateKinematicEnabledAttr(True)
+            prim.set(D.KINEMATIC, T.Bool, True)
         if any(body.linear_velocity):
-            rigid.CreateVelocityAttr(_vec3f(body.linear_velocity))
+            prim.set(D.VELOCITY, T.Vector3f, Gf.Vec3f(*body.linear_velocity))
         if any(body.angular_velocity):
-            rigid.CreateAngularVelocityAttr(_vec3f([D.angle_to_usd(w) for w in body.angular_velocity]))
-        props = _mass_properties(self.scene, body)
-        mass = UsdPhysics.MassAPI.Apply(prim)  # all four together: FACTS, partial MassAPI
-        mass.CreateMassAttr(props.mass)
-        mass.CreateCenterOfMassAttr(_vec3f(props.center_of_mass))
-        mass.CreateDiagonalInertiaAttr(_vec3f(props.diagonal_inertia))
-        mass.CreatePrincipalAxesAttr(_quatf(props.principal_axes))
-        _set(prim, D.WORLD_ATTR, Sdf.ValueTypeNames.Int, int(body.world), custom=True)
+            prim.set(D.ANGULAR_VELOCITY, T.Vector3f, Gf.Vec3f(*(D.angle_to_usd(w) for w in body.angular_velocity)))
+        props = self._mass_properties(body)  # all four together: FACTS, partial MassAPI
+        prim.set(D.MASS, T.Float, props.mass)
+        prim.set(D.CENTER_OF_MASS, T.Point3f, Gf.Vec3f(*props.center_of_mass))
+        prim.set(D.DIAGONAL_INERTIA, T.Float3, Gf.Vec3f(*props.diagonal_inertia))
+        prim.set(D.PRINCIPAL_AXES, T.Quatf, _quatf(props.principal_axes))
+        prim.set(D.WORLD_ATTR, T.Int, int(body.world), custom=True)
+
+    def _mass_properties(self, body: Body):
+        """core.mass on a one-body view of the scene (the full scene's lookups are linear)."""
+        if not hasattr(self, "shapes_by_body"):
+            self.shapes_by_body: dict[Optional[str], list[Shape]] = {}
+            for shape in self.scene.shapes:
+                self.shapes_by_body.setdefault(shape.body, []).append(shape)
+        view = PhysicsScene(bodies=[body], shapes=self.shapes_by_body.get(body.name, []),
+                            materials=self.scene.materials)
+        try:
+            return mass_properties(view, body.name)
+        except MassError as error:
+            raise UsdWriteError(None, [str(error)]) from error
 
     # -- joints
     def _write_joints(self) -> None:
@@ -275,39 +307,37 @@ class _StageWriter:
             if self.nested:
                 parent = self.body_paths[joint.body1]
             else:
-                if flat_scope is None:
-                    flat_scope = self.names.child(self.root, D.FLAT_JOINTS_SCOPE)
-                    self.stage.DefinePrim(flat_scope, "Scope")
+                flat_scope = flat_scope or self.scope(D.FLAT_JOINTS_SCOPE)
                 parent = flat_scope
             self._write_joint(self.names.child(parent, joint.name), joint)
 
     def _write_joint(self, path: Sdf.Path, joint: Joint) -> None:
-        prim = _define(self.stage, path, D.JOINT_PRIM_TYPES[joint.type], joint.name)
-        usd_joint = UsdPhysics.Joint(prim)
+        prim = self.prim(path, D.JOINT_PRIM_TYPES[joint.type], joint.name)
         if joint.body0 is not None:
-            usd_joint.CreateBody0Rel().SetTargets([self.body_paths[joint.body0]])
-        usd_joint.CreateBody1Rel().SetTargets([self.body_paths[joint.body1]])
-        usd_joint.CreateLocalPos0Attr(_vec3f(joint.local_pose0.pos))
-        usd_joint.CreateLocalRot0Attr(_quatf(joint.local_pose0.rot))
-        usd_joint.CreateLocalPos1Attr(_vec3f(joint.local_pose1.pos))
-        usd_joint.CreateLocalRot1Attr(_quatf(joint.local_pose1.rot))
+            prim.rel(D.BODY0, [self.body_paths[joint.body0]])
+        prim.rel(D.BODY1, [self.body_paths[joint.body1]])
+        prim.set(D.LOCAL_POS0, T.Point3f, Gf.Vec3f(*joint.local_pose0.pos))
+        prim.set(D.LOCAL_ROT0, T.Quatf, _quatf(joint.local_pose0.rot))
+        prim.set(D.LOCAL_POS1, T.Point3f, Gf.Vec3f(*joint.local_pose1.pos))
+        prim.set(D.LOCAL_ROT1, T.Quatf, _quatf(joint.local_pose1.rot))
         if not joint.enabled:
-            usd_joint.CreateJointEnabledAttr(False)
+            prim.set(D.JOINT_ENABLED, T.Bool, False)
         if joint.collide_bodies:
-            usd_joint.CreateCollisionEnabledAttr(True)
+            prim.set(D.COLLISION_ENABLED, T.Bool, True)
         if joint.exclude_from_articulation:
-            usd_joint.CreateExcludeFromArticulationAttr(True)
+            prim.set(D.EXCLUDE_FROM_ARTICULATION, T.Bool, True, uniform=True)
         if joint.type in (JointType.REVOLUTE, JointType.PRISMATIC, JointType.SPHERICAL):
-            _set(prim, D.JOINT_AXIS, Sdf.ValueTypeNames.Token, joint.axis)
+            prim.set(D.JOINT_AXIS, T.Token, joint.axis, uniform=True)
         if joint.type == JointType.SPHERICAL:
             for attr, cone in ((D.CONE_ANGLE0, joint.cone_limit0), (D.CONE_ANGLE1, joint.cone_limit1)):
                 if math.isfinite(cone):
-                    _set(prim, attr, Sdf.ValueTypeNames.Float, D.angle_to_usd(cone))
+                    prim.set(attr, T.Float, D.angle_to_usd(cone))
         for dof in joint.dofs:
             self._write_dof(prim, joint, dof)
         self._write_newton_scalars(prim, joint)
+        prim.done()
 
-    def _write_dof(self, prim: Usd.Prim, joint: Joint, dof: Dof) -> None:
+    def _write_dof(self, prim: _Prim, joint: Joint, dof: Dof) -> None:
         angular = dof.axis.is_angular
         instance = D.dof_instance(joint.type, dof.axis)
         self._write_limit(prim, joint, dof, instance)
@@ -317,7 +347,7 @@ class _StageWriter:
             self._write_drive(prim, dof, instance, angular)
         self._write_physx_axis(prim, dof, instance, angular)
 
-    def _write_limit(self, prim: Usd.Prim, joint: Joint, dof: Dof, instance: str) -> None:
+    def _write_limit(self, prim: _Prim, joint: Joint, dof: Dof, instance: str) -> None:
         angular = dof.axis.is_angular
         if dof.motion == DofMotion.LIMITED:
             low, high = (D.to_usd(v, D.Unit.ANGLE, angular) for v in (dof.lower, dof.upper))
@@ -327,156 +357,156 @@ class _StageWriter:
             low, high = -math.inf, math.inf
         if joint.type in (JointType.REVOLUTE, JointType.PRISMATIC):
             if dof.motion == DofMotion.LIMITED:
-                _set(prim, D.LOWER_LIMIT, Sdf.ValueTypeNames.Float, low)
-                _set(prim, D.UPPER_LIMIT, Sdf.ValueTypeNames.Float, high)
+                prim.set(D.LOWER_LIMIT, T.Float, low)
+                prim.set(D.UPPER_LIMIT, T.Float, high)
         elif joint.type == JointType.D6:
-            prim.AddAppliedSchema(f"PhysicsLimitAPI:{instance}")
-            _set(prim, D.limit_attr(instance, "low"), Sdf.ValueTypeNames.Float, low)
-            _set(prim, D.limit_attr(instance, "high"), Sdf.ValueTypeNames.Float, high)
+            prim.apply(f"PhysicsLimitAPI:{instance}")
+            prim.set(D.limit_attr(instance, "low"), T.Float, low)
+            prim.set(D.limit_attr(instance, "high"), T.Float, high)
         soft = [p for p in D.DOF_PROPERTIES if p.physx_limit and getattr(dof, p.field)]
         if dof.motion == DofMotion.LIMITED and soft:
-            prim.AddAppliedSchema(f"PhysxLimitAPI:{instance}")
+            prim.apply(f"PhysxLimitAPI:{instance}")
             for p in soft:
-                _set(prim, D.physx_limit_attr(instance, p.physx_limit), Sdf.ValueTypeNames.Float,
-                     D.to_usd(getattr(dof, p.field), p.unit, angular))
+                prim.set(D.physx_limit_attr(instance, p.physx_limit), T.Float,
+                         D.to_usd(getattr(dof, p.field), p.unit, angular))
 
-    def _write_drive(self, prim: Usd.Prim, dof: Dof, instance: str, angular: bool) -> None:
-        prim.AddAppliedSchema(f"PhysicsDriveAPI:{instance}")
-        f = Sdf.ValueTypeNames.Float
-        _set(prim, D.drive_attr(instance, "type"), Sdf.ValueTypeNames.Token,
-             D.DRIVE_TYPE_TOKENS[dof.drive_type])
-        _set(prim, D.drive_attr(instance, "stiffness"), f, D.to_usd(dof.drive_stiffness, D.Unit.PER_ANGLE, angular))
-        _set(prim, D.drive_attr(instance, "damping"), f, D.to_usd(dof.drive_damping, D.Unit.PER_ANGLE, angular))
-        _set(prim, D.drive_attr(instance, "targetPosition"), f, D.to_usd(dof.target_position, D.Unit.ANGLE, angular))
-        _set(prim, D.drive_attr(instance, "targetVelocity"), f, D.to_usd(dof.target_velocity, D.Unit.ANGLE, angular))
-        _set(prim, D.drive_attr(instance, "maxForce"), f, dof.max_effort)
+    def _write_drive(self, prim: _Prim, dof: Dof, instance: str, angular: bool) -> None:
+        prim.apply(f"PhysicsDriveAPI:{instance}")
+        prim.set(D.drive_attr(instance, "type"), T.Token, D.DRIVE_TYPE_TOKENS[dof.drive_type], uniform=True)
+        for name, value, unit in (("stiffness", dof.drive_stiffness, D.Unit.PER_ANGLE),
+                                  ("damping", dof.drive_damping, D.Unit.PER_ANGLE),
+                                  ("targetPosition", dof.target_position, D.Unit.ANGLE),
+                                  ("targetVelocity", dof.target_velocity, D.Unit.ANGLE),
+                                  ("maxForce", dof.max_effort, D.Unit.PLAIN)):
+            prim.set(D.drive_attr(instance, name), T.Float, D.to_usd(value, unit, angular))
 
-    def _write_physx_axis(self, prim: Usd.Prim, dof: Dof, instance: str, angular: bool) -> None:
+    def _write_physx_axis(self, prim: _Prim, dof: Dof, instance: str, angular: bool) -> None:
         authored = [p for p in D.DOF_PROPERTIES
                     if p.physx_axis and getattr(dof, p.field) != getattr(_DEFAULT_DOF, p.field)]
         if not authored:
             return
-        prim.AddAppliedSchema(f"{D.PHYSX_JOINT_AXIS_API}:{instance}")
+        prim.apply(f"{D.PHYSX_JOINT_AXIS_API}:{instance}")
         for p in authored:
-            _set(prim, D.physx_axis_attr(instance, p.physx_axis), Sdf.ValueTypeNames.Float,
-                 D.to_usd(getattr(dof, p.field), p.unit, angular))
+            prim.set(D.physx_axis_attr(instance, p.physx_axis), T.Float,
+                     D.to_usd(getattr(dof, p.field), p.unit, angular))
 
-    def _write_newton_scalars(self, prim: Usd.Prim, joint: Joint) -> None:
+    def _write_newton_scalars(self, prim: _Prim, joint: Joint) -> None:
         """NewtonJointAPI scalars where every moving DOF agrees (in USD units), so Newton reads them."""
         dofs = joint.active_dofs()
         if not dofs:
             return
-        applied = False
         for p in D.DOF_PROPERTIES:
             if not p.newton:
                 continue
             values = {D.to_usd(getattr(d, p.field), p.unit, d.axis.is_angular) for d in dofs}
-            default = getattr(_DEFAULT_DOF, p.field)
-            if len(values) != 1 or next(iter(values)) == default:
+            if len(values) != 1 or next(iter(values)) == getattr(_DEFAULT_DOF, p.field):
                 continue
-            if not applied:
-                prim.AddAppliedSchema(D.NEWTON_JOINT_API)
-                applied = True
-            _set(prim, p.newton, Sdf.ValueTypeNames.Float, next(iter(values)))
+            prim.apply(D.NEWTON_JOINT_API)
+            prim.set(p.newton, T.Float, next(iter(values)))
 
     # -- colliders and visuals
     def _write_attachments(self) -> None:
         static_scope = None
-        for owner, items in (("shape", self.scene.shapes), ("visual", self.scene.visuals)):
+        for is_shape, items in ((True, self.scene.shapes), (False, self.scene.visuals)):
             for item in items:
                 if item.body is None:
-                    if static_scope is None:
-                        static_scope = self.names.child(self.root, D.STATIC_SCOPE)
-                        UsdGeom.Xform.Define(self.stage, static_scope)
+                    static_scope = static_scope or self.scope(D.STATIC_SCOPE, "Xform")
                     parent = static_scope
                 else:
                     parent = self.body_paths[item.body]
                 path = self.names.child(parent, item.name)
-                if owner == "shape":
+                if is_shape:
                     self.shape_paths[item.name] = path
                     self._write_shape(path, item)
                 else:
                     self._write_visual(path, item)
 
     def _write_shape(self, path: Sdf.Path, shape: Shape) -> None:
-        prim = _define(self.stage, path, D.SHAPE_PRIM_TYPES[shape.kind], shape.name)
+        prim = self.prim(path, D.SHAPE_PRIM_TYPES[shape.kind], shape.name)
         scale = self._write_geometry(prim, shape)
         _set_pose(prim, shape.pose, scale)
-        UsdGeom.Imageable(prim).CreatePurposeAttr(D.PURPOSE_COLLIDER)
-        UsdPhysics.CollisionAPI.Apply(prim)
+        prim.set("purpose", T.Token, D.PURPOSE_COLLIDER, uniform=True)
+        prim.apply("PhysicsCollisionAPI")
         if shape.kind in D.APPROXIMATION_TOKENS:
-            UsdPhysics.MeshCollisionAPI.Apply(prim).CreateApproximationAttr(D.APPROXIMATION_TOKENS[shape.kind])
+            prim.apply("PhysicsMeshCollisionAPI")
+            prim.set(D.APPROXIMATION, T.Token, D.APPROXIMATION_TOKENS[shape.kind], uniform=True)
         if shape.density is not None:
-            UsdPhysics.MassAPI.Apply(prim).CreateDensityAttr(shape.density)
+            prim.apply("PhysicsMassAPI")
+            prim.set(D.DENSITY, T.Float, shape.density)
         if shape.material is not None and shape.material in self.material_paths:
-            binding = UsdShade.MaterialBindingAPI.Apply(prim)
-            binding.Bind(UsdShade.Material.Get(self.stage, self.material_paths[shape.material]),
-                         UsdShade.Tokens.weakerThanDescendants, D.PHYSICS_BINDING_PURPOSE)
-        _set(prim, D.COLLISION_GROUP_ATTR, Sdf.ValueTypeNames.Int, int(shape.collision_group), custom=True)
-        _set(prim, D.WORLD_ATTR, Sdf.ValueTypeNames.Int, int(shape.world), custom=True)
+            prim.apply("MaterialBindingAPI")
+            prim.rel(f"material:binding:{D.PHYSICS_BINDING_PURPOSE}", [self.material_paths[shape.material]])
+        prim.set(D.COLLISION_GROUP_ATTR, T.Int, int(shape.collision_group), custom=True)
+        prim.set(D.WORLD_ATTR, T.Int, int(shape.world), custom=True)
         if shape.contact_margin or shape.contact_gap:
-            prim.AddAppliedSchema(D.NEWTON_COLLISION_API)
-            _set(prim, D.CONTACT_MARGIN, Sdf.ValueTypeNames.Float, shape.contact_margin)
-            _set(prim, D.CONTACT_GAP, Sdf.ValueTypeNames.Float, shape.contact_gap)
+            prim.apply(D.NEWTON_COLLISION_API)
+            prim.set(D.CONTACT_MARGIN, T.Float, shape.contact_margin)
+            prim.set(D.CONTACT_GAP, T.Float, shape.contact_gap)
+        prim.done()
 
     @staticmethod
-    def _write_geometry(prim: Usd.Prim, shape: Shape):
+    def _write_geometry(prim: _Prim, shape: Shape):
         """Author the gprim's own size attributes; returns the scale its transform needs."""
         kind = shape.kind
         if kind == ShapeKind.BOX:
-            UsdGeom.Cube(prim).CreateSizeAttr(2.0)
+            prim.set("size", T.Double, 2.0)
             return shape.half_extents
         if kind == ShapeKind.SPHERE:
-            UsdGeom.Sphere(prim).CreateRadiusAttr(shape.radius)
+            prim.set("radius", T.Double, shape.radius)
         elif kind in (ShapeKind.CAPSULE, ShapeKind.CYLINDER):
-            gprim = UsdGeom.Capsule(prim) if kind == ShapeKind.CAPSULE else UsdGeom.Cylinder(prim)
-            gprim.CreateRadiusAttr(shape.radius)
-            gprim.CreateHeightAttr(2.0 * shape.half_height)
-            gprim.CreateAxisAttr(shape.axis)
+            prim.set("radius", T.Double, shape.radius)
+            prim.set("height", T.Double, 2.0 * shape.half_height)
+            prim.set("axis", T.Token, shape.axis, uniform=True)
         elif kind == ShapeKind.PLANE:
-            UsdGeom.Plane(prim).CreateAxisAttr("Z")
+            prim.set("axis", T.Token, "Z", uniform=True)
         else:
             _set_mesh(prim, shape.mesh or MeshData())
             return shape.scale
         return None
 
     def _write_visual(self, path: Sdf.Path, visual: Visual) -> None:
-        prim = _define(self.stage, path, "Mesh", visual.name)
+        prim = self.prim(path, "Mesh", visual.name)
         _set_mesh(prim, visual.mesh)
         _set_pose(prim, visual.pose, visual.scale)
-        geom = UsdGeom.Mesh(prim)
-        geom.CreatePurposeAttr(D.PURPOSE_VISUAL)
-        geom.CreateDisplayColorAttr(Vt.Vec3fArray([Gf.Vec3f(*visual.color[:3])]))
-        geom.CreateDisplayOpacityAttr(Vt.FloatArray([visual.color[3]]))
-        material = self._render_material(visual)
-        UsdShade.MaterialBindingAPI.Apply(prim).Bind(material)
+        prim.set("purpose", T.Token, D.PURPOSE_VISUAL, uniform=True)
+        prim.set("primvars:displayColor", T.Color3fArray, Vt.Vec3fArray([Gf.Vec3f(*visual.color[:3])]))
+        prim.set("primvars:displayOpacity", T.FloatArray, Vt.FloatArray([visual.color[3]]))
+        prim.apply("MaterialBindingAPI")
+        prim.rel("material:binding", [self._render_material(visual)])
+        prim.done()
 
-    def _render_material(self, visual: Visual) -> UsdShade.Material:
-        name = visual.material_name or f"{visual.name}_material"
+    def _render_material(self, visual: Visual) -> Sdf.Path:
+        """A UsdPreviewSurface material per (name, color), made once; unnamed ones shared by color."""
+        rgba = tuple(min(max(int(round(c * 255)), 0), 255) for c in visual.color)
+        name = visual.material_name or "color_" + "".join(f"{c:02x}" for c in rgba)
         key = ("render", name, tuple(visual.color))
         if key not in self.material_paths:
-            looks = self.root.AppendChild(D.LOOKS_SCOPE)
-            if not self.stage.GetPrimAtPath(looks):
-                looks = self.names.child(self.root, D.LOOKS_SCOPE)
-                self.stage.DefinePrim(looks, "Scope")
-            path = self.names.child(looks, name)
-            material = UsdShade.Material(_define(self.stage, path, "Material", name))
+            self.looks = getattr(self, "looks", None) or self.scope(D.LOOKS_SCOPE)
+            material = self.prim(self.names.child(self.looks, name), "Material", name)
             if visual.material_name is None:  # made up here for viewers: not read back as a name
-                material.GetPrim().SetCustomDataByKey(D.GENERATED_MATERIAL_KEY, True)
-            shader = UsdShade.Shader.Define(self.stage, path.AppendChild("PreviewSurface"))
-            shader.CreateIdAttr(D.PREVIEW_SURFACE_ID)
-            shader.CreateInput("diffuseColor", Sdf.ValueTypeNames.Color3f).Set(Gf.Vec3f(*visual.color[:3]))
-            shader.CreateInput("opacity", Sdf.ValueTypeNames.Float).Set(float(visual.color[3]))
-            material.CreateSurfaceOutput().ConnectToSource(shader.ConnectableAPI(), "surface")
-            self.material_paths[key] = path
-        return UsdShade.Material.Get(self.stage, self.material_paths[key])
+                material.spec.SetInfo("customData", {D.GENERATED_MATERIAL_KEY.split(":")[0]: {
+                    D.GENERATED_MATERIAL_KEY.split(":")[1]: True}})
+            shader = self.prim(material.path.AppendChild("PreviewSurface"), "Shader")
+            shader.set("info:id", T.Token, D.PREVIEW_SURFACE_ID, uniform=True)
+            shader.set("inputs:diffuseColor", T.Color3f, Gf.Vec3f(*visual.color[:3]))
+            shader.set("inputs:opacity", T.Float, float(visual.color[3]))
+            shader.set("outputs:surface", T.Token, None)
+            surface = material.set("outputs:surface", T.Token, None)
+            surface.connectionPathList.explicitItems = [shader.path.AppendProperty("outputs:surface")]
+            self.material_paths[key] = material.path
+        return self.material_paths[key]
 
     # -- collision filtering
     def _write_filtered_pairs(self) -> None:
+        pairs: dict[str, list[Sdf.Path]] = {}
         for a, b in self.scene.filtered_pairs:
             if a in self.body_paths and b in self.body_paths:
-                prim = self.stage.GetPrimAtPath(self.body_paths[a])
-                UsdPhysics.FilteredPairsAPI.Apply(prim).CreateFilteredPairsRel().AddTarget(self.body_paths[b])
+                pairs.setdefault(a, []).append(self.body_paths[b])
+        for body, targets in pairs.items():
+            spec = self.layer.GetPrimAtPath(self.body_paths[body])
+            schemas = list(spec.GetInfo("apiSchemas").prependedItems) + ["PhysicsFilteredPairsAPI"]
+            spec.SetInfo("apiSchemas", Sdf.TokenListOp.Create(prependedItems=schemas))
+            Sdf.RelationshipSpec(spec, "physics:filteredPairs", False).targetPathList.explicitItems = targets
 
     def _write_collision_groups(self) -> None:
         """One PhysicsCollisionGroup per (world, group) of the colliders, filtering the groups
@@ -486,21 +516,16 @@ class _StageWriter:
             members.setdefault((shape.world, shape.collision_group), []).append(self.shape_paths[shape.name])
         if not members:
             return
-        scope = self.names.child(self.root, D.COLLISION_GROUPS_SCOPE)
-        self.stage.DefinePrim(scope, "Scope")
+        scope = self.scope(D.COLLISION_GROUPS_SCOPE)
         group_paths = {key: self.names.child(scope, collision_group_name(key)) for key in sorted(members)}
         for key, apart in collision_group_filters(members).items():
-            group = UsdPhysics.CollisionGroup.Define(self.stage, group_paths[key])
-            group.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets(members[key])
+            group = self.prim(group_paths[key], "PhysicsCollisionGroup")
+            group.rel("collection:colliders:includes", members[key])
             if apart:
-                group.CreateFilteredGroupsRel().SetTargets([group_paths[k] for k in sorted(apart)])
+                group.rel("physics:filteredGroups", [group_paths[k] for k in sorted(apart)])
+            group.done()
 
 
-def _mass_properties(scene: PhysicsScene, body: Body):
-    try:
-        return mass_properties(scene, body.name)
-    except MassError as error:
-        raise UsdWriteError(None, [str(error)]) from error
 
 
-__all__ = ["LAYOUTS", "build_stage", "write_usd", "UsdWriteError"]
+__all__ = ["LAYOUTS", "build_layer", "build_stage", "write_usd", "UsdWriteError"]

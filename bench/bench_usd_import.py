@@ -1,0 +1,60 @@
+"""Import a 200-body UsdPhysics file with Articula and with Blender's own USD importer, in one run.
+
+RATIO usd_import_200 = Blender's ``wm.usd_import`` time / ``articula.import_usd`` time (best of
+several runs each, the scene emptied between runs, emptying not timed), same file, same process.
+Aim: >= 1.0. The file is the export of bench_usd_export's scene (10 arms x 20 links).
+"""
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_usd_export import RUNS, chain_scene, load_articula  # noqa: E402
+
+
+def empty_blend_data(bpy) -> None:
+    for name in ("objects", "meshes", "materials", "collections"):
+        collection = getattr(bpy.data, name)
+        for item in list(collection):
+            collection.remove(item)
+
+
+def best_time(bpy, action, runs: int = RUNS) -> float:
+    times = []
+    for _ in range(runs):
+        empty_blend_data(bpy)
+        started = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
+def main():
+    import bpy
+
+    load_articula()
+    from articula.core.usd.writer import write_usd
+
+    path = os.path.join(tempfile.mkdtemp(prefix="articula-bench-usd-"), "robots.usdc")
+    scene = chain_scene()
+    write_usd(scene, path, allow_warnings=True)
+
+    def ours():
+        assert bpy.ops.articula.import_usd(filepath=path) == {"FINISHED"}
+
+    def blender():
+        assert bpy.ops.wm.usd_import(filepath=path) == {"FINISHED"}
+
+    ours(), blender()  # warm up both
+    t_ours, t_blender = best_time(bpy, ours), best_time(bpy, blender)
+    bodies = len(scene.bodies)
+    print(f"bodies {bodies}: articula {t_ours * 1e3:.1f} ms, wm.usd_import {t_blender * 1e3:.1f} ms")
+    print(f"RATIO usd_import_{bodies} {t_blender / t_ours:.3f} 1.0 wm.usd_import {t_blender * 1e3:.0f} ms / "
+          f"articula.import_usd {t_ours * 1e3:.0f} ms, best of {RUNS}")
+
+
+if __name__ == "__main__":
+    main()
