@@ -280,25 +280,31 @@ class ARTICULA_OT_material_add(bpy.types.Operator):
         return {"FINISHED"}
 
 
-class ARTICULA_OT_material_remove(bpy.types.Operator):
-    """Remove the active physics material (colliders naming it fall back to the default)"""
+class _RemoveActiveItem:
+    """Removes the active item of a ``scene.articula`` collection."""
 
-    bl_idname = "articula.material_remove"
-    bl_label = "Remove Physics Material"
     bl_options = {"REGISTER", "UNDO"}
+    collection = index_name = ""
 
     @classmethod
     def poll(cls, context):
         props = context.scene.articula
-        return 0 <= props.active_material_index < len(props.materials)
+        return 0 <= getattr(props, cls.index_name) < len(getattr(props, cls.collection))
 
     def execute(self, context):
         props = context.scene.articula
-        name = props.materials[props.active_material_index].name
-        props.materials.remove(props.active_material_index)
-        props.active_material_index = max(0, min(props.active_material_index, len(props.materials) - 1))
-        self.report({"INFO"}, f"Removed physics material '{name}'")
+        items, index = getattr(props, self.collection), getattr(props, self.index_name)
+        items.remove(index)
+        setattr(props, self.index_name, max(0, min(index, len(items) - 1)))
         return {"FINISHED"}
+
+
+class ARTICULA_OT_material_remove(_RemoveActiveItem, bpy.types.Operator):
+    """Remove the active physics material (colliders naming it fall back to the default)"""
+
+    bl_idname = "articula.material_remove"
+    bl_label = "Remove Physics Material"
+    collection, index_name = "materials", "active_material_index"
 
 
 class ARTICULA_OT_filtered_pair_add(_ObjectModeOperator, bpy.types.Operator):
@@ -319,23 +325,12 @@ class ARTICULA_OT_filtered_pair_add(_ObjectModeOperator, bpy.types.Operator):
         return {"FINISHED"}
 
 
-class ARTICULA_OT_filtered_pair_remove(bpy.types.Operator):
+class ARTICULA_OT_filtered_pair_remove(_RemoveActiveItem, bpy.types.Operator):
     """Let the active filtered pair collide again"""
 
     bl_idname = "articula.filtered_pair_remove"
     bl_label = "Remove Filtered Pair"
-    bl_options = {"REGISTER", "UNDO"}
-
-    @classmethod
-    def poll(cls, context):
-        props = context.scene.articula
-        return 0 <= props.active_filtered_pair_index < len(props.filtered_pairs)
-
-    def execute(self, context):
-        props = context.scene.articula
-        props.filtered_pairs.remove(props.active_filtered_pair_index)
-        props.active_filtered_pair_index = max(0, props.active_filtered_pair_index - 1)
-        return {"FINISHED"}
+    collection, index_name = "filtered_pairs", "active_filtered_pair_index"
 
 
 classes = (

@@ -17,6 +17,15 @@ class _PhysicsPanel:
     bl_context = "physics"
 
 
+class _NonJointPanel(_PhysicsPanel):
+    """Shown for any object except joints (bodies, colliders, plain objects)."""
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.object
+        return obj is not None and not obj.articula.joint.enabled
+
+
 def _switch_row(layout, props, switch: str, value: str, text: str = ""):
     """``[x] value``: a ``has_<x>`` checkbox and the value it enables."""
     row = layout.row(align=True)
@@ -25,6 +34,16 @@ def _switch_row(layout, props, switch: str, value: str, text: str = ""):
     sub.active = getattr(props, switch)
     sub.prop(props, value, text="")
     return row
+
+
+def draw_list(layout, collection: str, props, item: str, rows: int) -> None:
+    """A ``scene.articula`` list with its add and remove buttons (``articula.<item>_add/remove``)."""
+    row = layout.row()
+    row.template_list(f"ARTICULA_UL_{collection}", "", props, collection, props, f"active_{item}_index",
+                      rows=rows)
+    buttons = row.column(align=True)
+    buttons.operator(f"articula.{item}_add", text="", icon="ADD")
+    buttons.operator(f"articula.{item}_remove", text="", icon="REMOVE")
 
 
 # --- lists -----------------------------------------------------------------------------------
@@ -104,13 +123,8 @@ def draw_problems(layout, props):
 
 # --- body ------------------------------------------------------------------------------------
 
-class ARTICULA_PT_body(_PhysicsPanel, bpy.types.Panel):
+class ARTICULA_PT_body(_NonJointPanel, bpy.types.Panel):
     bl_label = "Articula Rigid Body"
-
-    @classmethod
-    def poll(cls, context):
-        obj = context.object
-        return obj is not None and not obj.articula.joint.enabled
 
     def draw_header(self, context):
         self.layout.prop(context.object.articula.body, "enabled", text="")
@@ -249,13 +263,8 @@ _SIZES = {
 }
 
 
-class ARTICULA_PT_collider(_PhysicsPanel, bpy.types.Panel):
+class ARTICULA_PT_collider(_NonJointPanel, bpy.types.Panel):
     bl_label = "Articula Collider"
-
-    @classmethod
-    def poll(cls, context):
-        obj = context.object
-        return obj is not None and not obj.articula.joint.enabled
 
     def draw_header(self, context):
         self.layout.prop(context.object.articula.collider, "enabled", text="")
@@ -298,23 +307,13 @@ class ARTICULA_PT_collision(_PhysicsPanel, bpy.types.Panel):
         if obj.articula.body.enabled:
             col.prop(obj.articula.body, "world", text="Body World")
         col.operator("articula.assign_collision", text="Assign to Selection", icon="GROUP")
-        props = context.scene.articula
         layout.label(text="Pairs that never collide:")
-        row = layout.row()
-        row.template_list("ARTICULA_UL_filtered_pairs", "", props, "filtered_pairs", props,
-                          "active_filtered_pair_index", rows=2)
-        buttons = row.column(align=True)
-        buttons.operator("articula.filtered_pair_add", text="", icon="ADD")
-        buttons.operator("articula.filtered_pair_remove", text="", icon="REMOVE")
+        draw_list(layout, "filtered_pairs", context.scene.articula, "filtered_pair", rows=2)
 
 
-class ARTICULA_PT_material(_PhysicsPanel, bpy.types.Panel):
+class ARTICULA_PT_material(_NonJointPanel, bpy.types.Panel):
     bl_label = "Articula Physics Material"
     bl_options = {"DEFAULT_CLOSED"}
-
-    @classmethod
-    def poll(cls, context):
-        return context.object is not None and not context.object.articula.joint.enabled
 
     def draw(self, context):
         layout = self.layout
@@ -326,12 +325,7 @@ class ARTICULA_PT_material(_PhysicsPanel, bpy.types.Panel):
             col.prop_search(collider, "material", scene_props, "materials", icon="PHYSICS")
             _switch_row(col, collider, "has_density", "density", text="Own Density")
             layout.separator()
-        row = layout.row()
-        row.template_list("ARTICULA_UL_materials", "", scene_props, "materials", scene_props,
-                          "active_material_index", rows=3)
-        buttons = row.column(align=True)
-        buttons.operator("articula.material_add", text="", icon="ADD")
-        buttons.operator("articula.material_remove", text="", icon="REMOVE")
+        draw_list(layout, "materials", scene_props, "material", rows=3)
         if 0 <= scene_props.active_material_index < len(scene_props.materials):
             material = scene_props.materials[scene_props.active_material_index]
             col = layout.column()

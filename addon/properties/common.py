@@ -32,6 +32,11 @@ AXIS_ITEMS = [("X", "X", "The X axis of the frame"), ("Y", "Y", "The Y axis of t
               ("Z", "Z", "The Z axis of the frame")]
 
 
+def is_body_object(_self, obj) -> bool:
+    """Poll of the Object pointers that must name a rigid body."""
+    return obj.articula.body.enabled
+
+
 def float_prop(name, description="", default=0.0, **kwargs):
     """A float that stores any value (no hard limits)."""
     return FloatProperty(name=name, description=description, default=default, **{**UNBOUNDED, **kwargs})

@@ -3,14 +3,12 @@
 import bpy
 from bpy.props import PointerProperty
 
-
-def _is_body(_self, obj) -> bool:
-    return obj.articula.body.enabled
+from .common import is_body_object
 
 
 class ArticulaFilteredPairProps(bpy.types.PropertyGroup):
-    body_a: PointerProperty(name="Body A", type=bpy.types.Object, poll=_is_body)
-    body_b: PointerProperty(name="Body B", type=bpy.types.Object, poll=_is_body)
+    body_a: PointerProperty(name="Body A", type=bpy.types.Object, poll=is_body_object)
+    body_b: PointerProperty(name="Body B", type=bpy.types.Object, poll=is_body_object)
 
 
 classes = (ArticulaFilteredPairProps,)

@@ -12,7 +12,7 @@ from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatVecto
 from bpy.props import PointerProperty
 
 from ...core.model import DofAxis, JointType, dof_axes_for
-from .common import AXIS_ITEMS, UNBOUNDED, enum_items, float_prop
+from .common import AXIS_ITEMS, UNBOUNDED, enum_items, float_prop, is_body_object
 from .dof_props import STORED_FIELDS, ArticulaDofProps
 
 INFINITE_WHEN_OFF = {
@@ -27,10 +27,6 @@ _TYPE_DESCRIPTIONS = {
     "SPHERICAL": "Rotates about every axis, optionally inside a cone",
     "D6": "Each of the six axes is free, limited or locked",
 }
-
-
-def _is_body(_self, obj) -> bool:
-    return obj.articula.body.enabled
 
 
 def dof_values(dof) -> dict:
@@ -68,9 +64,9 @@ class ArticulaJointProps(bpy.types.PropertyGroup):
     enabled: BoolProperty(name="Joint", description="This Empty is a joint; its world matrix is the joint frame")
     type: EnumProperty(name="Type", items=enum_items(JointType, {"D6": "D6"}, _TYPE_DESCRIPTIONS),
                        default=JointType.REVOLUTE.value, update=_sync)
-    body0: PointerProperty(name="Body 0", type=bpy.types.Object, poll=_is_body,
+    body0: PointerProperty(name="Body 0", type=bpy.types.Object, poll=is_body_object,
                            description="Parent-side body; empty: the world")
-    body1: PointerProperty(name="Body 1", type=bpy.types.Object, poll=_is_body,
+    body1: PointerProperty(name="Body 1", type=bpy.types.Object, poll=is_body_object,
                            description="Child-side body; the joint Empty is parented to it")
     axis: EnumProperty(name="Axis", items=AXIS_ITEMS, default="X", update=_sync,
                        description="Revolute/prismatic/spherical axis in the joint frame")
