@@ -177,14 +177,15 @@ class BlenderSimulation:
                                         for obj, i, key in self.targets})
         self.writer.refresh()
 
-    def advance_frame(self):
+    def advance_frame(self, write: bool = True):
         """One frame: follow the animation, step, write the poses back. Raises SimulationDiverged."""
         started = time.perf_counter()
         if self.follows_animation:
             self._follow_frame(self.frame + 1)
         steps = self.sim.advance(self.frame_dt)
         self.frame += 1
-        self.writer.write(self.sim.body_poses())
+        if write:
+            self.writer.write(self.sim.body_poses())
         elapsed = time.perf_counter() - started
         self.wall += elapsed
         self.steps_per_second = steps / elapsed if elapsed > 0 else 0.0
