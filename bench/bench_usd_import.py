@@ -8,11 +8,10 @@ Aim: >= 1.0. The file is the export of bench_usd_export's scene (10 arms x 20 li
 import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_usd_export import RUNS, chain_scene, load_articula  # noqa: E402
+from bench_usd_export import RUNS, best_time, chain_scene, load_articula  # noqa: E402
 
 
 def empty_blend_data(bpy) -> None:
@@ -20,16 +19,6 @@ def empty_blend_data(bpy) -> None:
         collection = getattr(bpy.data, name)
         for item in list(collection):
             collection.remove(item)
-
-
-def best_time(bpy, action, runs: int = RUNS) -> float:
-    times = []
-    for _ in range(runs):
-        empty_blend_data(bpy)
-        started = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - started)
-    return min(times)
 
 
 def main():
@@ -49,8 +38,13 @@ def main():
         assert bpy.ops.wm.usd_import(filepath=path) == {"FINISHED"}
 
     ours(), blender()  # warm up both
-    t_ours, t_blender = best_time(bpy, ours), best_time(bpy, blender)
+    empty = lambda: empty_blend_data(bpy)  # noqa: E731
+    t_ours, t_blender = best_time(ours, before=empty), best_time(blender, before=empty)
+    from articula.core.usd.reader import read_usd
+
+    t_read = best_time(lambda: read_usd(path))  # the bpy-free part of ours, for the record
     bodies = len(scene.bodies)
+    print(f"of which core read_usd {t_read * 1e3:.1f} ms (the rest builds the Blender objects)")
     print(f"bodies {bodies}: articula {t_ours * 1e3:.1f} ms, wm.usd_import {t_blender * 1e3:.1f} ms")
     print(f"RATIO usd_import_{bodies} {t_blender / t_ours:.3f} 1.0 wm.usd_import {t_blender * 1e3:.0f} ms / "
           f"articula.import_usd {t_ours * 1e3:.0f} ms, best of {RUNS}")
