@@ -271,14 +271,36 @@ class PhysicsScene:
     # Extra body pairs that never collide (UsdPhysics FilteredPairsAPI).
     filtered_pairs: list[tuple[str, str]] = field(default_factory=list)
 
-    def body(self, name: str) -> Optional[Body]:
-        return next((b for b in self.bodies if b.name == name), None)
+    def body(self, name: Optional[str]) -> Optional[Body]:
+        return self._find(self.bodies, name)
 
-    def joint(self, name: str) -> Optional[Joint]:
-        return next((j for j in self.joints if j.name == name), None)
+    def joint(self, name: Optional[str]) -> Optional[Joint]:
+        return self._find(self.joints, name)
 
     def material(self, name: Optional[str]) -> Optional[PhysicsMaterial]:
-        return next((m for m in self.materials if m.name == name), None) if name else None
+        return self._find(self.materials, name)
+
+    def _find(self, items: list, name: Optional[str]):
+        """The first item called ``name``: O(1) on repeated lookups, exact after any edit.
+
+        The lists stay plain lists that callers append to, replace or rename in freely: a cached
+        hit counts only while the item still sits at its position under that name; anything else
+        rebuilds the index once. The index is not a dataclass field, so equality ignores it.
+        """
+        if name is None:
+            return None
+        indexes = self.__dict__.setdefault("_name_indexes", {})
+        for rebuilt in (False, True):
+            index = indexes.get(id(items))
+            if rebuilt or index is None or index[0] is not items:
+                by_name: dict = {}
+                for pos, item in enumerate(items):
+                    by_name.setdefault(item.name, pos)
+                index = indexes[id(items)] = (items, by_name)
+            pos = index[1].get(name)
+            if pos is not None and pos < len(items) and items[pos].name == name:
+                return items[pos]
+        return None
 
     def shapes_of(self, body: Optional[str]) -> list[Shape]:
         return [s for s in self.shapes if s.body == body]
