@@ -29,9 +29,20 @@ RENDER_FRAMES = (1, 7, 12, 48)
 
 def build(context) -> dict:
     from articula.addon.adapters.description_to_blender import build_scene
-    from articula.core.samples import collision_showcase
+    from articula.core.model import Pose
+    from articula.core.samples import box_mesh, collision_showcase
 
-    objects = build_scene(context, collision_showcase())
+    robot = collision_showcase()
+    # For the pictures (the camera looks from +x, -y): world 1's box in purple and moved towards
+    # the camera, a smaller group-2 box off the group-1 box's centre, so that the boxes that pass
+    # through each other stick out of each other's sides.
+    next(v for v in robot.visuals if v.body == "robot_world1").color = (0.55, 0.3, 0.85, 1.0)
+    robot.body("robot_world1").pose = Pose(pos=(0.08, 0.92, 0.35))
+    small = (0.07, 0.07, 0.07)
+    robot.body("box_group2").pose = Pose(pos=(1.0, -0.08, 0.5))
+    next(s for s in robot.shapes if s.body == "box_group2").half_extents = small
+    next(v for v in robot.visuals if v.body == "box_group2").mesh = box_mesh(small)
+    objects = build_scene(context, robot)
     # Newton's MuJoCo solver wants every world to hold the same bodies; these two worlds do not.
     context.scene.articula.solver = "XPBD"
     return objects

@@ -40,6 +40,7 @@ EXAMPLES = (robotic_finger, six_dof_arm, quadruped, collision_showcase)
 OUT = _support.OUT
 DOCS = _support.REPO / "docs"
 FRAMES_SHOWN = 4
+SOLVER_NAMES = {"MUJOCO": "MuJoCo", "FEATHERSTONE": "Featherstone", "XPBD": "XPBD"}
 
 
 class Report:
@@ -163,7 +164,8 @@ def newton_summary(path: Path) -> str:
 def bake(example, report: Report) -> bool:
     scene = bpy.context.scene
     scene.frame_start, scene.frame_end = 1, example.FRAME_END
-    with report.step(f"simulate and bake frames 1-{example.FRAME_END} ({scene.articula.solver.title()})"):
+    solver = SOLVER_NAMES.get(scene.articula.solver, scene.articula.solver)
+    with report.step(f"simulate and bake frames 1-{example.FRAME_END} ({solver}, Newton on Warp)"):
         baked = run_operator("bake", report, "bake", frame_start=1, frame_end=example.FRAME_END)
     return baked
 
