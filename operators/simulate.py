@@ -50,7 +50,7 @@ class BodyWriter:
     """Writes simulated world poses onto body objects (batched ``foreach_set``), and restores them."""
 
     def __init__(self, objects: list, poses: np.ndarray, rows: list[int], row_of: dict):
-        from ..sim.poses import Frames
+        from ..sim.poses import Frames, LocalPoses
 
         self.objects = [objects[r] for r in rows]
         self.rows = np.asarray(rows, dtype=np.int64)
@@ -71,6 +71,7 @@ class BodyWriter:
                 frame = parent_pose.inverted() @ frame
             t[i], q[i], s[i] = _similarity(frame, obj.name)
         self.frames = Frames(parent, t, q, s)
+        self.local = LocalPoses(self.frames, self.rows)
         self._index()
 
     def _index(self):
@@ -91,11 +92,9 @@ class BodyWriter:
         bpy.data.objects.foreach_get("rotation_quaternion", self.rotation)
 
     def write(self, poses: np.ndarray):
-        from ..sim.poses import world_to_local
-
         if not len(self.rows):
             return
-        location, rotation = world_to_local(self.frames, poses, self.rows)
+        location, rotation = self.local(poses)
         self.location.reshape(-1, 3)[self.slots] = location
         self.rotation.reshape(-1, 4)[self.slots] = rotation
         bpy.data.objects.foreach_set("location", self.location)
@@ -191,10 +190,9 @@ class BlenderSimulation:
         self.steps_per_second = steps / elapsed if elapsed > 0 else 0.0
 
     def local_poses(self) -> tuple[np.ndarray, np.ndarray]:
-        """Location and rotation of the written (dynamic) bodies in their parents' frames."""
-        from ..sim.poses import world_to_local
-
-        return world_to_local(self.writer.frames, self.sim.body_poses(), self.writer.rows)
+        """Location and rotation of the written (dynamic) bodies in their parents' frames (copies)."""
+        location, rotation = self.writer.local(self.sim.body_poses())
+        return location.copy(), rotation.copy()
 
     def restore(self):
         """Back to the poses and frame of the start."""

@@ -1,11 +1,12 @@
-"""Simulated world poses -> parent-relative location/rotation of parented objects, batched (numpy).
+"""Simulated world poses -> parent-relative location/rotation of parented objects, batched.
 
 A body object is parented (its parent body, or a plain object, or nothing), so its location and
 rotation are in its parent frame ``F``: for a body parent, ``F = parent pose * offset`` where the
 offset (the parent's own scale and the child's parent-inverse matrix) stays fixed while simulating;
 otherwise ``F`` is a fixed world frame. ``F`` must be a similarity (rotation, translation, one scale).
 
-Quaternions are (w, x, y, z) rows: the vectorized twins of :mod:`core.transforms`.
+One Warp kernel on the CPU does the math (numpy's per-call overhead made it the larger part of a
+1000-body write-back). Quaternions are (w, x, y, z) rows, as in :mod:`core.transforms`.
 """
 
 from __future__ import annotations
@@ -13,28 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
-
-def quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    aw, ax, ay, az = np.moveaxis(a, -1, 0)
-    bw, bx, by, bz = np.moveaxis(b, -1, 0)
-    return np.stack([
-        aw * bw - ax * bx - ay * by - az * bz,
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-    ], axis=-1)
-
-
-def quat_conjugate(q: np.ndarray) -> np.ndarray:
-    return q * np.array([1.0, -1.0, -1.0, -1.0])
-
-
-def quat_rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
-    w = q[..., :1]
-    u = q[..., 1:]
-    t = 2.0 * np.cross(u, v)
-    return v + w * t + np.cross(u, t)
+import warp as wp
 
 
 @dataclass
@@ -49,27 +29,71 @@ class Frames:
     scale: np.ndarray  # (n,)
 
 
-def parent_frames(frames: Frames, poses: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """World (t, q, s) of each object's parent frame, given body world poses (m, 7: p, q)."""
-    t, q, s = frames.translation.copy(), frames.rotation.copy(), frames.scale.copy()
-    has = frames.parent >= 0
-    if has.any():
-        parent = poses[frames.parent[has]]
-        t[has] = parent[:, :3] + quat_rotate(parent[:, 3:], frames.translation[has])
-        q[has] = quat_mul(parent[:, 3:], frames.rotation[has])
-    return t, q, s
+@wp.func
+def _quat(row: wp.array2d(dtype=wp.float64), i: int, first: int):
+    """Row ``i``'s (w, x, y, z) columns starting at ``first`` as a Warp (x, y, z, w) quaternion."""
+    return wp.quatf(wp.float32(row[i, first + 1]), wp.float32(row[i, first + 2]),
+                    wp.float32(row[i, first + 3]), wp.float32(row[i, first]))
+
+
+@wp.kernel
+def _world_to_local(
+    poses: wp.array2d(dtype=wp.float64),  # (m, 7): px, py, pz, qw, qx, qy, qz
+    rows: wp.array(dtype=wp.int64),
+    parent: wp.array(dtype=wp.int64),
+    offsets: wp.array2d(dtype=wp.float64),  # (n, 8): tx, ty, tz, qw, qx, qy, qz, s
+    location: wp.array2d(dtype=wp.float32),  # (k, 3)
+    rotation: wp.array2d(dtype=wp.float32),  # (k, 4): w, x, y, z
+):
+    k = wp.tid()
+    i = int(rows[k])
+    t = wp.vec3f(wp.float32(offsets[i, 0]), wp.float32(offsets[i, 1]), wp.float32(offsets[i, 2]))
+    q = _quat(offsets, i, 3)
+    p = int(parent[i])
+    if p >= 0:
+        qp = _quat(poses, p, 3)
+        t = wp.vec3f(wp.float32(poses[p, 0]), wp.float32(poses[p, 1]), wp.float32(poses[p, 2])) + wp.quat_rotate(qp, t)
+        q = qp * q
+    target = wp.vec3f(wp.float32(poses[i, 0]), wp.float32(poses[i, 1]), wp.float32(poses[i, 2]))
+    inverse = wp.quat_inverse(q)
+    local = wp.quat_rotate(inverse, target - t) / wp.float32(offsets[i, 7])
+    r = inverse * _quat(poses, i, 3)
+    sign = wp.float32(1.0)
+    if r[3] < wp.float32(0.0):  # one sign per rotation (as core does)
+        sign = wp.float32(-1.0)
+    for c in range(3):
+        location[k, c] = local[c]
+    rotation[k, 0] = sign * r[3]
+    rotation[k, 1] = sign * r[0]
+    rotation[k, 2] = sign * r[1]
+    rotation[k, 3] = sign * r[2]
+
+
+class LocalPoses:
+    """World poses -> local location/rotation of ``rows`` (fixed at construction), on the CPU."""
+
+    def __init__(self, frames: Frames, rows: np.ndarray):
+        self.frames = frames
+        self.rows = wp.array(np.asarray(rows, dtype=np.int64), dtype=wp.int64, device="cpu")
+        self.parent = wp.array(np.asarray(frames.parent, dtype=np.int64), dtype=wp.int64, device="cpu")
+        offsets = np.concatenate([frames.translation, frames.rotation, frames.scale[:, None]], axis=1)
+        self.offsets = wp.array(offsets.astype(np.float64), dtype=wp.float64, device="cpu")
+        self.location = np.empty((len(rows), 3), dtype=np.float32)
+        self.rotation = np.empty((len(rows), 4), dtype=np.float32)
+        self._location = wp.array(self.location, dtype=wp.float32, device="cpu", copy=False)
+        self._rotation = wp.array(self.rotation, dtype=wp.float32, device="cpu", copy=False)
+
+    def __call__(self, poses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(location, rotation) arrays, reused between calls: copy them to keep them."""
+        if not len(self.location):
+            return self.location, self.rotation
+        world = wp.array(np.ascontiguousarray(poses, dtype=np.float64), dtype=wp.float64, device="cpu", copy=False)
+        wp.launch(_world_to_local, dim=len(self.location), device="cpu",
+                  inputs=[world, self.rows, self.parent, self.offsets, self._location, self._rotation])
+        return self.location, self.rotation
 
 
 def world_to_local(frames: Frames, poses: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Location (k, 3) and rotation quaternion (k, 4) in the parent frames of ``rows``.
-
-    ``poses`` holds every body's world pose (m, 7: px, py, pz, qw, qx, qy, qz); ``rows`` selects
-    the objects to place (frames has one entry per pose row)."""
-    t, q, s = parent_frames(frames, poses)
-    t, q, s = t[rows], q[rows], s[rows]
-    target = poses[rows]
-    inverse = quat_conjugate(q)
-    location = quat_rotate(inverse, target[:, :3] - t) / s[:, None]
-    rotation = quat_mul(inverse, target[:, 3:])
-    rotation *= np.where(rotation[:, :1] < 0.0, -1.0, 1.0)  # one sign per rotation (as core does)
-    return location, rotation
+    """One-off :class:`LocalPoses` (copies of its results)."""
+    location, rotation = LocalPoses(frames, rows)(poses)
+    return location.copy(), rotation.copy()
