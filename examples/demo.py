@@ -15,7 +15,8 @@
    ``out/<name>.png``; plot the arm's joint angles against its animated targets.
 
 ``--update-docs`` copies the pictures into ``docs/`` for the README. ``--only NAME`` runs one robot.
-A step whose operator is not available is skipped with the reason, never imitated.
+A step whose operator is not available is skipped with the reason, never imitated; a step that
+fails is reported and makes the demo exit with status 1.
 """
 
 import argparse
@@ -48,6 +49,7 @@ class Report:
 
     def __init__(self):
         self.skipped: list[str] = []
+        self.failed: list[str] = []
         self.files: list[Path] = []
         self.started = time.perf_counter()
 
@@ -61,6 +63,10 @@ class Report:
     def skip(self, what: str, why: str):
         self.skipped.append(f"{what}: {why}")
         print(f"  SKIPPED {what}: {why}", flush=True)
+
+    def fail(self, what: str, why: str):
+        self.failed.append(f"{what}: {why}")
+        print(f"  FAILED {what}: {why}", flush=True)
 
     def wrote(self, path: Path) -> Path:
         self.files.append(path)
@@ -82,7 +88,7 @@ def objects_by_name(scene) -> dict:
     return {obj.name: obj for obj in scene.objects}
 
 
-def check(scene, report: Report, label: str) -> None:
+def check(scene, label: str) -> None:
     problems = _support.scene_problems(scene)
     errors = [p for p in problems if p.severity == "ERROR"]
     print(f"    {label}: {len(errors)} error(s), {len(problems) - len(errors)} warning(s)")
@@ -92,16 +98,19 @@ def check(scene, report: Report, label: str) -> None:
         raise SystemExit(f"{label}: the scene does not validate; see the errors above")
 
 
-def run_operator(operator, report: Report, what: str, **kwargs) -> bool:
-    """Run an Articula operator; False (with the reason) when it is missing or cancels."""
-    name = operator.split(".")[-1]
+def run_operator(name: str, report: Report, what: str, **kwargs) -> bool:
+    """Run ``bpy.ops.articula.<name>``; False when it is missing (skipped) or fails (reported)."""
     why = operator_missing(name)
     if why:
         report.skip(what, why)
         return False
-    result = getattr(bpy.ops.articula, name)(**kwargs)
+    try:
+        result = getattr(bpy.ops.articula, name)(**kwargs)
+    except RuntimeError as error:  # the operator reported an error
+        report.fail(what, str(error).strip())
+        return False
     if "FINISHED" not in result:
-        report.skip(what, f"bpy.ops.articula.{name} returned {set(result)}")
+        report.fail(what, f"bpy.ops.articula.{name} returned {set(result)}")
         return False
     return True
 
@@ -115,37 +124,41 @@ def build(example, report: Report) -> dict:
         joints = sum(o.articula.joint.enabled for o in scene.objects)
         print(f"    {bodies} bodies, {joints} joints, "
               f"{sum(o.articula.collider.enabled for o in scene.objects)} colliders")
-        check(scene, report, "validation")
+        check(scene, "validation")
     report.wrote(_support.save_blend(OUT / f"{example.NAME}_authored.blend"))
     return objects
 
 
-def export_and_import(example, report: Report, objects: dict) -> tuple[dict, bool]:
-    """Export to nested USD, then import it into an empty scene; (objects, whether imported)."""
+def export_and_import(example, report: Report, objects: dict) -> dict:
+    """Export to nested (and flat) USD, then import the nested file into an empty scene.
+
+    Returns the objects of the scene the rest of the demo works on: the imported one, or the
+    authored one when export or import is not available.
+    """
     usda = OUT / f"{example.NAME}.usda"
     with report.step("export nested USD"):
         exported = run_operator("export_usd", report, "export", filepath=str(usda), layout="NESTED")
     if not exported:
-        return objects, False
-    report.wrote(usda)
+        return objects
+    exports = [report.wrote(usda)]
     flat = OUT / f"{example.NAME}_flat.usda"
     with report.step("export flat USD"):
         if run_operator("export_usd", report, "flat export", filepath=str(flat), layout="FLAT"):
-            report.wrote(flat)
-    with report.step("load both files in Newton (ModelBuilder.add_usd)"):
-        for path in (usda, flat):
+            exports.append(report.wrote(flat))
+    with report.step(f"load {'both files' if len(exports) > 1 else 'it'} in Newton (ModelBuilder.add_usd)"):
+        for path in exports:
             print(f"    {path.name}: {newton_summary(path)}")
     if operator_missing("import_usd"):
         report.skip("import", operator_missing("import_usd") + "; baking the authored scene instead")
-        return objects, False
+        return objects
     scene = _support.empty_scene()
     with report.step("import it into an empty scene"):
         if not run_operator("import_usd", report, "import", filepath=str(usda)):
             raise SystemExit(f"import of {usda} failed")
         objects = objects_by_name(scene)
         example.animate(objects)
-        check(scene, report, "validation after import")
-    return objects, True
+        check(scene, "validation after import")
+    return objects
 
 
 def newton_summary(path: Path) -> str:
@@ -218,7 +231,7 @@ def pictures(example, report: Report, objects: dict, baked: bool) -> list[Path]:
 def run(example, report: Report) -> list[Path]:
     print(f"\n== {example.NAME}", flush=True)
     objects = build(example, report)
-    objects, _ = export_and_import(example, report, objects)
+    objects = export_and_import(example, report, objects)
     baked = bake(example, report)
     return pictures(example, report, objects, baked)
 
@@ -245,11 +258,12 @@ def main(argv=None) -> int:
     print(f"\ndone in {report.elapsed():.1f} s; files in {OUT}:")
     for path in report.files:
         print(f"  {path.relative_to(_support.REPO)}")
-    if report.skipped:
-        print("\nskipped steps:")
-        for line in report.skipped:
-            print(f"  {line}")
-    return 0
+    for title, lines in (("skipped steps", report.skipped), ("failed steps", report.failed)):
+        if lines:
+            print(f"\n{title}:")
+            for line in lines:
+                print(f"  {line}")
+    return 1 if report.failed else 0
 
 
 if __name__ == "__main__":
