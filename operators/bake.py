@@ -4,6 +4,11 @@ Keys are written with the fast path (``keyframe_points.add`` + ``foreach_set("co
 layered action (Blender 4.4+ slots/layers/strips/channelbags) holding a slot per baked body.
 Re-baking replaces the bake; ``articula.clear_bake`` removes it and puts every body back where
 it was before baking (its pose, rotation mode and any action it had).
+
+Replicas: only replica 0 (the real objects) is baked to keyframes; keys for every replica would
+need an object per replica and body. Replicas 1..N-1 are baked into the instancing display of
+``addon.replicas`` (every frame's poses as points with a frame attribute, played back by the
+node group at the scene frame), which clear_bake and re-baking remove with the rest.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import numpy as np
 from bpy.props import EnumProperty, IntProperty
 from mathutils import Matrix
 
+from ..addon.replicas import ReplicaDisplay, remove_replicas
 from .simulate import SOLVER_ITEMS, BlenderSimulation
 
 BAKE_ACTION = "Articula Bake"
@@ -29,7 +35,9 @@ def bake_action() -> Optional[bpy.types.Action]:
 
 
 def clear_bake(scene) -> int:
-    """Remove the bake; restore each baked body's pre-bake pose and action. Returns bodies restored."""
+    """Remove the bake (and its replica display); restore each baked body's pre-bake pose and
+    action. Returns bodies restored."""
+    remove_replicas()
     action = bake_action()
     restored = 0
     for obj in scene.objects:
@@ -57,18 +65,23 @@ def continuous_quaternions(rotation: np.ndarray) -> np.ndarray:
     return rotation * np.cumprod(flips, axis=0)[..., None]
 
 
-def simulate_frames(session: BlenderSimulation, count: int, progress=None) -> tuple[np.ndarray, np.ndarray]:
-    """Local (frames, bodies, 3) locations and (frames, bodies, 4) rotations, start frame first."""
+def simulate_frames(session: BlenderSimulation, count: int, progress=None,
+                    replicas: Optional[ReplicaDisplay] = None) -> tuple[np.ndarray, np.ndarray, Optional[np.ndarray]]:
+    """Local (frames, bodies, 3) locations and (frames, bodies, 4) rotations, start frame first,
+    and the (frames, points, 7) world poses of ``replicas`` (None without)."""
     location, rotation = session.local_poses()
     locations = np.empty((count,) + location.shape)
     rotations = np.empty((count,) + rotation.shape)
-    locations[0], rotations[0] = location, rotation
-    for i in range(1, count):
-        session.advance_frame(write=False)
+    points = np.empty((count, len(replicas.rows), 7), dtype=np.float32) if replicas else None
+    for i in range(count):
+        if i:
+            session.advance_frame(write=False)
+            if progress:
+                progress(i)
         locations[i], rotations[i] = session.local_poses()
-        if progress:
-            progress(i)
-    return locations, continuous_quaternions(rotations)
+        if replicas:
+            points[i] = replicas.gather(session.sim.body_poses())
+    return locations, continuous_quaternions(rotations), points
 
 
 def write_keys(objects: list, first_frame: int, locations: np.ndarray, rotations: np.ndarray) -> bpy.types.Action:
@@ -110,18 +123,25 @@ def bake(context, frame_start: int, frame_end: int, solver: Optional[str] = None
     fps = scene.render.fps / scene.render.fps_base
     if substeps <= 0:
         substeps = max(1, round(scene.articula.steps_per_second / fps))
-    session = BlenderSimulation(context, solver, dt=1.0 / (fps * substeps), on_status=on_status)
+    session = BlenderSimulation(context, solver, dt=1.0 / (fps * substeps), on_status=on_status,
+                                show_replicas=False)
     objects = session.writer.objects
     wm = context.window_manager
     count = frame_end - frame_start + 1
+    visuals = session.replica_visuals()
+    replicas = ReplicaDisplay(scene, visuals, frames=count) if visuals else None
     wm.progress_begin(0, count)
     try:
-        locations, rotations = simulate_frames(session, count, wm.progress_update)
+        locations, rotations, points = simulate_frames(session, count, wm.progress_update, replicas)
     except Exception:
+        if replicas:
+            replicas.remove()
         session.restore()
         raise
     finally:
         wm.progress_end()
+    if replicas:
+        replicas.write_frames(frame_start, points)
     for obj, (mode, basis) in zip(objects, session.writer.saved):
         anim = obj.animation_data
         previous = anim.action.name if anim is not None and anim.action is not None else ""
@@ -161,7 +181,10 @@ class ARTICULA_OT_bake(bpy.types.Operator):
             return {"CANCELLED"}
         for note in session.sim.notes:
             self.report({"WARNING"}, note)
-        self.report({"INFO"}, f"Baked {len(session.writer.objects)} bodies over frames {start}-{end}")
+        replicas = session.sim.replicas
+        shown = f"; replicas 1-{replicas - 1} baked for display only (instances)" if replicas > 1 else ""
+        self.report({"INFO"}, f"Baked {len(session.writer.objects)} bodies of replica 0 to keyframes over "
+                    f"frames {start}-{end}{shown}")
         return {"FINISHED"}
 
 

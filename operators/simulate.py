@@ -1,7 +1,9 @@
 """Simulate the scene's robots live: a modal operator stepping :class:`sim.Simulation`.
 
 Keys while it runs: Space pauses/resumes, Right Arrow steps one frame (paused), Enter stops and
-keeps the poses, Esc stops and restores the starting poses. ``articula.simulate_control`` does
+keeps the poses, Esc stops and restores the starting poses. With ``scene.articula.replicas`` > 1,
+replica 0 moves the objects and the other replicas are drawn by instancing (``addon.replicas``)
+while the simulation runs; any stop removes that display. ``articula.simulate_control`` does
 the same from buttons. The stepping and pose math are bpy-free (``sim``); this module only moves
 data between Blender objects and them.
 """
@@ -115,7 +117,8 @@ class BlenderSimulation:
     their animation and animated drive targets are applied, frame by frame.
     """
 
-    def __init__(self, context, solver: Optional[str] = None, dt: Optional[float] = None, on_status=None):
+    def __init__(self, context, solver: Optional[str] = None, dt: Optional[float] = None, on_status=None,
+                 show_replicas: bool = True):
         from ..addon.adapters.blender_to_description import blender_problems, scene_from_blender
         from ..core.validation import first_error, validate
         from ..sim.simulation import Simulation
@@ -141,9 +144,29 @@ class BlenderSimulation:
         self.follows_animation = bool(self.kinematic or self.targets)
         poses = self.sim.body_poses()
         dynamic = [self.row_of[o.name] for o in self.objects if o.name not in kinematic]
+        # Before the writer, which indexes bpy.data.objects (the display adds objects).
+        self.replicas = self._show_replicas(poses) if show_replicas else None
         self.writer = BodyWriter(self.objects, poses, dynamic, self.row_of)
         self.wall = 0.0
         self.steps_per_second = 0.0
+
+    def replica_visuals(self) -> list:
+        """The visuals shown for replicas 1..N-1 (none with one replica)."""
+        from ..addon.replicas import replica_visuals
+
+        if self.sim.replicas <= 1:
+            return []
+        return replica_visuals(self.scene, self.description.visuals, self.sim.body_keys)
+
+    def _show_replicas(self, poses: np.ndarray):
+        from ..addon.replicas import ReplicaDisplay
+
+        visuals = self.replica_visuals()
+        if not visuals:
+            return None
+        display = ReplicaDisplay(self.scene, visuals)
+        display.write(poses)
+        return display
 
     def _animated_targets(self) -> list[tuple]:
         """(joint object, dof index, (joint, axis)) of drive targets that are animated or driven."""
@@ -184,7 +207,10 @@ class BlenderSimulation:
         steps = self.sim.advance(self.frame_dt)
         self.frame += 1
         if write:
-            self.writer.write(self.sim.body_poses())
+            poses = self.sim.body_poses()
+            self.writer.write(poses)
+            if self.replicas is not None:
+                self.replicas.write(poses)
         elapsed = time.perf_counter() - started
         self.wall += elapsed
         self.steps_per_second = steps / elapsed if elapsed > 0 else 0.0
@@ -194,8 +220,15 @@ class BlenderSimulation:
         location, rotation = self.writer.local(self.sim.body_poses())
         return location.copy(), rotation.copy()
 
+    def close(self):
+        """Remove the replica display (the bodies keep their poses)."""
+        if self.replicas is not None:
+            self.replicas.remove()
+            self.replicas = None
+
     def restore(self):
-        """Back to the poses and frame of the start."""
+        """Back to the poses and frame of the start, without the replica display."""
+        self.close()
         self.writer.restore()
         if self.scene.frame_current != self.frame_start:
             self.scene.frame_set(self.frame_start)
@@ -260,6 +293,7 @@ class ModalLoop:
             if not self.frames(1):
                 return "CANCELLED"
         elif request == "KEEP" or (event_type in {"RET", "NUMPAD_ENTER"} and pressed):
+            self.session.close()
             return "FINISHED"
         elif request == "CANCEL" or event_type == "ESC":
             self.session.restore()
@@ -301,6 +335,7 @@ class ARTICULA_OT_simulate(bpy.types.Operator):
         if not loop.frames(self.frames):
             self.report({"ERROR"}, loop.error)
             return {"CANCELLED"}
+        loop.session.close()
         return {"FINISHED"}
 
     def invoke(self, context, event):
