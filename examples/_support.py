@@ -41,7 +41,7 @@ def articula():
 def empty_scene():
     """A fresh, empty scene (Articula stays registered)."""
     bpy.ops.wm.read_factory_settings(use_empty=True)
-    articula()  # a factory reset may drop registered classes in some builds; re-register if so
+    articula()  # registered classes survive a factory reset; this only makes sure
     return bpy.context.scene
 
 
