@@ -82,11 +82,22 @@ def _export_atomically(layer: Sdf.Layer, path: str) -> None:
     try:
         if not layer.Export(temporary):
             raise UsdWriteError(path, [f"USD could not write {temporary}"])
+        os.chmod(temporary, _mode_for(path))
         os.replace(temporary, path)
     except BaseException:
         if os.path.exists(temporary):
             os.remove(temporary)
         raise
+
+
+def _mode_for(path: str) -> int:
+    """The replaced file's permissions, else what a plain ``open()`` would give (mkstemp's are 0600)."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 # ------------------------------------------------------------------------------------- Sdf authoring

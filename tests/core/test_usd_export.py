@@ -228,6 +228,20 @@ def test_write_usd_writes_a_file_usd_can_open(tmp_path):
     assert os.listdir(tmp_path) == ["finger.usda"]  # no temporary file left
 
 
+def test_exported_file_gets_ordinary_permissions_and_keeps_a_replaced_files(tmp_path):
+    fresh = tmp_path / "fresh.usda"
+    write_usd(samples.pendulum(), str(fresh))
+    umask = os.umask(0)
+    os.umask(umask)
+    assert os.stat(fresh).st_mode & 0o777 == 0o666 & ~umask  # not the temporary file's 0600
+
+    shared = tmp_path / "shared.usda"
+    shared.write_text("#usda 1.0\n")
+    os.chmod(shared, 0o640)
+    write_usd(samples.pendulum(), str(shared))
+    assert os.stat(shared).st_mode & 0o777 == 0o640
+
+
 def test_binary_usdc_export(tmp_path):
     target = tmp_path / "finger.usdc"
     write_usd(samples.robotic_finger(), str(target), layout="FLAT")
