@@ -21,7 +21,7 @@ CYCLES = 3
 # It drives the builder and a fresh bpy through ``sys.executable``: only the bpy module can do that.
 pytestmark = pytest.mark.skipif(not bpy.app.module, reason="needs the bpy module, not a Blender executable")
 
-DEV_ONLY_DIRS = ("tests", "bench", "tools", "examples", "requirements", "dist", ".cache", ".git")
+DEV_ONLY_DIRS = ("tests", "bench", "tools", "examples", "docs", "requirements", "dist", ".cache", ".git")
 
 
 def run(cmd, **kwargs):
@@ -70,6 +70,11 @@ def test_installed_files_hold_the_extension_only(probe):
     assert "__init__.py" in files and "blender_manifest.toml" in files
     leaked = [f for f in files if f.split("/")[0] in DEV_ONLY_DIRS]
     assert not leaked, leaked
+    # Top level: Python modules and packages, the manifest, the license and the bundled wheels only.
+    top = {f.split("/")[0] for f in files}
+    packages = {f.split("/")[0] for f in files if f.count("/") == 1 and f.endswith("/__init__.py")}
+    other = top - packages - {"blender_manifest.toml", "LICENSE", "wheels"}
+    assert all(name.endswith(".py") for name in other), sorted(other)
 
 
 def test_every_declared_class_and_the_properties_are_registered(probe):
