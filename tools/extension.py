@@ -72,7 +72,9 @@ def fetch_wheel(filename: str) -> Path:
            f"{name}=={version}"]
     if platform != "any":
         python_version = f"{sys.version_info.major}.{sys.version_info.minor}"
-        cmd += ["--python-version", python_version, "--platform", platform]
+        cmd += ["--python-version", python_version]
+        for tag in platform.split("."):  # compressed tag sets such as manylinux_2_27_x.manylinux_2_28_x
+            cmd += ["--platform", tag]
     cached.parent.mkdir(parents=True, exist_ok=True)
     # Download beside the cache and move in at the end: an interrupted run leaves nothing half-written.
     with tempfile.TemporaryDirectory(dir=cached.parent, prefix=".download-") as tmp:

@@ -62,7 +62,9 @@ def test_install_enables_the_extension_in_the_temporary_user_dir(probe):
     assert probe["install_status"] == ["FINISHED"]
     assert probe["installed"]["enabled"]
     assert Path(probe["install_dir"]).is_relative_to(probe["user_resources"])
-    assert {"warp", "newton"} <= set(probe["bundled_site_packages"])
+    # Newton on Warp, and its MuJoCo solver (the default) with the modules it imports at run time.
+    assert {"warp", "newton", "mujoco", "mujoco_warp", "glfw", "typing_extensions.py"} <= set(
+        probe["bundled_site_packages"])
 
 
 def test_installed_files_hold_the_extension_only(probe):
