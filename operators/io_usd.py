@@ -48,16 +48,17 @@ def export_scene(context, filepath: str, layout: str, selected_only: bool, allow
 
     Raises ``UsdWriteError`` listing the problems when the scene cannot be exported.
     """
-    from ..addon.adapters.blender_to_description import blender_problems, scene_from_blender
+    from ..addon.adapters.blender_to_description import WorldFrames, blender_problems, scene_from_blender
 
     _, writer = _usd()
     objects = _with_descendants(context.selected_objects) if selected_only else None
-    blender_side = blender_problems(context.scene, objects)
+    frames = WorldFrames()  # read once, shared by both passes over the same objects
+    blender_side = blender_problems(context.scene, objects, frames)
     errors = [str(p) for p in blender_side if p.severity == "ERROR"]
     warnings = [str(p) for p in blender_side if p.severity != "ERROR"]
     if errors or (warnings and not allow_warnings):
         raise writer.UsdWriteError(filepath, errors + ([] if allow_warnings else warnings))
-    desc = scene_from_blender(context.scene, objects)
+    desc = scene_from_blender(context.scene, objects, frames)
     return warnings + writer.write_usd(desc, filepath, layout=layout, allow_warnings=allow_warnings)
 
 

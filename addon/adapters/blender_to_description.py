@@ -17,6 +17,7 @@ World scales within 1e-6 of 1 are taken as exactly 1 (float32 rotation noise).
 from __future__ import annotations
 
 import math
+from array import array
 from typing import Iterable, Optional
 
 from ...core.model import (Body, Joint, JointType, MassProperties, MeshData, PhysicsScene, Pose, Shape,
@@ -33,17 +34,27 @@ SCALE_SNAP = 1e-6
 
 def world_pose_and_scale(obj) -> tuple[Pose, tuple[float, float, float]]:
     """The object's world matrix split into a rigid pose and a per-axis scale (float64 math)."""
-    m = [[float(obj.matrix_world[r][c]) for c in range(4)] for r in range(4)]
-    scale = [math.sqrt(sum(m[r][c] ** 2 for r in range(3))) for c in range(3)]
-    det = (m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
-           - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
-           + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]))
-    if det < 0.0:
+    (a, b, c, tx), (d, e, f, ty), (g, h, i, tz), _ = obj.matrix_world  # one RNA read, by rows
+    columns = ((a, d, g), (b, e, h), (c, f, i))
+    scale = [math.sqrt(x * x + y * y + z * z) for x, y, z in columns]
+    if a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g) < 0.0:
         scale[0] = -scale[0]  # a mirror: one negative scale keeps the rotation proper
-    rot = [[m[r][c] / scale[c] if scale[c] else float(r == c) for c in range(3)] for r in range(3)]
+    rot = [[row[k] / scale[k] if scale[k] else float(r == k) for k in range(3)]
+           for r, row in enumerate(((a, b, c), (d, e, f), (g, h, i)))]
     snapped = tuple(math.copysign(1.0, s) if abs(abs(s) - 1.0) <= SCALE_SNAP else s for s in scale)
-    pose = Pose(pos=(m[0][3], m[1][3], m[2][3]), rot=quat_normalize(quat_from_matrix(rot)))
-    return pose, snapped
+    return Pose(pos=(tx, ty, tz), rot=quat_normalize(quat_from_matrix(rot))), snapped
+
+
+class WorldFrames(dict):
+    """``world_pose_and_scale`` per object, computed once: one description read asks for the
+    same body frames again and again (each of its joints, colliders and visuals)."""
+
+    def __missing__(self, obj):
+        frame = self[obj] = world_pose_and_scale(obj)
+        return frame
+
+    def pose(self, obj) -> Pose:
+        return self[obj][0] if obj is not None else Pose()
 
 
 def world_pose(obj) -> Pose:
@@ -93,9 +104,13 @@ def parent_body(obj, bodies: set) -> tuple[Optional[object], bool]:
 
 
 def is_visual(obj, bodies: set) -> bool:
-    if obj.type != "MESH" or is_joint(obj):
+    return _is_visual(obj, bodies, is_joint(obj), is_collider(obj))
+
+
+def _is_visual(obj, bodies: set, joint: bool, collider: bool) -> bool:
+    if joint or obj.type != "MESH":
         return False
-    if not is_collider(obj):
+    if not collider:
         return True
     own_object = obj in bodies or owner_body(obj, bodies) is None
     return own_object and not obj.articula.collider.collider_only
@@ -107,9 +122,15 @@ def mesh_data(obj) -> MeshData:
     """The object's own mesh (modifiers not applied) as vertices and triangles."""
     mesh = obj.data
     mesh.calc_loop_triangles()
-    vertices = [tuple(v.co) for v in mesh.vertices]
-    triangles = [tuple(t.vertices) for t in mesh.loop_triangles]
-    return MeshData(vertices=vertices, triangles=triangles)
+    coordinates = array("f", bytes(4 * 3 * len(mesh.vertices)))
+    mesh.vertices.foreach_get("co", coordinates)
+    corners = array("i", bytes(4 * 3 * len(mesh.loop_triangles)))
+    mesh.loop_triangles.foreach_get("vertices", corners)
+    return MeshData(vertices=_triples(coordinates.tolist()), triangles=_triples(corners.tolist()))
+
+
+def _triples(flat: list) -> list[tuple]:
+    return list(zip(flat[0::3], flat[1::3], flat[2::3]))
 
 
 def read_mass(props) -> Optional[MassProperties]:
@@ -120,29 +141,26 @@ def read_mass(props) -> Optional[MassProperties]:
                           principal_axes=tuple(props.principal_axes))
 
 
-def read_body(obj, bodies: set) -> Body:
+def read_body(obj, bodies: set, frames: WorldFrames) -> Body:
     props = obj.articula.body
     parent, gap = parent_body(obj, bodies)
-    return Body(name=obj.name, pose=world_pose(obj), parent=parent.name if parent else None,
+    return Body(name=obj.name, pose=frames.pose(obj), parent=parent.name if parent else None,
                 hierarchy_gap=gap, mass=read_mass(props), **read_fields(props, BODY_FIELDS))
 
 
-def _pose_or_world(obj) -> Pose:
-    return world_pose(obj) if obj is not None else Pose()
-
-
-def read_joint(obj) -> Joint:
+def read_joint(obj, frames: WorldFrames) -> Joint:
     props = obj.articula.joint
-    frame = world_pose(obj)
+    frame = frames.pose(obj)
+    body0, body1 = props.body0, props.body1
     offset = Pose(pos=tuple(props.body0_frame_offset_location),
                   rot=quat_normalize(tuple(props.body0_frame_offset_rotation)))
     return Joint(
         name=obj.name,
         type=JointType(props.type),
-        body0=props.body0.name if props.body0 else None,
-        body1=props.body1.name if props.body1 else "",
-        local_pose0=pose_relative(_pose_or_world(props.body0), pose_mul(frame, offset)),
-        local_pose1=pose_relative(_pose_or_world(props.body1), frame),
+        body0=body0.name if body0 else None,
+        body1=body1.name if body1 else "",
+        local_pose0=pose_relative(frames.pose(body0), pose_mul(frame, offset)),
+        local_pose1=pose_relative(frames.pose(body1), frame),
         axis=props.axis,
         dofs=[read_dof(d) for d in props.dofs],
         enabled=props.active,
@@ -150,17 +168,17 @@ def read_joint(obj) -> Joint:
     )
 
 
-def read_shape(obj, bodies: set) -> Shape:
+def read_shape(obj, bodies: set, frames: WorldFrames) -> Shape:
     props = obj.articula.collider
     owner = owner_body(obj, bodies)
-    pose, scale = world_pose_and_scale(obj)
+    pose, scale = frames[obj]
     extents, radius, half_height = size_factors(props.shape, props.axis, scale)
     kind = ShapeKind(props.shape)
     return Shape(
         name=obj.name,
         kind=kind,
         body=owner.name if owner else None,
-        pose=pose_relative(world_pose(owner), pose) if owner else pose,
+        pose=pose_relative(frames.pose(owner), pose) if owner else pose,
         half_extents=tuple(h * f for h, f in zip(props.half_extents, extents)),
         radius=props.radius * radius,
         half_height=props.half_height * half_height,
@@ -187,12 +205,12 @@ def principled_node(material):
     return next((n for n in tree.nodes if n.type == "BSDF_PRINCIPLED"), None) if tree else None
 
 
-def read_visual(obj, bodies: set) -> Visual:
+def read_visual(obj, bodies: set, frames: WorldFrames) -> Visual:
     owner = owner_body(obj, bodies)
-    pose, scale = world_pose_and_scale(obj)
+    pose, scale = frames[obj]
     color, material_name = visual_color(obj)
     return Visual(name=obj.name, body=owner.name if owner else None, mesh=mesh_data(obj),
-                  pose=pose_relative(world_pose(owner), pose) if owner else pose, scale=scale,
+                  pose=pose_relative(frames.pose(owner), pose) if owner else pose, scale=scale,
                   color=color, material_name=material_name)
 
 
@@ -215,35 +233,43 @@ def parents_first(bodies: list[Body]) -> list[Body]:
     return ordered
 
 
-def scene_from_blender(scene, objects: Optional[Iterable] = None) -> PhysicsScene:
+def scene_from_blender(scene, objects: Optional[Iterable] = None,
+                       frames: Optional[WorldFrames] = None) -> PhysicsScene:
     """The description of ``scene``'s objects (all of them, or only ``objects``).
 
-    Bodies come parents first; joints, shapes and visuals in object order.
+    Bodies come parents first; joints, shapes and visuals in object order. ``frames`` may carry
+    world frames already read (by :func:`blender_problems` on the same, unchanged objects).
     """
     objects = list(scene.objects if objects is None else objects)
-    bodies = {o for o in objects if is_body(o)}
+    frames = WorldFrames() if frames is None else frames
+    roles = [(o, is_body(o), is_joint(o), is_collider(o)) for o in objects]
+    bodies = {o for o, body, _, _ in roles if body}
     settings = scene.articula
     return PhysicsScene(
         name=settings.world_name,
         settings=read_settings(settings),
-        bodies=parents_first([read_body(o, bodies) for o in objects if o in bodies]),
-        joints=[read_joint(o) for o in objects if is_joint(o)],
-        shapes=[read_shape(o, bodies) for o in objects if is_collider(o)],
-        visuals=[read_visual(o, bodies) for o in objects if is_visual(o, bodies)],
+        bodies=parents_first([read_body(o, bodies, frames) for o, body, _, _ in roles if body]),
+        joints=[read_joint(o, frames) for o, _, joint, _ in roles if joint],
+        shapes=[read_shape(o, bodies, frames) for o, _, _, collider in roles if collider],
+        visuals=[read_visual(o, bodies, frames) for o, _, joint, collider in roles
+                 if _is_visual(o, bodies, joint, collider)],
         materials=[read_material(m) for m in settings.materials],
         filtered_pairs=[(p.body_a.name, p.body_b.name) for p in settings.filtered_pairs
                         if p.body_a and p.body_b],
     )
 
 
-def blender_problems(scene, objects: Optional[Iterable] = None) -> list:
-    """Problems only Blender can see: scaled bodies, joints away from body1, meshless mesh colliders."""
+def blender_problems(scene, objects: Optional[Iterable] = None, frames: Optional[WorldFrames] = None) -> list:
+    """Problems only Blender can see: scaled bodies, joints away from body1, meshless mesh colliders.
+
+    ``frames`` collects the world frames read, for a :func:`scene_from_blender` that follows."""
     from ...core import validation
 
+    frames = WorldFrames() if frames is None else frames
     problems = []
     for obj in list(scene.objects if objects is None else objects):
         if is_body(obj):
-            scale = world_pose_and_scale(obj)[1]
+            scale = frames[obj][1]
             if not is_uniform(scale):
                 problems.append(validation.non_uniform_scale(obj.name, scale))
         if is_joint(obj):
