@@ -75,6 +75,11 @@ class ReplicaDisplay:
         self.rows = np.concatenate([v.rows for v in visuals]) if visuals else np.zeros(0, dtype=np.int64)
         ends = np.cumsum([len(v.rows) for v in visuals], dtype=np.int64)
         self.spans = list(zip(np.concatenate([[0], ends[:-1]]).tolist(), ends.tolist()))
+        # Per visual: its rows as a slice when evenly spaced (body_poses is replica-major, so they
+        # are): a strided view, cast into ready float32 buffers, beats fancy indexing per frame.
+        self._rows = [_as_slice(v.rows) for v in visuals]
+        self._position = [np.empty((len(v.rows), 3), np.float32) for v in visuals]
+        self._rotation = [np.empty((len(v.rows), 4), np.float32) for v in visuals]
         self.created: list = []  # IDs this display made, oldest first
         self.objects: list = []
         try:
@@ -131,7 +136,11 @@ class ReplicaDisplay:
 
     def write(self, poses: np.ndarray):
         """Show ``poses`` (all rows of ``body_poses()``): one batch per points object."""
-        self._write_points(self.gather(poses))
+        for obj, rows, position, rotation in zip(self.objects, self._rows, self._position, self._rotation):
+            block = poses[rows]
+            np.copyto(position, block[:, :3], casting="same_kind")
+            np.copyto(rotation, block[:, 3:], casting="same_kind")
+            _set_points(obj.data, position, rotation)
 
     def write_frames(self, first_frame: int, gathered: np.ndarray):
         """Bake: ``gathered`` (frames, points, 7) from :meth:`gather`, shown frame by frame."""
@@ -154,10 +163,7 @@ class ReplicaDisplay:
         rotation = np.ascontiguousarray(points[:, 3:])
         for obj, (start, end) in zip(self.objects, self.spans):
             start, end = start * frames, end * frames
-            data = obj.data
-            data.attributes["position"].data.foreach_set("vector", position[start:end].ravel())
-            data.attributes[ROTATION].data.foreach_set("value", rotation[start:end].ravel())
-            data.update_tag()
+            _set_points(obj.data, position[start:end], rotation[start:end])
 
     def remove(self):
         """Delete what this display created (the collection and node group once unused)."""
@@ -165,6 +171,22 @@ class ReplicaDisplay:
             _remove_unused(data)
         self.created.clear()
         self.objects.clear()
+
+
+def _as_slice(rows: np.ndarray):
+    """``rows`` as an equivalent slice when they are evenly spaced and increasing, else as they are."""
+    if len(rows) > 1:
+        step = int(rows[1] - rows[0])
+        if step > 0 and np.array_equal(np.diff(rows), np.full(len(rows) - 1, step)):
+            return slice(int(rows[0]), int(rows[-1]) + 1, step)
+    return rows
+
+
+def _set_points(data, position: np.ndarray, rotation: np.ndarray):
+    """One batch each: positions and rotations (contiguous float32) of a points object."""
+    data.attributes["position"].data.foreach_set("vector", position.reshape(-1))
+    data.attributes[ROTATION].data.foreach_set("value", rotation.reshape(-1))
+    data.update_tag()
 
 
 def input_identifiers(group) -> dict[str, str]:

@@ -1,4 +1,5 @@
-"""Properties editor > Physics tab: scene, body, joint (with its DOFs), collider, collision, material.
+"""Properties editor > Physics tab: scene, simulation, body, joint (with its DOFs), collider,
+collision, material.
 
 Panels only draw properties and call operators. A joint shows only what its type uses:
 revolute/prismatic their axis and single DOF, spherical its cone limits and per-axis drives,
@@ -86,13 +87,17 @@ class ARTICULA_UL_problems(bpy.types.UIList):
 
 # --- scene -----------------------------------------------------------------------------------
 
-class ARTICULA_PT_scene(_PhysicsPanel, bpy.types.Panel):
-    bl_label = "Articula Scene"
-    bl_options = {"DEFAULT_CLOSED"}
+class _ScenePanel(_PhysicsPanel):
+    """Scene-wide: shown whatever object is active."""
 
     @classmethod
     def poll(cls, context):
         return context.scene is not None
+
+
+class ARTICULA_PT_scene(_ScenePanel, bpy.types.Panel):
+    bl_label = "Articula Scene"
+    bl_options = {"DEFAULT_CLOSED"}
 
     def draw(self, context):
         layout = self.layout
@@ -119,6 +124,57 @@ def draw_problems(layout, props):
     if props.problems:
         layout.template_list("ARTICULA_UL_problems", "", props, "problems", props, "active_problem_index", rows=3)
         layout.operator("articula.select_problem_object", icon="RESTRICT_SELECT_OFF")
+
+
+# --- simulation ------------------------------------------------------------------------------
+
+#: (action, button text, icon) of ``articula.simulate_control`` while a simulation runs.
+SIMULATION_CONTROLS = (("PAUSE", "Pause / Resume", "PAUSE"), ("STEP", "Step", "FRAME_NEXT"),
+                       ("KEEP", "Stop & Keep", "CHECKMARK"), ("CANCEL", "Cancel", "CANCEL"))
+
+
+def simulation_running() -> bool:
+    """A live simulation runs (its control operator polls true only then)."""
+    return bpy.ops.articula.simulate_control.poll()
+
+
+def draw_simulation(layout, context) -> None:
+    """Simulate (or, while running, its controls), the settings it uses, and Bake / Clear Bake."""
+    scene = context.scene
+    props = scene.articula
+    if simulation_running():
+        grid = layout.grid_flow(columns=2, align=True)
+        for action, text, icon in SIMULATION_CONTROLS:
+            grid.operator("articula.simulate_control", text=text, icon=icon).action = action
+    else:
+        layout.operator("articula.simulate", icon="PLAY")
+    col = layout.column()
+    col.use_property_split = True
+    col.prop(props, "solver")
+    col.prop(props, "steps_per_second")
+    col.prop(props, "replicas")
+    sub = col.column()
+    sub.active = props.replicas > 1
+    sub.prop(props, "replica_spacing")
+    box = layout.box().column()
+    box.use_property_split = True
+    row = box.row(align=True)
+    row.prop(scene, "frame_start", text="Bake Frames")
+    row.prop(scene, "frame_end", text="")
+    fps = scene.render.fps / scene.render.fps_base
+    box.label(text=f"{max(1, round(props.steps_per_second / fps))} substeps per frame", icon="TIME")
+    row = box.row(align=True)
+    row.operator("articula.bake", icon="REC")
+    row.operator("articula.clear_bake", icon="TRASH")
+    if props.replicas > 1:
+        box.label(text="Keyframes for replica 0; other replicas as instances", icon="INFO")
+
+
+class ARTICULA_PT_simulation(_ScenePanel, bpy.types.Panel):
+    bl_label = "Articula Simulation"
+
+    def draw(self, context):
+        draw_simulation(self.layout, context)
 
 
 # --- body ------------------------------------------------------------------------------------
@@ -342,6 +398,7 @@ classes = (
     ARTICULA_UL_filtered_pairs,
     ARTICULA_UL_problems,
     ARTICULA_PT_scene,
+    ARTICULA_PT_simulation,
     ARTICULA_PT_body,
     ARTICULA_PT_joint,
     ARTICULA_PT_joint_frame,

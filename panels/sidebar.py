@@ -1,8 +1,9 @@
-"""3D View sidebar (N panel), tab "Articula": the most used authoring actions in one place."""
+"""3D View sidebar (N panel), tab "Articula": the most used authoring actions in one place, and
+the simulation (simulate and its controls, bake)."""
 
 import bpy
 
-from .physics import draw_problems
+from .physics import draw_problems, draw_simulation
 
 
 def _role(obj) -> str:
@@ -12,11 +13,14 @@ def _role(obj) -> str:
     return " + ".join(roles) or "No physics"
 
 
-class ARTICULA_PT_sidebar(bpy.types.Panel):
-    bl_label = "Articula"
+class _SidebarPanel:
     bl_space_type = "VIEW_3D"
     bl_region_type = "UI"
     bl_category = "Articula"
+
+
+class ARTICULA_PT_sidebar(_SidebarPanel, bpy.types.Panel):
+    bl_label = "Articula"
 
     def draw(self, context):
         layout = self.layout
@@ -38,6 +42,13 @@ class ARTICULA_PT_sidebar(bpy.types.Panel):
         draw_problems(layout, context.scene.articula)
 
 
-classes = (ARTICULA_PT_sidebar,)
+class ARTICULA_PT_sidebar_simulation(_SidebarPanel, bpy.types.Panel):
+    bl_label = "Simulation"
+
+    def draw(self, context):
+        draw_simulation(self.layout, context)
+
+
+classes = (ARTICULA_PT_sidebar, ARTICULA_PT_sidebar_simulation)
 
 register, unregister = bpy.utils.register_classes_factory(classes)

@@ -223,3 +223,39 @@ def test_recorder_sees_a_misspelled_property(clean_scene, capfd):
     draw_panel(Broken, obj)
     with pytest.raises(AssertionError):
         assert_clean_output(capfd)
+
+
+SIMULATION_PANELS = [(physics.ARTICULA_PT_simulation, "PROPERTIES"), (sidebar.ARTICULA_PT_sidebar_simulation, "VIEW_3D")]
+
+
+def drawn_operators(log) -> list[tuple[str, str]]:
+    return [(entry[1], entry[2]) for entry in log if entry[0] == "operator"]
+
+
+@pytest.mark.parametrize("panel_cls,area", SIMULATION_PANELS)
+def test_simulation_panels_offer_simulate_bake_and_the_settings(clean_scene, capfd, panel_cls, area):
+    objects = build_scene(bpy.context, samples.pendulum())
+    clean_scene.articula.replicas = 4
+    polled, log = draw_panel(panel_cls, objects["pendulum_link"], area)
+    operators = {name for name, _ in drawn_operators(log)}
+    assert polled and {"articula.simulate", "articula.bake", "articula.clear_bake"} <= operators
+    assert "articula.simulate_control" not in operators  # nothing runs
+    assert {"solver", "steps_per_second", "replicas", "replica_spacing", "frame_start", "frame_end"} <= \
+        drawn_props(log)
+    assert any("25 substeps" in entry[2] for entry in log if entry[0] == "label")  # 600 steps/s at 24 fps
+    assert_clean_output(capfd)
+
+
+@pytest.mark.parametrize("panel_cls,area", SIMULATION_PANELS)
+def test_simulation_panels_show_the_controls_while_running(clean_scene, capfd, monkeypatch, panel_cls, area):
+    from articula.operators import simulate
+
+    objects = build_scene(bpy.context, samples.pendulum())
+    loop = simulate.ModalLoop(simulate.BlenderSimulation(bpy.context, "FEATHERSTONE"))
+    monkeypatch.setattr(simulate, "_RUNNING", loop)  # what invoke() sets while the modal loop runs
+    _, log = draw_panel(panel_cls, objects["pendulum_link"], area)
+    loop.handle("ESC")
+    controls = [text for name, text in drawn_operators(log) if name == "articula.simulate_control"]
+    assert controls == [text for _, text, _ in physics.SIMULATION_CONTROLS]
+    assert "articula.simulate" not in {name for name, _ in drawn_operators(log)}
+    assert_clean_output(capfd)
