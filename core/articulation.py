@@ -79,19 +79,23 @@ def root_of(scene: PhysicsScene, body_name: str) -> str:
 
 
 def parent_cycles(scene: PhysicsScene) -> list[list[str]]:
-    """Each distinct loop of ``Body.parent`` references, as the list of bodies on it."""
+    """Each distinct loop of ``Body.parent`` references, as the list of bodies on it.
+
+    Linear time: a walk up the parents stops at any body an earlier walk already settled.
+    """
     cycles: list[list[str]] = []
-    on_cycle: set[str] = set()
+    settled: set[str] = set()  # on a cycle, or known to lead up to a root
     for body in scene.bodies:
         path: list[str] = []
+        on_path: set[str] = set()
         current: str | None = body.name
-        while current is not None and current not in path and current not in on_cycle:
+        while current is not None and current not in on_path and current not in settled:
             path.append(current)
+            on_path.add(current)
             current = tree_parent(scene, current)
-        if current is not None and current in path:
-            cycle = path[path.index(current):]
-            cycles.append(cycle)
-            on_cycle.update(cycle)
+        if current is not None and current in on_path:
+            cycles.append(path[path.index(current):])
+        settled.update(path)
     return cycles
 
 

@@ -122,6 +122,15 @@ def mass_shapes(scene: PhysicsScene, body_name: str) -> list[Shape]:
     return [s for s in scene.shapes_of(body_name) if s.kind != ShapeKind.PLANE]
 
 
+def mass_shapes_by_body(scene: PhysicsScene) -> dict[str, list[Shape]]:
+    """:func:`mass_shapes` of every body at once (one pass over the shapes)."""
+    by_body: dict[str, list[Shape]] = {}
+    for shape in scene.shapes:
+        if shape.body is not None and shape.kind != ShapeKind.PLANE:
+            by_body.setdefault(shape.body, []).append(shape)
+    return by_body
+
+
 def principal_axes(inertia: np.ndarray) -> tuple[tuple[float, float, float], tuple]:
     """Diagonal inertia and the (w, x, y, z) rotation from principal axes to the body frame.
 
@@ -150,11 +159,14 @@ def combine(parts: list[tuple[float, np.ndarray, np.ndarray]]) -> MassProperties
     total = sum(mass for mass, _, _ in parts)
     if not total > 0.0:
         raise ValueError(f"total mass {total} is not positive")
-    com = sum(mass * centre for mass, centre, _ in parts) / total
-    inertia = np.zeros((3, 3))
-    for mass, centre, part_inertia in parts:
-        d = centre - com
-        inertia += part_inertia + mass * (np.dot(d, d) * np.eye(3) - np.outer(d, d))
+    if len(parts) == 1:  # nothing to shift: the part's own center and inertia
+        com, inertia = parts[0][1], parts[0][2]
+    else:
+        com = sum(mass * centre for mass, centre, _ in parts) / total
+        inertia = np.zeros((3, 3))
+        for mass, centre, part_inertia in parts:
+            d = centre - com
+            inertia += part_inertia + mass * (np.dot(d, d) * np.eye(3) - np.outer(d, d))
     if not (np.all(np.isfinite(com)) and np.all(np.isfinite(inertia))):
         raise ValueError("center of mass or inertia is not finite")
     diagonal, axes = principal_axes(inertia)
@@ -171,18 +183,19 @@ def shape_mass_part(scene: PhysicsScene, shape: Shape) -> tuple[float, np.ndarra
     return density * unit.volume, centre, density * rotation @ unit.inertia @ rotation.T
 
 
-def mass_properties(scene: PhysicsScene, body_name: str) -> MassProperties:
+def mass_properties(scene: PhysicsScene, body_name: str, shapes: list[Shape] | None = None) -> MassProperties:
     """The body's mass, center of mass, principal inertia and principal axes (body frame).
 
-    Raises :class:`MassError` for an unknown body, a body without shapes or explicit mass, or
-    shapes whose mass is not positive.
+    ``shapes``: the body's :func:`mass_shapes` when the caller has them already (see
+    :func:`mass_shapes_by_body`). Raises :class:`MassError` for an unknown body, a body without
+    shapes or explicit mass, or shapes whose mass is not positive.
     """
     body = scene.body(body_name)
     if body is None:
         raise MassError(body_name, "no such body")
     if body.mass is not None:
         return replace(body.mass)
-    shapes = mass_shapes(scene, body_name)
+    shapes = mass_shapes(scene, body_name) if shapes is None else shapes
     if not shapes:
         raise MassError(body_name, "has no colliders to compute its mass from and no explicit mass")
     try:

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from .articulation import find_articulations, joint_world_frames, parent_cycles
-from .mass import MassError, mass_properties, mass_shapes
+from .mass import MassError, mass_properties, mass_shapes_by_body
 from .model import (
     Dof,
     DofMotion,
@@ -409,17 +409,20 @@ def _check_explicit_mass(name: str, mass: MassProperties, dynamic: bool) -> Iter
     yield from _check_pose(name, "principal axes", Pose(rot=tuple(mass.principal_axes)))
 
 
-def _check_mass(scene: PhysicsScene) -> Iterator[Problem]:
+def _check_mass(scene: PhysicsScene, computed: dict[str, MassProperties]) -> Iterator[Problem]:
+    """Mass problems; the mass properties computed from colliders go into ``computed``."""
+    shapes_by_body = mass_shapes_by_body(scene)
     for body in scene.bodies:
         if body.mass is not None:
             yield from _check_explicit_mass(body.name, body.mass, dynamic=not body.kinematic)
             continue
-        if body.kinematic and not mass_shapes(scene, body.name):
+        shapes = shapes_by_body.get(body.name, [])
+        if body.kinematic and not shapes:
             continue  # animated: needs no mass
         try:
-            mass_properties(scene, body.name)
+            computed[body.name] = mass_properties(scene, body.name, shapes)
         except MassError as problem:
-            if not mass_shapes(scene, body.name):
+            if not shapes:
                 yield error(body.name, "body has no colliders and no explicit mass; add a collider "
                                        "or set the mass by hand", "no_mass_source")
             else:
@@ -430,13 +433,21 @@ def _check_mass(scene: PhysicsScene) -> Iterator[Problem]:
 
 def validate(scene: PhysicsScene) -> list[Problem]:
     """Every problem of the scene, errors and warnings, in a stable order."""
+    return validate_with_masses(scene)[0]
+
+
+def validate_with_masses(scene: PhysicsScene) -> tuple[list[Problem], dict[str, MassProperties]]:
+    """:func:`validate`, plus the mass properties it computed from colliders (body name ->
+    properties), for a caller that needs them next (the writer) not to compute them twice."""
     problems: list[Problem] = []
+    computed: dict[str, MassProperties] = {}
     for check in (_check_settings, _check_names, _check_references, _check_poses, _check_hierarchy,
-                  _check_shapes, _check_materials, _check_mass):
+                  _check_shapes, _check_materials):
         problems.extend(check(scene))
+    problems.extend(_check_mass(scene, computed))
     for joint in scene.joints:
         problems.extend(_check_joint(scene, joint))
-    return problems
+    return problems, computed
 
 
 def problems_for(problems: Iterable[Problem], subject: str) -> list[Problem]:

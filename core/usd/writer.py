@@ -20,13 +20,13 @@ from . import dialect as D
 from .errors import UsdWriteError
 from ..articulation import Articulation, find_articulations
 from ..collision import collision_group_filters, collision_group_name
-from ..mass import MassError, mass_properties
+from ..mass import MassError, mass_properties, mass_shapes_by_body
 from ..model import (
-    Body, Dof, DofMotion, Joint, JointType, MeshData, PhysicsMaterial, PhysicsScene, Pose, Shape,
+    Body, Dof, DofMotion, Joint, JointType, MassProperties, MeshData, PhysicsMaterial, PhysicsScene, Pose, Shape,
     ShapeKind, Visual,
 )
 from ..transforms import pose_relative
-from ..validation import ERROR, validate
+from ..validation import ERROR, validate_with_masses
 
 LAYOUTS = ("NESTED", "FLAT")
 _DEFAULT_DOF = Dof(axis=D.DofAxis.ROT_X)
@@ -41,11 +41,11 @@ def write_usd(scene: PhysicsScene, path: str, layout: str = "NESTED",
     Raises :class:`UsdWriteError` listing the problems when validation finds errors (or
     warnings, unless ``allow_warnings``); the target file is then left untouched.
     """
-    errors, warnings = _validation_problems(scene)
+    errors, warnings, masses = _validation_problems(scene)
     refused = errors + ([] if allow_warnings else warnings)
     if refused:
         raise UsdWriteError(path, refused)
-    layer = build_layer(scene, layout)
+    layer = build_layer(scene, layout, masses)
     _export_atomically(layer, path)
     return warnings
 
@@ -55,22 +55,25 @@ def build_stage(scene: PhysicsScene, layout: str = "NESTED") -> Usd.Stage:
     return Usd.Stage.Open(build_layer(scene, layout))
 
 
-def build_layer(scene: PhysicsScene, layout: str = "NESTED") -> Sdf.Layer:
-    """The anonymous layer holding ``scene`` (keep a reference while using it)."""
+def build_layer(scene: PhysicsScene, layout: str = "NESTED",
+                masses: Optional[dict[str, MassProperties]] = None) -> Sdf.Layer:
+    """The anonymous layer holding ``scene`` (keep a reference while using it).
+
+    ``masses``: body mass properties already computed for this very scene (by validation)."""
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {LAYOUTS}, not {layout!r}")
     layer = Sdf.Layer.CreateAnonymous("articula.usda")
     with Sdf.ChangeBlock():
-        _LayerWriter(scene, layer, nested=layout == "NESTED").write()
+        _LayerWriter(scene, layer, nested=layout == "NESTED", masses=masses).write()
     return layer
 
 
 # --------------------------------------------------------------------------------- validation hook
-def _validation_problems(scene: PhysicsScene) -> tuple[list[str], list[str]]:
-    """(errors, warnings) from core.validation, as readable lines."""
-    problems = validate(scene)
+def _validation_problems(scene: PhysicsScene) -> tuple[list[str], list[str], dict[str, MassProperties]]:
+    """(errors, warnings) from core.validation, as readable lines, and the masses it computed."""
+    problems, masses = validate_with_masses(scene)
     return ([str(p) for p in problems if p.severity == ERROR],
-            [str(p) for p in problems if p.severity != ERROR])
+            [str(p) for p in problems if p.severity != ERROR], masses)
 
 
 def _export_atomically(layer: Sdf.Layer, path: str) -> None:
@@ -177,8 +180,11 @@ class _Namer:
 
 # --------------------------------------------------------------------------------------- the writer
 class _LayerWriter:
-    def __init__(self, scene: PhysicsScene, layer: Sdf.Layer, nested: bool):
+    def __init__(self, scene: PhysicsScene, layer: Sdf.Layer, nested: bool,
+                 masses: Optional[dict[str, MassProperties]] = None):
         self.scene, self.layer, self.nested = scene, layer, nested
+        self.masses = masses or {}
+        self.mass_shapes = mass_shapes_by_body(scene)
         self.names = _Namer()
         self.bodies = {body.name: body for body in scene.bodies}
         self.body_paths: dict[str, Sdf.Path] = {}
@@ -298,16 +304,12 @@ class _LayerWriter:
         prim.set(D.PRINCIPAL_AXES, T.Quatf, _quatf(props.principal_axes))
         prim.set(D.WORLD_ATTR, T.Int, int(body.world), custom=True)
 
-    def _mass_properties(self, body: Body):
-        """core.mass on a one-body view of the scene (the full scene's lookups are linear)."""
-        if not hasattr(self, "shapes_by_body"):
-            self.shapes_by_body: dict[Optional[str], list[Shape]] = {}
-            for shape in self.scene.shapes:
-                self.shapes_by_body.setdefault(shape.body, []).append(shape)
-        view = PhysicsScene(bodies=[body], shapes=self.shapes_by_body.get(body.name, []),
-                            materials=self.scene.materials)
+    def _mass_properties(self, body: Body) -> MassProperties:
+        """Explicit, else computed by validation, else computed here from the body's colliders."""
+        if body.mass is None and body.name in self.masses:
+            return self.masses[body.name]
         try:
-            return mass_properties(view, body.name)
+            return mass_properties(self.scene, body.name, self.mass_shapes.get(body.name, []))
         except MassError as error:
             raise UsdWriteError(None, [str(error)]) from error
 
