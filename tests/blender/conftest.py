@@ -30,9 +30,26 @@ def articula_addon():
 
 def _clear_data():
     for collection in (bpy.data.objects, bpy.data.meshes, bpy.data.materials, bpy.data.actions,
-                       bpy.data.collections, bpy.data.node_groups, bpy.data.curves):
+                       bpy.data.collections, bpy.data.node_groups, bpy.data.curves,
+                       bpy.data.hair_curves):
         for item in list(collection):
             collection.remove(item)
+
+
+def _reset_to_defaults(group):
+    """Every property of a PropertyGroup back to its default, lists emptied, recursively."""
+    for prop in group.bl_rna.properties:
+        name = prop.identifier
+        if name == "rna_type" or prop.is_readonly and prop.type not in ("POINTER", "COLLECTION"):
+            continue
+        if prop.type == "COLLECTION":
+            getattr(group, name).clear()
+        elif prop.type == "POINTER":
+            value = getattr(group, name)
+            if isinstance(value, bpy.types.PropertyGroup):
+                _reset_to_defaults(value)
+        else:
+            group.property_unset(name)
 
 
 @pytest.fixture
@@ -40,6 +57,7 @@ def clean_scene(articula_addon):
     """An empty scene before the test, and nothing left behind after it."""
     _clear_data()
     scene = bpy.context.scene
+    _reset_to_defaults(scene.articula)
     scene.frame_set(1)
     yield scene
     _clear_data()
