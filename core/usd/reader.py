@@ -14,6 +14,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Optional, Union
 
+import numpy as np
 from pxr import Gf, Sdf, Tf, Usd, UsdGeom, UsdPhysics, UsdShade
 
 from . import dialect as D
@@ -29,6 +30,7 @@ from ..transforms import pose_inverse, pose_mul, quat_from_matrix
 
 _SCALE_TOLERANCE = 1e-5
 _Y_UP_TO_Z_UP = Gf.Matrix4d().SetRotate(Gf.Rotation(Gf.Vec3d(1.0, 0.0, 0.0), 90.0))
+_API_NAMES: dict[type, str] = {}  # API schema class -> its applied-schema name
 
 
 @dataclass
@@ -78,17 +80,24 @@ def _first_line(error: Exception) -> str:
 # ------------------------------------------------------------------------------------ matrix helpers
 def _decompose(matrix: Gf.Matrix4d) -> tuple[Pose, tuple[float, float, float]]:
     """A row-vector world matrix -> (rigid pose, scale per local axis); negative scale on X."""
-    rows = [Gf.Vec3d(matrix[i][0], matrix[i][1], matrix[i][2]) for i in range(3)]
-    scale = [row.GetLength() for row in rows]
+    a, b, c, _, d, e, f, _, g, h, i, _, tx, ty, tz, _ = _plain(matrix)
+    rows = [[a, b, c], [d, e, f], [g, h, i]]
+    scale = [math.sqrt(x * x + y * y + z * z) for x, y, z in rows]
     if min(scale) <= 0.0:
         raise ValueError("degenerate transform (zero scale)")
-    unit = [row / s for row, s in zip(rows, scale)]
-    if Gf.Dot(Gf.Cross(unit[0], unit[1]), unit[2]) < 0.0:
-        unit[0], scale[0] = -unit[0], -scale[0]
+    unit = [[v * (1.0 / s) for v in row] for row, s in zip(rows, scale)]
+    (ux, uy, uz), (vx, vy, vz), w = unit
+    if (uy * vz - uz * vy) * w[0] + (uz * vx - ux * vz) * w[1] + (ux * vy - uy * vx) * w[2] < 0.0:
+        unit[0], scale[0] = [-ux, -uy, -uz], -scale[0]
     # Row i of ``unit`` is the image of local axis i: the column-vector matrix is its transpose.
-    rotation = quat_from_matrix([[unit[j][i] for j in range(3)] for i in range(3)])
-    t = matrix.ExtractTranslation()
-    return Pose(pos=(t[0], t[1], t[2]), rot=rotation), (scale[0], scale[1], scale[2])
+    rotation = quat_from_matrix([[unit[j][k] for j in range(3)] for k in range(3)])
+    return Pose(pos=(tx, ty, tz), rot=rotation), (scale[0], scale[1], scale[2])
+
+
+def _plain(value) -> list:
+    """A Gf vector or matrix, or a Vt array, as a flat list of Python numbers: one buffer copy
+    instead of Python iteration, which costs a C++ exception at the end of every Gf/Vt object."""
+    return np.asarray(value).ravel().tolist()
 
 
 def _pose_matrix(pose: Pose) -> Gf.Matrix4d:
@@ -103,6 +112,8 @@ def _uniform(scale) -> bool:
 
 
 def _triangulate(counts, indices) -> list[tuple[int, int, int]]:
+    if all(count == 3 for count in counts):  # already triangles (what most producers write)
+        return list(zip(indices[0::3], indices[1::3], indices[2::3]))
     triangles, start = [], 0
     for count in counts:
         for k in range(1, count - 1):
@@ -126,7 +137,12 @@ class _StageReader:
         self.materials_by_path: dict[Sdf.Path, str] = {}
         self.shape_prims: dict[str, Usd.Prim] = {}
         self.used_names: dict[str, set[str]] = {}
-        self._authored_names: dict[Sdf.Path, frozenset] = {}
+        self._authored_names: dict[Usd.Prim, frozenset] = {}
+        self._applied: dict[Usd.Prim, frozenset] = {}
+        self._is_a: dict[tuple[str, type], bool] = {}
+        self._world: dict[Usd.Prim, Gf.Matrix4d] = {}
+        self._poses: dict[Usd.Prim, tuple[Pose, tuple]] = {}
+        self._colors: dict[Sdf.Path, tuple] = {}
 
     # -- errors and typed attribute access
     def error(self, prim, attribute: Optional[str], message: str) -> UsdReadError:
@@ -139,7 +155,10 @@ class _StageReader:
     def value(self, prim: Usd.Prim, name: str, kind: str = "float", default=None, allow_inf: bool = True):
         """The authored value of ``name`` checked against ``kind`` (float, int, bool, token, vec3,
         quat, floats); ``default`` when not authored."""
-        if not self.authored(prim, name):
+        names = self._authored_names.get(prim)
+        if names is None:
+            names = self._authored_names[prim] = frozenset(prim.GetAuthoredPropertyNames())
+        if name not in names:  # the cheap test first: most asked-for names are not authored
             return default
         attr = prim.GetAttribute(name)
         if not attr or not attr.HasAuthoredValue():
@@ -152,10 +171,26 @@ class _StageReader:
 
     def authored(self, prim: Usd.Prim, name: str) -> bool:
         """A fast first test: is a property of that name authored on the prim at all?"""
-        names = self._authored_names.get(prim.GetPath())
+        names = self._authored_names.get(prim)
         if names is None:
-            names = self._authored_names[prim.GetPath()] = frozenset(prim.GetAuthoredPropertyNames())
+            names = self._authored_names[prim] = frozenset(prim.GetAuthoredPropertyNames())
         return name in names
+
+    def has_api(self, prim: Usd.Prim, schema: type, instance: str = "") -> bool:
+        """``prim.HasAPI(schema[, instance])`` from the prim's applied schema names, read once."""
+        applied = self._applied.get(prim)
+        if applied is None:
+            applied = self._applied[prim] = frozenset(prim.GetAppliedSchemas())
+        name = _API_NAMES.get(schema) or _API_NAMES.setdefault(schema, Usd.SchemaRegistry.GetSchemaTypeName(schema))
+        return (f"{name}:{instance}" if instance else name) in applied
+
+    def is_a(self, prim: Usd.Prim, schema: type) -> bool:
+        """``prim.IsA(schema)``, which depends on the prim's type name only: asked once per type."""
+        key = (prim.GetTypeName(), schema)
+        found = self._is_a.get(key)
+        if found is None:
+            found = self._is_a[key] = prim.IsA(schema)
+        return found
 
     def _checked(self, prim, name, kind, value, allow_inf):
         def number(v):
@@ -185,7 +220,7 @@ class _StageReader:
         if kind == "vec3":
             if not hasattr(value, "__len__") or isinstance(value, str) or len(value) != 3:
                 raise self.error(prim, name, f"expected 3 numbers, found {value!r}")
-            return tuple(number(v) for v in value)
+            return tuple(number(v) for v in _plain(value))
         if kind == "quat":
             if not isinstance(value, (Gf.Quatf, Gf.Quatd, Gf.Quath)):
                 raise self.error(prim, name, f"expected a quaternion, found {type(value).__name__}")
@@ -197,7 +232,7 @@ class _StageReader:
         if kind == "floats":
             if not hasattr(value, "__len__") or isinstance(value, str):
                 raise self.error(prim, name, f"expected an array, found {value!r}")
-            return [number(v) for v in value]
+            return [number(v) for v in _plain(value)]
         raise ValueError(kind)
 
     def unique_name(self, kind: str, prim: Usd.Prim) -> str:
@@ -223,13 +258,19 @@ class _StageReader:
         return conversion
 
     def world_matrix(self, prim: Usd.Prim) -> Gf.Matrix4d:
-        return self.xforms.GetLocalToWorldTransform(prim) * self.to_meters_z_up
+        matrix = self._world.get(prim)
+        if matrix is None:
+            matrix = self._world[prim] = self.xforms.GetLocalToWorldTransform(prim) * self.to_meters_z_up
+        return matrix
 
     def world_pose(self, prim: Usd.Prim) -> tuple[Pose, tuple]:
-        try:
-            return _decompose(self.world_matrix(prim))
-        except ValueError as error:
-            raise self.error(prim, "xformOpOrder", str(error)) from error
+        pose = self._poses.get(prim)
+        if pose is None:
+            try:
+                pose = self._poses[prim] = _decompose(self.world_matrix(prim))
+            except ValueError as error:
+                raise self.error(prim, "xformOpOrder", str(error)) from error
+        return pose
 
     # -- top level
     def read(self) -> ReadResult:
@@ -243,14 +284,15 @@ class _StageReader:
         bodies = [p for p in prims if self._is_body(p)]
         for prim in bodies:
             self._read_body(prim)
+        colliders = [p for p in prims if self.has_api(p, UsdPhysics.CollisionAPI)]
+        for prim in colliders:
+            self._read_collider(prim)
+        collider_set = set(colliders)
         for prim in prims:
-            if prim.HasAPI(UsdPhysics.CollisionAPI):
-                self._read_collider(prim)
-        for prim in prims:
-            if prim.IsA(UsdGeom.Mesh) and not prim.HasAPI(UsdPhysics.CollisionAPI):
+            if self.is_a(prim, UsdGeom.Mesh) and prim not in collider_set:
                 self._read_visual(prim)
         for prim in prims:
-            if prim.IsA(UsdPhysics.Joint):
+            if self.is_a(prim, UsdPhysics.Joint):
                 self._read_joint(prim)
         self._read_collision_groups(prims)
         self._read_filtered_pairs(bodies)
@@ -263,7 +305,7 @@ class _StageReader:
     # -- scene
     def _read_scene_settings(self, prims) -> None:
         settings = self.scene.settings = SceneSettings()
-        scene_prim = next((p for p in prims if p.IsA(UsdPhysics.Scene)), None)
+        scene_prim = next((p for p in prims if self.is_a(p, UsdPhysics.Scene)), None)
         if scene_prim is None:
             return
         direction = self.value(scene_prim, "physics:gravityDirection", "vec3", (0.0, 0.0, 0.0))
@@ -296,7 +338,7 @@ class _StageReader:
 
     def _read_physics_materials(self, prims) -> None:
         for prim in prims:
-            if not prim.HasAPI(UsdPhysics.MaterialAPI):
+            if not self.has_api(prim, UsdPhysics.MaterialAPI):
                 continue
             density = self.value(prim, D.DENSITY)
             material = PhysicsMaterial(
@@ -314,7 +356,7 @@ class _StageReader:
 
     # -- bodies
     def _is_body(self, prim: Usd.Prim) -> bool:
-        return prim.HasAPI(UsdPhysics.RigidBodyAPI) and self.value(
+        return self.has_api(prim, UsdPhysics.RigidBodyAPI) and self.value(
             prim, "physics:rigidBodyEnabled", "bool", True) is not False
 
     def _read_body(self, prim: Usd.Prim) -> None:
@@ -383,10 +425,10 @@ class _StageReader:
 
     def _read_shape_geometry(self, prim: Usd.Prim, shape: Shape, scale) -> bool:
         a = [abs(s) for s in scale]
-        if prim.IsA(UsdGeom.Cube):
+        if self.is_a(prim, UsdGeom.Cube):
             half = self.value(prim, "size", default=2.0) / 2.0
             shape.kind, shape.half_extents = ShapeKind.BOX, (half * a[0], half * a[1], half * a[2])
-        elif prim.IsA(UsdGeom.Sphere):
+        elif self.is_a(prim, UsdGeom.Sphere):
             if not _uniform(scale):
                 self.warn(prim, "non-uniform scale on a sphere collider: its largest radius is used")
             shape.kind, shape.radius = ShapeKind.SPHERE, self.value(prim, "radius", default=1.0) * max(a)
@@ -402,13 +444,13 @@ class _StageReader:
             shape.kind = ShapeKind.CAPSULE if prim.GetTypeName().startswith("Capsule") else ShapeKind.CYLINDER
             shape.axis, shape.radius = axis, radius * max(perpendicular)
             shape.half_height = self.value(prim, "height", default=2.0) * a[i] / 2.0
-        elif prim.IsA(UsdGeom.Plane):
+        elif self.is_a(prim, UsdGeom.Plane):
             axis = self.value(prim, "axis", "token", "Z")
             to_z = {"X": (0.5 ** 0.5, 0.0, 0.5 ** 0.5, 0.0), "Y": (0.5 ** 0.5, -(0.5 ** 0.5), 0.0, 0.0)}
             if axis in to_z:
                 shape.pose = pose_mul(shape.pose, Pose(rot=to_z[axis]))
             shape.kind = ShapeKind.PLANE
-        elif prim.IsA(UsdGeom.Mesh):
+        elif self.is_a(prim, UsdGeom.Mesh):
             approximation = self.value(prim, D.APPROXIMATION, "token", "none")
             shape.kind = D.APPROXIMATION_KINDS.get(approximation, ShapeKind.CONVEX_HULL)
             if shape.kind in (ShapeKind.BOX, ShapeKind.SPHERE):  # bounding shapes: fit the points
@@ -435,11 +477,11 @@ class _StageReader:
 
     def _mesh_data(self, prim: Usd.Prim) -> MeshData:
         points = prim.GetAttribute("points").Get() or []
-        counts = prim.GetAttribute("faceVertexCounts").Get() or []
-        indices = prim.GetAttribute("faceVertexIndices").Get() or []
+        counts = _plain(prim.GetAttribute("faceVertexCounts").Get() or [])
+        indices = _plain(prim.GetAttribute("faceVertexIndices").Get() or [])
         if sum(counts) != len(indices) or (len(indices) and max(indices) >= len(points)):
             raise self.error(prim, "faceVertexIndices", "face indices do not match the points")
-        vertices = [(float(p[0]), float(p[1]), float(p[2])) for p in points]
+        vertices = [tuple(v) for v in np.asarray(points, dtype=float).reshape(-1, 3).tolist()]
         if any(math.isnan(c) for v in vertices for c in v):
             raise self.error(prim, "points", "value is NaN")
         return MeshData(vertices=vertices, triangles=_triangulate(counts, indices))
@@ -468,21 +510,28 @@ class _StageReader:
         self.scene.visuals.append(visual)
 
     def _color(self, prim: Usd.Prim, material: Optional[UsdShade.Material]):
-        rgb, alpha = None, 1.0
-        if material:
+        rgb, alpha = self._material_color(material) if material else (None, 1.0)
+        if rgb is None:
+            colors = UsdGeom.Gprim(prim).GetDisplayColorAttr().Get()
+            rgb = tuple(float(c) for c in _plain(colors[0])) if colors else (0.8, 0.8, 0.8)
+            opacities = UsdGeom.Gprim(prim).GetDisplayOpacityAttr().Get()
+            alpha = float(opacities[0]) if opacities else 1.0
+        return (rgb[0], rgb[1], rgb[2], alpha)
+
+    def _material_color(self, material: UsdShade.Material) -> tuple:
+        """(RGB or None, alpha) of a UsdPreviewSurface material; read once per material."""
+        path = material.GetPath()
+        if path not in self._colors:
+            rgb, alpha = None, 1.0
             shader = material.ComputeSurfaceSource()[0]
             if shader and shader.GetIdAttr().Get() == D.PREVIEW_SURFACE_ID:
                 diffuse, opacity = shader.GetInput("diffuseColor"), shader.GetInput("opacity")
                 if diffuse and diffuse.Get() is not None:
-                    rgb = tuple(float(c) for c in diffuse.Get())
+                    rgb = tuple(float(c) for c in _plain(diffuse.Get()))
                 if opacity and opacity.Get() is not None:
                     alpha = float(opacity.Get())
-        if rgb is None:
-            colors = UsdGeom.Gprim(prim).GetDisplayColorAttr().Get()
-            rgb = tuple(float(c) for c in colors[0]) if colors else (0.8, 0.8, 0.8)
-            opacities = UsdGeom.Gprim(prim).GetDisplayOpacityAttr().Get()
-            alpha = float(opacities[0]) if opacities else 1.0
-        return (rgb[0], rgb[1], rgb[2], alpha)
+            self._colors[path] = (rgb, alpha)
+        return self._colors[path]
 
     # -- joints
     def _joint_body(self, prim: Usd.Prim, attribute: str):
@@ -503,7 +552,7 @@ class _StageReader:
         rot = self.value(joint_prim, (D.LOCAL_ROT0, D.LOCAL_ROT1)[side], "quat", (1.0, 0.0, 0.0, 0.0))
         frame_matrix = self.world_matrix(frame_prim) if frame_prim else self.to_meters_z_up
         p = frame_matrix.Transform(Gf.Vec3d(*pos))
-        frame_pose, _ = _decompose(frame_matrix)
+        frame_pose = self.world_pose(frame_prim)[0] if frame_prim else _decompose(frame_matrix)[0]
         world = Pose(pos=(p[0], p[1], p[2]), rot=pose_mul(frame_pose, Pose(rot=rot)).rot)
         return pose_mul(pose_inverse(body.pose), world) if body else world
 
@@ -548,7 +597,7 @@ class _StageReader:
         if dof.motion == DofMotion.LOCKED:
             return dof  # a locked axis is not a DOF: joint-wide dialect values skip it
         length = self._length_scale(angular)
-        if prim.HasAPI(UsdPhysics.DriveAPI, instance):
+        if self.has_api(prim, UsdPhysics.DriveAPI, instance):
             dof.drive_enabled = True
             token = self.value(prim, D.drive_attr(instance, "type"), "token", "force")
             dof.drive_type = D.DRIVE_TYPES_BY_TOKEN.get(token, dof.drive_type)
@@ -574,7 +623,7 @@ class _StageReader:
         elif joint_type == JointType.D6:
             low = self.value(prim, D.limit_attr(instance, "low"))
             high = self.value(prim, D.limit_attr(instance, "high"))
-            if low is None and high is None and not prim.HasAPI(UsdPhysics.LimitAPI, instance):
+            if low is None and high is None and not self.has_api(prim, UsdPhysics.LimitAPI, instance):
                 return  # UsdPhysics: an axis without a limit is free (Newton 1.8 locks it)
             low, high = -INF if low is None else low, INF if high is None else high
             if low >= high:  # UsdPhysics locks low > high; an empty range is locked too
@@ -647,7 +696,7 @@ class _StageReader:
     # -- collision groups and filters
     def _read_collision_groups(self, prims) -> None:
         """Seed custom ints win; otherwise PhysicsCollisionGroup prims become Newton groups."""
-        groups = [p for p in prims if p.IsA(UsdPhysics.CollisionGroup)]
+        groups = [p for p in prims if self.is_a(p, UsdPhysics.CollisionGroup)]
         if not groups or not self.scene.shapes:
             return
         authored = [s for s in self.scene.shapes
@@ -695,7 +744,7 @@ class _StageReader:
 
     # -- articulations and the tree
     def _read_articulation_roots(self, prims) -> None:
-        self.articulation_roots: list[Usd.Prim] = [p for p in prims if p.HasAPI(UsdPhysics.ArticulationRootAPI)]
+        self.articulation_roots: list[Usd.Prim] = [p for p in prims if self.has_api(p, UsdPhysics.ArticulationRootAPI)]
         for root in self.articulation_roots:
             enabled = self.value(root, D.SELF_COLLISION_ATTR, "bool")
             if enabled is None:
