@@ -1,4 +1,5 @@
-"""Blender side of Articula: PropertyGroups, preferences, and adapters to and from the core."""
+"""Blender side of Articula: PropertyGroups, preferences, adapters to and from the core and the
+simulation, and the live simulation session."""
 
 import importlib
 

@@ -1,6 +1,6 @@
 """Bake keyframes per second: Articula's key writer vs ``keyframe_points.insert(FAST)``, one run.
 
-RATIO bake_mkeys_per_s = millions of keys written per second by ``operators.bake.write_keys``
+RATIO bake_mkeys_per_s = millions of keys written per second by ``addon.adapters.simulation_to_keyframes.write_keys``
 (100 bodies x 500 frames x 7 channels = 350k keys, layered action); aim >= 3.
 RATIO bake_vs_insert_fast = ``keyframe_points.insert(..., options={'FAST'})`` time / Articula's,
 same keys (FACTS: 0.75 s for 350k); aim >= 5.
@@ -22,7 +22,7 @@ def main():
     import bpy
 
     load_articula()
-    from articula.operators import bake
+    from articula.addon.adapters import simulation_to_keyframes as bake
 
     objects = []
     for b in range(BODIES):
@@ -48,7 +48,7 @@ def main():
         bake.write_keys(objects, 1, locations, rotations)
         return time.perf_counter() - started
 
-    from articula.operators.simulate import _fcurves
+    from articula.addon.adapters.animation_to_simulation import _fcurves
 
     def insert_fast():
         clear()

@@ -22,7 +22,7 @@ def main():
 
     load_articula()
     from articula.addon.adapters.description_to_blender import build_scene
-    from articula.operators.simulate import BlenderSimulation
+    from articula.addon.simulation_session import BlenderSimulation
     from articula.sim.simulation import _make_solver
 
     context = bpy.context

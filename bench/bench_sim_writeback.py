@@ -22,7 +22,7 @@ def main():
     import bpy
 
     load_articula()
-    from articula.operators.simulate import BodyWriter
+    from articula.addon.adapters.poses_to_blender import BodyWriter
 
     objects, poses = [], []
     for c in range(CHAINS):

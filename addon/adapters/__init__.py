@@ -1,1 +1,1 @@
-"""Adapters between Blender data and the core description, named by direction."""
+"""Adapters between Blender data and the core description or the simulation, named by direction."""

@@ -9,7 +9,7 @@ import pytest
 
 from articula.addon.adapters.description_to_blender import build_scene
 from articula.core import samples
-from articula.operators import bake as bake_module
+from articula.addon.adapters import simulation_to_keyframes as bake_module
 
 sys.path.insert(0, str(Path(__file__).parent))
 from authoring_helpers import reset_scene_settings  # noqa: E402

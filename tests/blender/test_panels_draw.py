@@ -248,10 +248,11 @@ def test_simulation_panels_offer_simulate_bake_and_the_settings(clean_scene, cap
 
 @pytest.mark.parametrize("panel_cls,area", SIMULATION_PANELS)
 def test_simulation_panels_show_the_controls_while_running(clean_scene, capfd, monkeypatch, panel_cls, area):
+    from articula.addon.simulation_session import BlenderSimulation
     from articula.operators import simulate
 
     objects = build_scene(bpy.context, samples.pendulum())
-    loop = simulate.ModalLoop(simulate.BlenderSimulation(bpy.context, "FEATHERSTONE"))
+    loop = simulate.ModalLoop(BlenderSimulation(bpy.context, "FEATHERSTONE"))
     monkeypatch.setattr(simulate, "_RUNNING", loop)  # what invoke() sets while the modal loop runs
     _, log = draw_panel(panel_cls, objects["pendulum_link"], area)
     loop.handle("ESC")

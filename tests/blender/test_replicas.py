@@ -15,7 +15,8 @@ from mathutils import Matrix, Quaternion, Vector
 from articula.addon import replicas as replicas_module
 from articula.addon.adapters.description_to_blender import build_scene
 from articula.core import samples
-from articula.operators import bake as bake_module
+from articula.addon import simulation_session
+from articula.addon.adapters import simulation_to_keyframes as bake_module
 from articula.operators import simulate as simulate_module
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -76,7 +77,7 @@ def id_names() -> dict:
 def test_replicas_are_instanced_at_the_simulated_poses_on_the_grid():
     context = bpy.context
     objects = load(context, "six_dof_arm")
-    session = simulate_module.BlenderSimulation(context, "FEATHERSTONE")
+    session = simulation_session.BlenderSimulation(context, "FEATHERSTONE")
     for _ in range(4):
         session.advance_frame()
     context.view_layer.update()
@@ -98,7 +99,7 @@ def test_replicas_are_instanced_at_the_simulated_poses_on_the_grid():
 def test_the_display_follows_each_frame():
     context = bpy.context
     objects = load(context)
-    loop = simulate_module.ModalLoop(simulate_module.BlenderSimulation(context, "FEATHERSTONE"))
+    loop = simulate_module.ModalLoop(simulation_session.BlenderSimulation(context, "FEATHERSTONE"))
     bob = objects["pendulum_bob_visual"]
     loop.handle("TIMER")
     first = instances(context)[bob.name]
@@ -115,7 +116,7 @@ def test_every_stop_removes_everything_the_display_created(stop):
     context = bpy.context
     load(context)
     before = id_names()
-    loop = simulate_module.ModalLoop(simulate_module.BlenderSimulation(context, "FEATHERSTONE"))
+    loop = simulate_module.ModalLoop(simulation_session.BlenderSimulation(context, "FEATHERSTONE"))
     loop.handle("TIMER")
     assert len(instances(context)["pendulum_bob_visual"]) == REPLICAS - 1
     assert id_names() != before
@@ -133,7 +134,7 @@ def test_one_replica_shows_no_display():
     context = bpy.context
     load(context, replicas=1)
     before = id_names()
-    session = simulate_module.BlenderSimulation(context, "FEATHERSTONE")
+    session = simulation_session.BlenderSimulation(context, "FEATHERSTONE")
     session.advance_frame()
     assert session.replicas is None and id_names() == before
 
@@ -156,7 +157,7 @@ def test_bake_plays_replicas_back_per_frame_and_clear_removes_them():
     assert (seen[0] - seen[1]).length > 1e-2 and (seen[2] - seen[3]).length < 1e-6
     # Live simulation over a bake: Esc removes only its own display, not the baked one.
     baked = id_names()
-    loop = simulate_module.ModalLoop(simulate_module.BlenderSimulation(context, "FEATHERSTONE"))
+    loop = simulate_module.ModalLoop(simulation_session.BlenderSimulation(context, "FEATHERSTONE"))
     loop.handle("TIMER")
     assert loop.handle("ESC") == "CANCELLED"
     assert id_names() == baked

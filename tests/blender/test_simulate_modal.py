@@ -15,6 +15,7 @@ import pytest
 
 from articula.addon.adapters.description_to_blender import build_scene
 from articula.core import samples
+from articula.addon.simulation_session import BlenderSimulation
 from articula.core.model import Pose
 from articula.operators import simulate as simulate_module
 
@@ -41,13 +42,13 @@ def world_matrices(objects):
 
 
 def start_modal(context, solver="FEATHERSTONE"):
-    return simulate_module.ModalLoop(simulate_module.BlenderSimulation(context, solver))
+    return simulate_module.ModalLoop(BlenderSimulation(context, solver))
 
 
 def test_write_back_puts_parented_bodies_at_their_simulated_world_poses():
     context = bpy.context
     desc, objects = load(context, "six_dof_arm")
-    session = simulate_module.BlenderSimulation(context, "FEATHERSTONE")
+    session = BlenderSimulation(context, "FEATHERSTONE")
     for _ in range(6):
         session.advance_frame()
     context.view_layer.update()
@@ -162,7 +163,7 @@ def test_kinematic_body_follows_its_animation_and_carries_its_child():
     base.location = (1.0, 0.0, 0.05)
     base.keyframe_insert("location", frame=25)
     scene.frame_set(1)
-    session = simulate_module.BlenderSimulation(context, "FEATHERSTONE")
+    session = BlenderSimulation(context, "FEATHERSTONE")
     for _ in range(24):
         session.advance_frame()
     context.view_layer.update()
@@ -172,3 +173,23 @@ def test_kinematic_body_follows_its_animation_and_carries_its_child():
     assert shoulder.x == pytest.approx(1.0, abs=5e-3)  # carried: its joint sits on the base
     session.restore()
     assert scene.frame_current == 1
+
+
+def test_animated_drive_target_is_followed_frame_by_frame():
+    context = bpy.context
+    scene = context.scene
+    _, objects = load(context, "six_dof_arm")  # joint_1's own target: +0.3 rad
+    joint = objects["joint_1"]
+    path = "articula.joint.dofs[0].target_position"
+    joint.articula.joint.dofs[0].target_position = 0.0
+    joint.keyframe_insert(path, frame=1)
+    joint.articula.joint.dofs[0].target_position = -1.0
+    joint.keyframe_insert(path, frame=13)
+    scene.frame_set(1)
+    session = BlenderSimulation(context, "FEATHERSTONE")
+    assert [(obj.name, index, key) for obj, index, key in session.animation.targets] == \
+        [("joint_1", 0, ("joint_1", "rotZ"))]
+    for _ in range(24):
+        session.advance_frame()
+    assert session.sim.joint_positions()[("joint_1", "rotZ")] == pytest.approx(-1.0, abs=0.1)
+    session.restore()

@@ -2,7 +2,7 @@
 
     floor 4  __init__.py           register/unregister only
     floor 3  panels/ operators/    thin
-    floor 2  addon/  sim/          Blender adapters / simulation (sim is bpy-free)
+    floor 2  addon/  sim/          Blender adapters / simulation (sim is bpy-free; addon adapts it)
     floor 1  core/                 the bpy-free description, rules and USD I/O
 """
 
@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ALLOWED = {
     "core": {"core"},
     "sim": {"sim", "core"},
-    "addon": {"addon", "core"},
+    "addon": {"addon", "sim", "core"},
     "operators": {"operators", "addon", "sim", "core"},
     "panels": {"panels", "addon", "core"},
 }

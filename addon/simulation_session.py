@@ -1,0 +1,128 @@
+"""A live simulation of the scene's bodies, moving their Blender objects frame by frame.
+
+:class:`BlenderSimulation` ties the bpy-free :class:`sim.Simulation` (stepping, pose math) to
+Blender: the description read from the scene, the animation that feeds it each frame
+(``adapters.animation_to_simulation``), the poses written back onto the body objects
+(``adapters.poses_to_blender``) and, with ``scene.articula.replicas`` > 1, replicas 1..N-1 shown
+by instancing (``addon.replicas``). The simulate operators and the bake drive it.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Optional
+
+import numpy as np
+
+from .adapters.animation_to_simulation import AnimationInputs
+from .adapters.poses_to_blender import BodyWriter
+from .replicas import ReplicaDisplay, replica_visuals
+
+
+class SimulationSetupError(RuntimeError):
+    """The scene cannot be simulated (the message says why and names the object)."""
+
+
+def _device(context) -> str:
+    from .preferences import preferences
+
+    prefs = preferences(context)
+    return prefs.device.lower() if prefs else "auto"
+
+
+class BlenderSimulation:
+    """The scene's bodies simulated from the current frame, moving their Blender objects.
+
+    ``dt`` is the physics step (default: the scene's steps per second); kinematic bodies follow
+    their animation and animated drive targets are applied, frame by frame.
+    """
+
+    def __init__(self, context, solver: Optional[str] = None, dt: Optional[float] = None, on_status=None,
+                 show_replicas: bool = True):
+        from ..core.validation import first_error, validate
+        from ..sim.simulation import Simulation
+        from .adapters.blender_to_description import blender_problems, scene_from_blender
+
+        scene = self.scene = context.scene
+        self.description = scene_from_blender(scene)
+        if not self.description.bodies:
+            raise SimulationSetupError("nothing to simulate: no object is a physics body")
+        problem = first_error(validate(self.description) + blender_problems(scene))
+        if problem is not None:
+            raise SimulationSetupError(str(problem))
+        self.frame_start = scene.frame_current
+        self.frame = scene.frame_current
+        self.frame_dt = scene.render.fps_base / scene.render.fps
+        self.sim = Simulation(self.description, device=_device(context),
+                              solver=None if solver in (None, "SCENE") else solver, dt=dt, on_status=on_status)
+        names = [name for name, replica in self.sim.body_keys if replica == 0]
+        self.row_of = {name: i for i, name in enumerate(names)}
+        self.objects = [scene.objects[name] for name in names]
+        self.animation = AnimationInputs(scene, self.description, self.objects)
+        self.follows_animation = bool(self.animation.kinematic or self.animation.targets)
+        poses = self.sim.body_poses()
+        kinematic = {o.name for o in self.animation.kinematic}
+        dynamic = [self.row_of[o.name] for o in self.objects if o.name not in kinematic]
+        # Before the writer, which indexes bpy.data.objects (the display adds objects).
+        self.replicas = self._show_replicas(poses) if show_replicas else None
+        self.writer = BodyWriter(self.objects, poses, dynamic, self.row_of)
+        self.wall = 0.0
+        self.steps_per_second = 0.0
+
+    def replica_visuals(self) -> list:
+        """The visuals shown for replicas 1..N-1 (none with one replica)."""
+        if self.sim.replicas <= 1:
+            return []
+        return replica_visuals(self.scene, self.description.visuals, self.sim.body_keys)
+
+    def _show_replicas(self, poses: np.ndarray):
+        visuals = self.replica_visuals()
+        if not visuals:
+            return None
+        display = ReplicaDisplay(self.scene, visuals)
+        display.write(poses)
+        return display
+
+    def _follow_frame(self, frame: int):
+        """Move the scene to ``frame`` and hand kinematic poses and drive targets to the simulation."""
+        self.scene.frame_set(frame)
+        self.animation.feed(self.sim)
+        self.writer.refresh()
+
+    def advance_frame(self, write: bool = True):
+        """One frame: follow the animation, step, write the poses back. Raises SimulationDiverged."""
+        started = time.perf_counter()
+        if self.follows_animation:
+            self._follow_frame(self.frame + 1)
+        steps = self.sim.advance(self.frame_dt)
+        self.frame += 1
+        if write:
+            poses = self.sim.body_poses()
+            self.writer.write(poses)
+            if self.replicas is not None:
+                self.replicas.write(poses)
+        elapsed = time.perf_counter() - started
+        self.wall += elapsed
+        self.steps_per_second = steps / elapsed if elapsed > 0 else 0.0
+
+    def local_poses(self) -> tuple[np.ndarray, np.ndarray]:
+        """Location and rotation of the written (dynamic) bodies in their parents' frames (copies)."""
+        location, rotation = self.writer.local(self.sim.body_poses())
+        return location.copy(), rotation.copy()
+
+    def close(self):
+        """Remove the replica display (the bodies keep their poses)."""
+        if self.replicas is not None:
+            self.replicas.remove()
+            self.replicas = None
+
+    def restore(self):
+        """Back to the poses and frame of the start, without the replica display."""
+        self.close()
+        self.writer.restore()
+        if self.scene.frame_current != self.frame_start:
+            self.scene.frame_set(self.frame_start)
+
+    def status(self, paused: bool = False) -> str:
+        state = "paused" if paused else f"{self.steps_per_second:,.0f} steps/s"
+        return f"Articula {self.sim.solver_kind.value}: t = {self.sim.time:.2f} s, {state}"
