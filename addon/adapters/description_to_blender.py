@@ -24,7 +24,7 @@ from mathutils import Matrix, Quaternion, Vector
 from ...core.model import Body, Joint, MeshData, PhysicsScene, Pose, Shape, ShapeKind, Visual
 from ...core.transforms import pose_mul, pose_relative
 from ..properties.collider_props import MESH_KINDS, size_factors
-from .blender_to_description import mesh_data, parents_first, principled_node, world_pose
+from .blender_to_description import WorldFrames, mesh_data, parents_first, principled_node
 from .fields import (BODY_FIELDS, DOF_FIELDS, JOINT_FIELDS, SETTINGS_FIELDS, SHAPE_FIELDS, write_fields,
                      write_material, write_optional)
 
@@ -75,11 +75,13 @@ def apply_body(obj, body: Body) -> None:
         props.principal_axes = body.mass.principal_axes
 
 
-def apply_joint(obj, joint: Joint, objects: dict) -> None:
+def apply_joint(obj, joint: Joint, objects: dict, frames: Optional[WorldFrames] = None) -> None:
     """Set ``obj``'s joint properties; ``objects`` maps body names to their objects.
 
     ``obj`` must already sit at the joint frame seen from body1 (see :func:`joint_frame`).
+    ``frames``: world frames of objects already placed (read from Blender, cached).
     """
+    frames = WorldFrames() if frames is None else frames
     props = obj.articula.joint
     props.enabled = True
     props.type = joint.type.value
@@ -88,18 +90,17 @@ def apply_joint(obj, joint: Joint, objects: dict) -> None:
     props.body1 = objects.get(joint.body1)
     props.active = joint.enabled
     write_fields(props, joint, JOINT_FIELDS)
-    props.dofs.clear()
-    for dof in joint.dofs:
-        write_fields(props.dofs.add(), dof, DOF_FIELDS)
+    if [d.axis for d in props.dofs] != [d.axis.value for d in joint.dofs]:  # type/axis made others
+        props.dofs.clear()
+        for _ in joint.dofs:
+            props.dofs.add()
+    for target, dof in zip(props.dofs, joint.dofs):
+        write_fields(target, dof, DOF_FIELDS)
     props.active_dof_index = 0
-    body0_frame = pose_mul(_body_pose(props.body0), joint.local_pose0)
-    offset = pose_relative(_body_pose(obj), body0_frame)
+    body0_frame = pose_mul(frames.pose(props.body0), joint.local_pose0)
+    offset = pose_relative(frames.pose(obj), body0_frame)
     props.body0_frame_offset_location = offset.pos
     props.body0_frame_offset_rotation = offset.rot
-
-
-def _body_pose(obj) -> Pose:
-    return world_pose(obj) if obj is not None else Pose()
 
 
 def apply_shape(obj, shape: Shape, scale) -> None:
@@ -209,6 +210,7 @@ class _Builder:
         self.objects: dict[str, bpy.types.Object] = {}  # description name -> object
         self.done_shapes: set[str] = set()
         self.done_visuals: set[str] = set()
+        self.frames = WorldFrames()  # objects never move once placed: read each world matrix once
 
     def body_object(self, body: Body):
         visual = _own_item(self.desc.visuals, body.name, body.name)
@@ -238,8 +240,8 @@ class _Builder:
     def add_joint(self, joint: Joint) -> None:
         obj = new_object(joint.name, self.collection, empty_display="ARROWS", size=JOINT_EMPTY_SIZE)
         body1 = self.objects.get(joint.body1)
-        place(obj, body1, pose_mul(_body_pose(body1), joint.local_pose1))
-        apply_joint(obj, joint, self.objects)
+        place(obj, body1, pose_mul(self.frames.pose(body1), joint.local_pose1))
+        apply_joint(obj, joint, self.objects, self.frames)
         self.objects[joint.name] = obj
 
     def add_shape(self, shape: Shape) -> None:
@@ -249,7 +251,7 @@ class _Builder:
             obj = own
         else:
             obj = self.shape_object(shape)
-            place(obj, body, pose_mul(_body_pose(body), shape.pose), shape.scale)
+            place(obj, body, pose_mul(self.frames.pose(body), shape.pose), shape.scale)
         apply_shape(obj, shape, shape.scale)
         if obj.type == "MESH" and not obj.data.vertices and shape.kind.value not in MESH_KINDS:
             fill_primitive_mesh(obj.data, obj.articula.collider)
@@ -271,7 +273,7 @@ class _Builder:
     def add_visual(self, visual: Visual) -> None:
         body = self.objects.get(visual.body) if visual.body else None
         obj = new_object(visual.name, self.collection, new_mesh(visual.name, visual.mesh))
-        place(obj, body, pose_mul(_body_pose(body), visual.pose), visual.scale)
+        place(obj, body, pose_mul(self.frames.pose(body), visual.pose), visual.scale)
         apply_visual(obj, visual)
         self.objects.setdefault(visual.name, obj)
 
