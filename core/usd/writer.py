@@ -14,6 +14,7 @@ import os
 import tempfile
 from typing import Optional
 
+import numpy as np
 from pxr import Gf, Sdf, Tf, Usd, UsdGeom, Vt
 
 from . import dialect as D
@@ -143,21 +144,27 @@ def _quatf(q) -> Gf.Quatf:
     return Gf.Quatf(q[0], q[1], q[2], q[3])
 
 
+_RIGID_ORDER = Vt.TokenArray(["xformOp:translate", "xformOp:orient"])
+_SCALED_ORDER = Vt.TokenArray(["xformOp:translate", "xformOp:orient", "xformOp:scale"])
+
+
 def _set_pose(prim: _Prim, pose: Pose, scale=None) -> None:
     prim.set("xformOp:translate", T.Double3, Gf.Vec3d(*pose.pos))
     prim.set("xformOp:orient", T.Quatd, _quatd(pose.rot))
-    order = ["xformOp:translate", "xformOp:orient"]
+    order = _RIGID_ORDER
     if scale is not None and tuple(scale) != (1.0, 1.0, 1.0):
         prim.set("xformOp:scale", T.Double3, Gf.Vec3d(*scale))
-        order.append("xformOp:scale")
-    prim.set("xformOpOrder", T.TokenArray, Vt.TokenArray(order), uniform=True)
+        order = _SCALED_ORDER
+    prim.set("xformOpOrder", T.TokenArray, order, uniform=True)
 
 
 def _set_mesh(prim: _Prim, mesh: MeshData) -> None:
-    points = Vt.Vec3fArray([Gf.Vec3f(*v) for v in mesh.vertices])
+    # Whole arrays through numpy (float32 rounding as Gf.Vec3f's), not element by element.
+    points = Vt.Vec3fArray.FromNumpy(np.asarray(mesh.vertices, dtype=np.float32).reshape(-1, 3))
+    indices = np.asarray(mesh.triangles, dtype=np.int32).reshape(-1)
     prim.set("points", T.Point3fArray, points)
-    prim.set("faceVertexCounts", T.IntArray, Vt.IntArray([3] * len(mesh.triangles)))
-    prim.set("faceVertexIndices", T.IntArray, Vt.IntArray([i for tri in mesh.triangles for i in tri]))
+    prim.set("faceVertexCounts", T.IntArray, Vt.IntArray.FromNumpy(np.full(len(indices) // 3, 3, np.int32)))
+    prim.set("faceVertexIndices", T.IntArray, Vt.IntArray.FromNumpy(indices))
     prim.set("subdivisionScheme", T.Token, UsdGeom.Tokens.none, uniform=True)
     prim.set("extent", T.Float3Array, UsdGeom.PointBased.ComputeExtent(points))
 
@@ -166,10 +173,10 @@ class _Namer:
     """Valid, sibling-unique prim names; the description name survives as displayName."""
 
     def __init__(self):
-        self._taken: dict[str, set[str]] = {}
+        self._taken: dict[Sdf.Path, set[str]] = {}
 
     def child(self, parent: Sdf.Path, name: str) -> Sdf.Path:
-        taken = self._taken.setdefault(str(parent), set())
+        taken = self._taken.setdefault(parent, set())
         base = Tf.MakeValidIdentifier(name) if name else "unnamed"
         candidate, n = base, 1
         while candidate in taken:
