@@ -121,18 +121,28 @@ def import_file(context, filepath: str, renest: bool = True):
     after removing everything the import had made.
     """
     from ..addon.adapters.description_to_blender import build_scene
+    from ..addon.property_snapshot import restore, snapshot
 
     reader, _ = _usd()
     result = reader.read_usd(filepath, renest=renest)
+    warnings = list(result.warnings)
+    # Into a scene that already has a robot: keep its settings and materials, add the file's.
+    has_robot = any(obj.articula.body.enabled for obj in context.scene.objects)
+    if has_robot:
+        warnings.append("kept this scene's physics settings (it already has rigid bodies); "
+                        "the file's gravity, solver and step were not applied")
     before = _datablock_names()
+    settings_before = snapshot(context.scene.articula)
     try:
         collection = bpy.data.collections.new(result.scene.name or os.path.basename(filepath))
         context.scene.collection.children.link(collection)
-        objects = build_scene(context, result.scene, collection)
+        objects = build_scene(context, result.scene, collection, merge=True,
+                              apply_scene_settings=not has_robot)
     except Exception:
         _remove_new_datablocks(before)
+        restore(context.scene.articula, settings_before)
         raise
-    return objects, result.warnings
+    return objects, warnings
 
 
 class ARTICULA_OT_import_usd(bpy.types.Operator, ImportHelper):

@@ -15,18 +15,20 @@ which object each description name became.
 from __future__ import annotations
 
 import math
+from dataclasses import fields, replace
 from typing import Optional
 
 import bmesh
 import bpy
 from mathutils import Matrix, Quaternion, Vector
 
-from ...core.model import Body, Joint, MeshData, PhysicsScene, Pose, Shape, ShapeKind, Visual
+from ...core.model import (Body, Joint, MeshData, PhysicsMaterial, PhysicsScene, Pose, Shape, ShapeKind,
+                           Visual)
 from ...core.transforms import pose_mul, pose_relative
 from ..properties.collider_props import MESH_KINDS, size_factors
 from .blender_to_description import WorldFrames, mesh_data, parents_first, principled_node
-from .fields import (BODY_FIELDS, DOF_FIELDS, JOINT_FIELDS, SETTINGS_FIELDS, SHAPE_FIELDS, write_fields,
-                     write_material, write_optional)
+from .fields import (BODY_FIELDS, DOF_FIELDS, JOINT_FIELDS, SETTINGS_FIELDS, SHAPE_FIELDS, read_material,
+                     write_fields, write_material, write_optional)
 
 BODY_EMPTY_SIZE = 0.05
 JOINT_EMPTY_SIZE = 0.1
@@ -137,20 +139,62 @@ def apply_visual(obj, visual: Visual) -> None:
         obj.data.materials.append(material)
 
 
-def apply_settings(scene, desc: PhysicsScene) -> None:
-    """Scene settings, world name and physics materials (the list is replaced)."""
+def apply_settings(scene, desc: PhysicsScene, keep_materials: bool = False) -> None:
+    """Scene settings, world name and physics materials (the list is replaced unless kept)."""
     props = scene.articula
     props.world_name = desc.name
     write_fields(props, desc.settings, SETTINGS_FIELDS)
+    if keep_materials:
+        return
     props.materials.clear()
     for material in desc.materials:
         write_material(props.materials.add(), material)
     props.active_material_index = 0
 
 
-def apply_filtered_pairs(scene, pairs, objects: dict) -> None:
+def merge_materials(scene, materials) -> dict[str, str]:
+    """Add ``materials`` to the scene's list and keep every material already there.
+
+    A material of the same name and values is shared; one of the same name with other values is
+    added under a free name (``steel.001``). Returns those renames, old name -> new name.
+    """
+    items = scene.articula.materials
+    present = {item.name: read_material(item) for item in items}
+    renames = {}
+    for material in materials:
+        current = present.get(material.name)
+        if current is not None and _same_material(current, material):
+            continue
+        name = material.name if current is None else _free_name(material.name, present)
+        if name != material.name:
+            renames[material.name] = name
+        write_material(items.add(), replace(material, name=name))
+        present[name] = material
+    return renames
+
+
+def _same_material(a: PhysicsMaterial, b: PhysicsMaterial) -> bool:
+    """Equal up to Blender's float32 storage."""
+    def close(x, y):
+        if x is None or y is None:
+            return x is y
+        return math.isclose(x, y, rel_tol=1e-6, abs_tol=1e-9)
+
+    return all(close(getattr(a, f.name), getattr(b, f.name))
+               for f in fields(PhysicsMaterial) if f.name != "name")
+
+
+def _free_name(name: str, taken) -> str:
+    number = 1
+    while f"{name}.{number:03d}" in taken:
+        number += 1
+    return f"{name}.{number:03d}"
+
+
+def apply_filtered_pairs(scene, pairs, objects: dict, append: bool = False) -> None:
     props = scene.articula
-    props.filtered_pairs.clear()
+    if not append:
+        props.filtered_pairs.clear()
     for a, b in pairs:
         pair = props.filtered_pairs.add()
         pair.body_a, pair.body_b = objects.get(a), objects.get(b)
@@ -203,8 +247,11 @@ def _mesh_matches(obj, data: Optional[MeshData]) -> bool:
 
 
 class _Builder:
-    def __init__(self, context, desc: PhysicsScene, collection):
+    def __init__(self, context, desc: PhysicsScene, collection, merge: bool = False,
+                 apply_scene_settings: bool = True):
         self.desc = desc
+        self.merge = merge
+        self.apply_scene_settings = apply_scene_settings
         self.collection = collection or context.scene.collection
         self.scene = context.scene
         self.objects: dict[str, bpy.types.Object] = {}  # description name -> object
@@ -278,7 +325,8 @@ class _Builder:
         self.objects.setdefault(visual.name, obj)
 
     def build(self) -> dict:
-        apply_settings(self.scene, self.desc)
+        if self.apply_scene_settings:
+            apply_settings(self.scene, self.desc, keep_materials=self.merge)
         for body in parents_first(self.desc.bodies):
             self.add_body(body)
         for joint in self.desc.joints:
@@ -288,7 +336,7 @@ class _Builder:
         for visual in self.desc.visuals:
             if visual.name not in self.done_visuals:
                 self.add_visual(visual)
-        apply_filtered_pairs(self.scene, self.desc.filtered_pairs, self.objects)
+        apply_filtered_pairs(self.scene, self.desc.filtered_pairs, self.objects, append=self.merge)
         return self.objects
 
 
@@ -299,12 +347,20 @@ def _same_mesh_source(shape: Shape, visual: Visual) -> bool:
     return shape.pose == visual.pose and tuple(shape.scale) == tuple(visual.scale)
 
 
-def build_scene(context, desc: PhysicsScene, collection=None) -> dict:
+def build_scene(context, desc: PhysicsScene, collection=None, merge: bool = False,
+                apply_scene_settings: bool = True) -> dict:
     """Create ``desc``'s objects in ``collection`` (default: the scene's) and set every property.
 
-    Scene settings and the physics material list of ``context.scene`` are replaced. Returns the
-    objects by description name (bodies, joints, shapes and visuals).
+    By default the scene's physics settings, material list and filtered pairs become ``desc``'s.
+    With ``merge`` (an import into a scene that has its own robot) the scene keeps its materials
+    and filtered pairs and gets ``desc``'s added (see :func:`merge_materials`), and its settings
+    change only with ``apply_scene_settings``. Returns the objects by description name (bodies,
+    joints, shapes and visuals).
     """
-    objects = _Builder(context, desc, collection).build()
+    if merge:
+        renames = merge_materials(context.scene, desc.materials)
+        desc = replace(desc, materials=[], shapes=[
+            replace(s, material=renames.get(s.material, s.material)) for s in desc.shapes])
+    objects = _Builder(context, desc, collection, merge, apply_scene_settings).build()
     context.view_layer.update()
     return objects

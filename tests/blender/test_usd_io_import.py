@@ -105,6 +105,63 @@ def test_failure_while_building_removes_what_was_made(clean_scene, finger_file, 
     assert _snapshot() == before
 
 
+def _settings_state(scene):
+    from articula.addon.property_snapshot import snapshot
+
+    return snapshot(scene.articula)
+
+
+def test_failed_import_puts_scene_settings_and_materials_back(clean_scene, finger_file, monkeypatch):
+    from articula.addon.adapters import description_to_blender
+
+    build_scene(bpy.context, samples.pendulum())  # the user's own robot, settings and materials
+    clean_scene.articula.solver_iterations = 17
+    settings_before = _settings_state(clean_scene)
+    assert settings_before["materials"], "the pendulum brings a material list"
+
+    def explode(self, visual):
+        raise ValueError("boom")
+
+    monkeypatch.setattr(description_to_blender._Builder, "add_visual", explode)
+    with pytest.raises(RuntimeError, match="nothing was added"):
+        bpy.ops.articula.import_usd(filepath=finger_file)
+    assert _settings_state(clean_scene) == settings_before
+
+
+def test_import_into_a_scene_with_a_robot_keeps_its_settings_and_materials(clean_scene, tmp_path):
+    build_scene(bpy.context, samples.pendulum())
+    props = clean_scene.articula
+    props.steps_per_second = 1234.0
+    mine = props.materials[0]
+    mine_name, mine_friction = mine.name, mine.static_friction
+
+    other = samples.robotic_finger()
+    for material in other.materials:
+        material.name = mine_name  # same name, other values: must not overwrite the user's
+        material.static_friction = mine_friction + 0.25
+    for shape in other.shapes:
+        if shape.material is not None:
+            shape.material = mine_name
+    path = str(tmp_path / "finger_clash.usda")
+    write_usd(other, path)
+
+    assert bpy.ops.articula.import_usd(filepath=path) == {"FINISHED"}
+    assert props.steps_per_second == 1234.0  # the scene's settings stay
+    assert props.materials[mine_name].static_friction == pytest.approx(mine_friction)
+    renamed = f"{mine_name}.001"
+    assert props.materials[renamed].static_friction == pytest.approx(mine_friction + 0.25)
+    imported = [o for o in bpy.data.collections[other.name].objects if o.articula.collider.enabled]
+    used = {o.articula.collider.material for o in imported if o.articula.collider.material}
+    assert imported and used == {renamed}
+
+
+def test_import_into_an_empty_scene_takes_the_files_settings(clean_scene, finger_file):
+    assert bpy.ops.articula.import_usd(filepath=finger_file) == {"FINISHED"}
+    expected = read_usd(finger_file).scene
+    assert clean_scene.articula.steps_per_second == pytest.approx(expected.settings.steps_per_second)
+    assert [m.name for m in clean_scene.articula.materials] == [m.name for m in expected.materials]
+
+
 @pytest.mark.skipif(NEWTON_DIR is None, reason="newton not installed")
 def test_newton_asset_import_names_objects_after_prims(clean_scene):
     path = os.path.join(NEWTON_DIR, "examples", "assets", "ant.usda")
