@@ -1,15 +1,6 @@
 """Operators: thin; they move data between Blender and the layers below."""
 
-import importlib
+from ..addon.registration import module_registrar
 
-_MODULES = ("authoring", "validate", "io_usd", "simulate", "bake")
-
-
-def register():
-    for name in _MODULES:
-        importlib.import_module(f".{name}", __package__).register()
-
-
-def unregister():
-    for name in reversed(_MODULES):
-        importlib.import_module(f".{name}", __package__).unregister()
+# Registered in this order, unregistered in reverse.
+register, unregister = module_registrar(__package__, ("authoring", "validate", "io_usd", "simulate", "bake"))

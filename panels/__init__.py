@@ -1,15 +1,6 @@
 """Panels and menus: they draw properties and call operators, nothing more."""
 
-import importlib
+from ..addon.registration import module_registrar
 
-_MODULES = ("physics", "sidebar", "menus")
-
-
-def register():
-    for name in _MODULES:
-        importlib.import_module(f".{name}", __package__).register()
-
-
-def unregister():
-    for name in reversed(_MODULES):
-        importlib.import_module(f".{name}", __package__).unregister()
+# Registered in this order, unregistered in reverse.
+register, unregister = module_registrar(__package__, ("physics", "sidebar", "menus"))
