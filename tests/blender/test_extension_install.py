@@ -118,3 +118,22 @@ def test_disable_enable_cycles_leave_nothing_behind(probe):
         for key in ("enabled", "types", "operators", "panels", "handlers", "object_prop", "scene_prop",
                     "declared_classes", "registered_classes"):
             assert enabled[key] == installed[key], f"{key} differs after re-enable {number}"
+
+
+@pytest.fixture(scope="module")
+def bundled_sim(built_zip, tmp_path_factory):
+    user_dir = tmp_path_factory.mktemp("blender-user-sim")
+    result = user_dir / "sim.json"
+    env = dict(os.environ, BLENDER_USER_RESOURCES=str(user_dir))
+    run([sys.executable, str(HERE / "_bundled_sim_probe.py"), str(built_zip), str(result)], env=env)
+    return json.loads(result.read_text(encoding="utf-8"))
+
+
+def test_installed_extension_simulates_with_its_own_wheels_only(bundled_sim):
+    """What a user gets from the zip alone: Warp, Newton and MuJoCo from the extension's wheels."""
+    assert bundled_sim["hidden"], "the venv's site-packages were hidden"
+    assert bundled_sim["preloaded"] == []
+    assert bundled_sim["bake_status"] == ["FINISHED"]
+    assert bundled_sim["rotation_change"] > 1e-3, "the pendulum swung"
+    for name, path in bundled_sim["module_files"].items():
+        assert path and Path(path).is_relative_to(bundled_sim["extension_site"]), (name, path)
