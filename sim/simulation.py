@@ -265,6 +265,12 @@ class Simulation:
         self.state_1.assign(self.start)
         self.time = 0.0
         self.steps = 0
+        for host, device_array, authored in ((self._targets, self.control.joint_target_q, self.model.joint_target_q),
+                                             (self._target_velocities, self.control.joint_target_qd,
+                                              self.model.joint_target_qd)):
+            if device_array is not None:
+                host[:] = authored.numpy()
+                device_array.assign(host)
         if self.effects.friction_count:
             self.effects.stuck.zero_()
 
@@ -373,13 +379,13 @@ class Simulation:
     def set_joint_velocities(self, velocities: Mapping, replica: Optional[int] = None):
         """Set DOF velocities now: {(joint, axis) or joint: value} (every replica unless given)."""
         state = self.state_0
+        if not self.caps.reduced:  # joint_qd is stale until recovered from the body state
+            newton.eval_ik(self.model, state, state.joint_q, state.joint_qd)
         qd = state.joint_qd.numpy().copy()
         for key, value in velocities.items():
             for info in self._dofs_for(key):
                 if replica is None or self._replica_of(info) == replica:
                     qd[info.qd_index] = value
-        if not self.caps.reduced:
-            newton.eval_ik(self.model, state, state.joint_q, state.joint_qd)
         state.joint_qd.assign(qd)
         newton.eval_fk(self.model, state.joint_q, state.joint_qd, state)
 
