@@ -12,6 +12,8 @@ nested-bodies rule) is cut into one kinematic root per kinematic body; the dynam
 from them by their own joints. Loop-closing joints are added outside every articulation (MuJoCo
 turns them into equality constraints, XPBD solves them; Featherstone ignores them: a note says so).
 
+Body-pair collision filters are core.collision's (one rule for simulation and USD).
+
 Joint friction (static/dynamic Coulomb) is not given to Newton: :mod:`sim.friction` applies it
 through ``control.joint_f``. Viscous damping is Newton's passive ``joint_damping`` where the
 solver honours it (Featherstone, MuJoCo) and the kernel's otherwise (XPBD).
@@ -29,6 +31,7 @@ import warp as wp
 import newton
 
 from ..core.articulation import Articulation, find_articulations
+from ..core.collision import filtered_body_pairs
 from ..core.mass import MassError, mass_properties
 from ..core.model import (
     Body,
@@ -251,8 +254,10 @@ class SolverCaps:
 class _TemplateBuilder:
     """Fills one WorldTemplate with articulations, static shapes and filters."""
 
-    def __init__(self, scene: PhysicsScene, caps: SolverCaps, notes: list[str]):
+    def __init__(self, scene: PhysicsScene, caps: SolverCaps, notes: list[str],
+                 filtered: set[frozenset[str]]):
         self.scene = scene
+        self.filtered = filtered
         self.caps = caps
         self.notes = notes
 
@@ -270,7 +275,7 @@ class _TemplateBuilder:
             self._add_articulation(template, articulation, index)
         for joint in loop_joints:
             self._add_loop_joint(template, joint, index)
-        self._filter(template, articulations, index, shapes_of)
+        self._filter(template, index, shapes_of)
         return template
 
     # bodies -------------------------------------------------------------------------------
@@ -347,12 +352,7 @@ class _TemplateBuilder:
         relative = pose_relative(self.scene.body(parent).pose, self.scene.body(child).pose)
         return template.builder.add_joint_fixed(
             index[parent], index[child], parent_xform=to_wp_transform(relative),
-            label=f"{parent}_to_{child}_weld", collision_filter_parent=self._filter_parent(None))
-
-    def _filter_parent(self, joint: Optional[Joint]) -> bool:
-        if joint is not None and joint.collide_bodies:
-            return False
-        return self.scene.settings.collision_filter_parent
+            label=f"{parent}_to_{child}_weld", collision_filter_parent=False)
 
     def _add_joint(self, template, joint: Joint, index: dict[str, int], loop: bool = False) -> int:
         b = template.builder
@@ -360,7 +360,7 @@ class _TemplateBuilder:
         child = index[joint.body1]
         common = dict(parent_xform=to_wp_transform(joint.local_pose0),
                       child_xform=to_wp_transform(joint.local_pose1), label=joint.name,
-                      collision_filter_parent=self._filter_parent(joint))
+                      collision_filter_parent=False)  # _filter applies core's body-pair rule
         linear, angular = _split_dofs(joint)
         if joint.type == JointType.FIXED or (joint.type == JointType.D6 and not linear and not angular):
             return b.add_joint_fixed(parent, child, **common)
@@ -402,7 +402,9 @@ class _TemplateBuilder:
 
     # collision filters ---------------------------------------------------------------------
 
-    def _filter(self, template, articulations, index, shapes_of):
+    def _filter(self, template, index, shapes_of):
+        """Every body pair :func:`core.collision.filtered_body_pairs` keeps apart (joined bodies,
+        parent/child, self-collision off, explicit pairs), so simulation and USD filter alike."""
         b = template.builder
 
         def filter_bodies(a: str, c: str):
@@ -410,15 +412,9 @@ class _TemplateBuilder:
                 for s1 in shapes_of.get(c, ()):
                     b.add_shape_collision_filter_pair(s0, s1)
 
-        for articulation in articulations:
-            if not self.scene.body(articulation.root).self_collision:
-                bodies = articulation.bodies
-                for i, a in enumerate(bodies):
-                    for c in bodies[i + 1:]:
-                        filter_bodies(a, c)
-        for a, c in self.scene.filtered_pairs:
-            if a in index and c in index:
-                filter_bodies(a, c)
+        for pair in self.filtered:
+            if pair <= index.keys():
+                filter_bodies(*pair)
 
 
 def index_of_body(builder: newton.ModelBuilder, name: str) -> int:
@@ -439,6 +435,7 @@ def build_model(scene: PhysicsScene, solver: Solver | str | None = None, device=
     caps = SolverCaps.of(solver)
     notes: list[str] = []
     articulations = find_articulations(scene)
+    filtered = filtered_body_pairs(scene)
     loop_joints = [j for a in articulations for j in a.loop_joints]
     if loop_joints and solver == Solver.FEATHERSTONE:
         notes.append("FEATHERSTONE ignores loop-closing joints: "
@@ -453,7 +450,7 @@ def build_model(scene: PhysicsScene, solver: Solver | str | None = None, device=
         arts = [a for a in articulations if _world_of_articulation(scene, a) == world]
         statics = [s for s in scene.shapes if s.body is None and s.world == world]
         loops = [j for j in loop_joints if body_world.get(j.body1) == world]
-        return _TemplateBuilder(scene, caps, notes).build(arts, statics, loops)
+        return _TemplateBuilder(scene, caps, notes, filtered).build(arts, statics, loops)
 
     main = newton.ModelBuilder(up_axis=newton.Axis.Z, gravity=scene.settings.gravity)
     if scene.settings.ground_plane:
