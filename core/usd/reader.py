@@ -31,6 +31,8 @@ from ..transforms import pose_inverse, pose_mul, quat_from_matrix
 _SCALE_TOLERANCE = 1e-5
 _Y_UP_TO_Z_UP = Gf.Matrix4d().SetRotate(Gf.Rotation(Gf.Vec3d(1.0, 0.0, 0.0), 90.0))
 _API_NAMES: dict[type, str] = {}  # API schema class -> its applied-schema name
+_NOT_AUTHORED = object()
+_BLOCKS = tuple(getattr(Sdf, name) for name in ("ValueBlock", "AnimationBlock") if hasattr(Sdf, name))
 
 
 @dataclass
@@ -137,12 +139,15 @@ class _StageReader:
         self.materials_by_path: dict[Sdf.Path, str] = {}
         self.shape_prims: dict[str, Usd.Prim] = {}
         self.used_names: dict[str, set[str]] = {}
+        self.root_layer = stage.GetRootLayer()
         self._authored_names: dict[Usd.Prim, frozenset] = {}
+        self._attribute_specs: dict[Usd.Prim, object] = {}
         self._applied: dict[Usd.Prim, frozenset] = {}
         self._is_a: dict[tuple[str, type], bool] = {}
         self._world: dict[Usd.Prim, Gf.Matrix4d] = {}
         self._poses: dict[Usd.Prim, tuple[Pose, tuple]] = {}
         self._colors: dict[Sdf.Path, tuple] = {}
+        self._bound: dict[tuple[Usd.Prim, str], UsdShade.Material] = {}  # (prim, purpose) -> material
 
     # -- errors and typed attribute access
     def error(self, prim, attribute: Optional[str], message: str) -> UsdReadError:
@@ -155,19 +160,41 @@ class _StageReader:
     def value(self, prim: Usd.Prim, name: str, kind: str = "float", default=None, allow_inf: bool = True):
         """The authored value of ``name`` checked against ``kind`` (float, int, bool, token, vec3,
         quat, floats); ``default`` when not authored."""
-        names = self._authored_names.get(prim)
-        if names is None:
-            names = self._authored_names[prim] = frozenset(prim.GetAuthoredPropertyNames())
-        if name not in names:  # the cheap test first: most asked-for names are not authored
+        value = self._authored_value(prim, name)
+        if value is _NOT_AUTHORED:
             return default
-        attr = prim.GetAttribute(name)
-        if not attr or not attr.HasAuthoredValue():
-            return default
+        return self._checked(prim, name, kind, value, allow_inf)
+
+    def _authored_value(self, prim: Usd.Prim, name: str):
+        """What ``Get()`` gives for an attribute with an authored value, else ``_NOT_AUTHORED``.
+        From the prim's own spec where that is its only opinion (no composition to resolve)."""
+        specs = self._single_spec_attributes(prim)
         try:
-            value = attr.Get()
+            if specs is not None:
+                spec = specs.get(name)
+                if spec is None:
+                    return _NOT_AUTHORED
+                value = spec.default
+                if value is not None and not isinstance(value, _BLOCKS):
+                    return value
+            elif not self.authored(prim, name):  # the cheap test first: most names are not authored
+                return _NOT_AUTHORED
+            attr = prim.GetAttribute(name)  # no plain default: time samples, a block, a declaration
+            if not attr or not attr.HasAuthoredValue():
+                return _NOT_AUTHORED
+            return attr.Get()
         except Tf.ErrorException as error:
             raise self.error(prim, name, f"unreadable value ({_first_line(error)})") from error
-        return self._checked(prim, name, kind, value, allow_inf)
+
+    def _single_spec_attributes(self, prim: Usd.Prim):
+        """The attribute specs of the prim when one spec (root layer, same path) is all its
+        opinions, so a spec's default is the composed value at the default time; else None."""
+        specs = self._attribute_specs.get(prim, _NOT_AUTHORED)
+        if specs is _NOT_AUTHORED:
+            stack = prim.GetPrimStack()
+            single = len(stack) == 1 and stack[0].path == prim.GetPath() and stack[0].layer == self.root_layer
+            specs = self._attribute_specs[prim] = stack[0].attributes if single else None
+        return specs
 
     def authored(self, prim: Usd.Prim, name: str) -> bool:
         """A fast first test: is a property of that name authored on the prim at all?"""
@@ -285,12 +312,14 @@ class _StageReader:
         for prim in bodies:
             self._read_body(prim)
         colliders = [p for p in prims if self.has_api(p, UsdPhysics.CollisionAPI)]
+        self._bind_materials(colliders, D.PHYSICS_BINDING_PURPOSE)
         for prim in colliders:
             self._read_collider(prim)
         collider_set = set(colliders)
-        for prim in prims:
-            if self.is_a(prim, UsdGeom.Mesh) and prim not in collider_set:
-                self._read_visual(prim)
+        meshes = [p for p in prims if self.is_a(p, UsdGeom.Mesh) and p not in collider_set]
+        self._bind_materials(meshes, UsdShade.Tokens.allPurpose)
+        for prim in meshes:
+            self._read_visual(prim)
         for prim in prims:
             if self.is_a(prim, UsdPhysics.Joint):
                 self._read_joint(prim)
@@ -486,8 +515,19 @@ class _StageReader:
             raise self.error(prim, "points", "value is NaN")
         return MeshData(vertices=vertices, triangles=_triangulate(counts, indices))
 
+    def _bind_materials(self, prims: list, purpose: str) -> None:
+        """Each prim's bound material for ``purpose``, resolved for all of them in one call."""
+        materials, _ = UsdShade.MaterialBindingAPI.ComputeBoundMaterials(prims, purpose)
+        self._bound.update(((prim, purpose), material) for prim, material in zip(prims, materials))
+
+    def bound_material(self, prim: Usd.Prim, purpose: str) -> UsdShade.Material:
+        material = self._bound.get((prim, purpose))
+        if material is None:
+            material, _ = UsdShade.MaterialBindingAPI(prim).ComputeBoundMaterial(purpose)
+        return material
+
     def _bound_physics_material(self, prim: Usd.Prim) -> Optional[str]:
-        material, _ = UsdShade.MaterialBindingAPI(prim).ComputeBoundMaterial(D.PHYSICS_BINDING_PURPOSE)
+        material = self.bound_material(prim, D.PHYSICS_BINDING_PURPOSE)
         if not material:
             return None
         return self.materials_by_path.get(material.GetPrim().GetPath())
@@ -501,7 +541,7 @@ class _StageReader:
             return
         body = self._owner_body(prim)
         pose, scale = self._local_matrix(prim, body)
-        material, _ = UsdShade.MaterialBindingAPI(prim).ComputeBoundMaterial()
+        material = self.bound_material(prim, UsdShade.Tokens.allPurpose)
         visual = Visual(name=self.unique_name("visual", prim), body=body.name if body else None,
                         mesh=self._mesh_data(prim), pose=pose, scale=scale)
         visual.color = self._color(prim, material)
