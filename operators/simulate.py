@@ -188,4 +188,16 @@ def running():
 
 classes = (ARTICULA_OT_simulate, ARTICULA_OT_simulate_control)
 
-register, unregister = bpy.utils.register_classes_factory(classes)
+_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+
+
+def register():
+    _register_classes()
+
+
+def unregister():
+    """Disabling the add-on while a simulation runs ends it as Esc does, so no dead operator
+    stays in ``_RUNNING`` to refuse every later run and no timer keeps firing."""
+    if _RUNNING is not None:
+        _RUNNING.cancel(bpy.context)
+    _unregister_classes()

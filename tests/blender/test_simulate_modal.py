@@ -7,6 +7,7 @@ real session; ``execute`` is tested through ``bpy.ops``.
 
 import math
 import sys
+from types import SimpleNamespace
 from pathlib import Path
 
 import bpy
@@ -193,3 +194,27 @@ def test_animated_drive_target_is_followed_frame_by_frame():
         session.advance_frame()
     assert session.sim.joint_positions()[("joint_1", "rotZ")] == pytest.approx(-1.0, abs=0.1)
     session.restore()
+
+
+def test_disabling_while_running_restores_and_frees_the_running_slot():
+    context = bpy.context
+    _, objects = load(context, "pendulum")
+    link = objects["pendulum_link"]
+    before = link.matrix_world.copy()
+    # What invoke() sets up (the bpy module cannot invoke): the operator's own methods on its state.
+    operator = simulate_module.ARTICULA_OT_simulate
+    running = SimpleNamespace(loop=start_modal(context),
+                              _timer=context.window_manager.event_timer_add(1.0, window=None))
+    running.cancel = lambda ctx: operator.cancel(running, ctx)
+    running._finish = lambda ctx: operator._finish(running, ctx)
+    simulate_module._RUNNING = running
+    running.loop.handle("TIMER")
+    try:
+        simulate_module.unregister()
+    finally:
+        if simulate_module.running() is not None:
+            simulate_module._RUNNING = None
+        simulate_module.register()
+    context.view_layer.update()
+    assert simulate_module.running() is None
+    assert link.matrix_world == before
