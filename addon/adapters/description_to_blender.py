@@ -26,6 +26,7 @@ from ...core.model import (Body, Joint, MeshData, PhysicsMaterial, PhysicsScene,
                            Visual)
 from ...core.transforms import pose_mul, pose_relative
 from ..properties.collider_props import MESH_KINDS, size_factors
+from ..properties.joint_props import dofs_unsynced
 from .blender_to_description import WorldFrames, mesh_data, parents_first, principled_node
 from .fields import (BODY_FIELDS, DOF_FIELDS, JOINT_FIELDS, SETTINGS_FIELDS, SHAPE_FIELDS, read_material,
                      write_fields, write_material, write_optional)
@@ -86,13 +87,14 @@ def apply_joint(obj, joint: Joint, objects: dict, frames: Optional[WorldFrames] 
     frames = WorldFrames() if frames is None else frames
     props = obj.articula.joint
     props.enabled = True
-    props.type = joint.type.value
-    props.axis = joint.axis
+    with dofs_unsynced():  # the DOFs are written below, all fields
+        props.type = joint.type.value
+        props.axis = joint.axis
     props.body0 = objects.get(joint.body0) if joint.body0 else None
     props.body1 = objects.get(joint.body1)
     props.active = joint.enabled
     write_fields(props, joint, JOINT_FIELDS)
-    if [d.axis for d in props.dofs] != [d.axis.value for d in joint.dofs]:  # type/axis made others
+    if len(props.dofs) != len(joint.dofs):
         props.dofs.clear()
         for _ in joint.dofs:
             props.dofs.add()

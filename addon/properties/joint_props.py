@@ -6,6 +6,7 @@ The joint's name is the Empty's name; its frame is the Empty's world matrix (sca
 """
 
 import math
+from contextlib import contextmanager
 
 import bpy
 from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatVectorProperty, IntProperty
@@ -56,8 +57,24 @@ def sync_dofs(joint) -> None:
     joint.active_dof_index = min(joint.active_dof_index, max(len(joint.dofs) - 1, 0))
 
 
+_unsynced = False  # while True, type/axis updates leave ``dofs`` to the caller
+
+
+@contextmanager
+def dofs_unsynced():
+    """Set a joint's type and axis without rebuilding its DOFs each time; the caller writes
+    ``dofs`` itself (an import writes every DOF field, so two rebuilds would be thrown away)."""
+    global _unsynced
+    previous, _unsynced = _unsynced, True
+    try:
+        yield
+    finally:
+        _unsynced = previous
+
+
 def _sync(self, _context):
-    sync_dofs(self)
+    if not _unsynced:
+        sync_dofs(self)
 
 
 class ArticulaJointProps(bpy.types.PropertyGroup):
