@@ -260,6 +260,7 @@ class _Builder:
         self.done_shapes: set[str] = set()
         self.done_visuals: set[str] = set()
         self.frames = WorldFrames()  # objects never move once placed: read each world matrix once
+        self.display_meshes: dict[tuple, bpy.types.Mesh] = {}  # primitive collider stand-ins by shape
 
     def body_object(self, body: Body):
         visual = _own_item(self.desc.visuals, body.name, body.name)
@@ -313,11 +314,22 @@ class _Builder:
             apply_visual(obj, visual)
             self.done_visuals.add(visual.name)
             return obj
-        obj = new_object(shape.name, self.collection, new_mesh(shape.name, shape.mesh))
+        obj = new_object(shape.name, self.collection, self.collider_mesh(shape))
         obj.articula.collider.collider_only = True
         obj.display_type = "WIRE"
         obj.hide_render = True
         return obj
+
+    def collider_mesh(self, shape: Shape):
+        """A new mesh for the collider, or for a primitive the display mesh of an equal one
+        (same kind, sizes, axis and scale): one shared stand-in, filled once."""
+        if shape.kind.value in MESH_KINDS or shape.mesh is not None:
+            return new_mesh(shape.name, shape.mesh)
+        key = (shape.kind, shape.axis, shape.half_extents, shape.radius, shape.half_height, tuple(shape.scale))
+        mesh = self.display_meshes.get(key)
+        if mesh is None:
+            mesh = self.display_meshes[key] = new_mesh(shape.name, None)
+        return mesh
 
     def add_visual(self, visual: Visual) -> None:
         body = self.objects.get(visual.body) if visual.body else None
