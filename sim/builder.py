@@ -485,11 +485,12 @@ def build_model(scene: PhysicsScene, solver: Solver | str | None = None, device=
             finish()
 
     model = main.finalize(device=device)
+    # Global (world -1) bodies were recorded once, as replica 0.
     body_keys = [(b.name, r) for r in range(len(offsets)) for b in scene.bodies if (b.name, r) in body_slots]
-    body_keys += [(b.name, 0) for b in scene.bodies if body_world.get(b.name) == -1 and (b.name, 0) not in body_keys]
     q_start = model.joint_q_start.numpy()
     qd_start = model.joint_qd_start.numpy()
-    kinematic_slots = {key: (int(model.joint_child.numpy()[j]), int(q_start[j]), int(qd_start[j]))
+    joint_child = model.joint_child.numpy()
+    kinematic_slots = {key: (int(joint_child[j]), int(q_start[j]), int(qd_start[j]))
                        for key, j in kinematic.items()}
     _apply_acceleration_drives(model, dof_slots, notes)
     return BuiltModel(
