@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Optional, Union
 
 import numpy as np
@@ -147,6 +148,7 @@ class _StageReader:
         self._world: dict[Usd.Prim, Gf.Matrix4d] = {}
         self._poses: dict[Usd.Prim, tuple[Pose, tuple]] = {}
         self._colors: dict[Sdf.Path, tuple] = {}
+        self._inverse_poses: dict[str, Gf.Matrix4d] = {}  # body name -> inverse of its pose matrix
         self._bound: dict[tuple[Usd.Prim, str], UsdShade.Material] = {}  # (prim, purpose) -> material
 
     # -- errors and typed attribute access
@@ -221,6 +223,8 @@ class _StageReader:
 
     def _checked(self, prim, name, kind, value, allow_inf):
         def number(v):
+            if type(v) is float and math.isfinite(v):  # the common case, checked first
+                return v
             if isinstance(v, bool) or not isinstance(v, (int, float)):
                 raise self.error(prim, name, f"expected a number, found {type(v).__name__} {v!r}")
             v = float(v)
@@ -421,11 +425,17 @@ class _StageReader:
         """The prim's pose and scale in its body's frame (world frame for static prims)."""
         matrix = self.world_matrix(prim)
         if body is not None:
-            matrix = matrix * _pose_matrix(body.pose).GetInverse()
+            matrix = matrix * self._inverse_pose_matrix(body)
         try:
             return _decompose(matrix)
         except ValueError as error:
             raise self.error(prim, "xformOpOrder", str(error)) from error
+
+    def _inverse_pose_matrix(self, body: Body) -> Gf.Matrix4d:
+        inverse = self._inverse_poses.get(body.name)
+        if inverse is None:
+            inverse = self._inverse_poses[body.name] = _pose_matrix(body.pose).GetInverse()
+        return inverse
 
     # -- colliders
     def _read_collider(self, prim: Usd.Prim) -> None:
@@ -650,8 +660,8 @@ class _StageReader:
             max_force = self.value(prim, D.drive_attr(instance, "maxForce"), default=INF)
             dof.max_effort = INF if max_force < 0.0 else max_force
         read_fields: set[str] = set()
-        for p in D.DOF_PROPERTIES:
-            self._read_dof_property(prim, dof, p, instance, angular, read_fields)
+        for p, names in _dialect_names(instance):
+            self._read_dof_property(prim, dof, p, names, angular, read_fields)
         if dof.dynamic_friction > dof.static_friction:
             dof.static_friction = dof.dynamic_friction
         return dof
@@ -678,16 +688,11 @@ class _StageReader:
         dof.lower = D.from_usd(low, D.Unit.ANGLE, angular) * scale
         dof.upper = D.from_usd(high, D.Unit.ANGLE, angular) * scale
 
-    def _read_dof_property(self, prim: Usd.Prim, dof: Dof, p: D.DofProperty, instance: str, angular: bool,
+    def _read_dof_property(self, prim: Usd.Prim, dof: Dof, p: D.DofProperty, names: tuple, angular: bool,
                            read_fields: set[str]) -> None:
         """The first dialect that authors ``p`` wins; a single friction value also sets the
-        static friction unless a dialect authored that one."""
-        for dialect in ("physx_axis", "physx_limit", "newton", "physx_joint", "mjc"):
-            suffix = getattr(p, dialect)
-            if suffix is None:
-                continue
-            name = {"physx_axis": lambda: D.physx_axis_attr(instance, suffix),
-                    "physx_limit": lambda: D.physx_limit_attr(instance, suffix)}.get(dialect, lambda: suffix)()
+        static friction unless a dialect authored that one. ``names``: (dialect, attribute)."""
+        for dialect, name in names:
             if not self.authored(prim, name):
                 continue
             attr = prim.GetAttribute(name)
@@ -906,6 +911,19 @@ class _StageReader:
         except MassError:
             self.warn(prim, "no mass and no colliders to compute it from: mass 0")
             return MassProperties(mass=0.0)
+
+
+@lru_cache(maxsize=None)
+def _dialect_names(instance: str) -> tuple:
+    """Per DOF property, its (dialect, attribute name) pairs for one DOF instance, in reading order."""
+    def name(dialect, suffix):
+        if dialect == "physx_axis":
+            return D.physx_axis_attr(instance, suffix)
+        return D.physx_limit_attr(instance, suffix) if dialect == "physx_limit" else suffix
+
+    dialects = ("physx_axis", "physx_limit", "newton", "physx_joint", "mjc")
+    return tuple((p, tuple((d, name(d, getattr(p, d))) for d in dialects if getattr(p, d) is not None))
+                 for p in D.DOF_PROPERTIES)
 
 
 def _normalized(q):
