@@ -174,6 +174,30 @@ DOF_PROPERTIES: tuple[DofProperty, ...] = (
     DofProperty("limit_stiffness", Unit.PER_ANGLE, physx_limit="stiffness", newton="newton:limitStiffness"),
     DofProperty("limit_damping", Unit.PER_ANGLE, physx_limit="damping", newton="newton:limitDamping"),
 )
+#: Stage units of each per-DOF field as powers of (kilograms, meters) per stage unit, for a linear
+#: and an angular DOF (angles are not stage units). USD authors them in the stage's units; the
+#: description is SI, so a value read from a stage scales by kg_per_unit**a * m_per_unit**b.
+DOF_STAGE_DIMENSIONS: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
+    "lower": ((0, 1), (0, 0)), "upper": ((0, 1), (0, 0)),  # m | rad
+    "target_position": ((0, 1), (0, 0)), "target_velocity": ((0, 1), (0, 0)),  # m, m/s | rad, rad/s
+    "velocity_limit": ((0, 1), (0, 0)),
+    "armature": ((1, 0), (1, 2)),  # kg | kg*m^2
+    "static_friction": ((1, 1), (1, 2)), "dynamic_friction": ((1, 1), (1, 2)),  # N | N*m
+    "max_effort": ((1, 1), (1, 2)),
+    # N/m = kg/s^2 and N*s/m = kg/s | N*m/rad and N*m*s/rad
+    "drive_stiffness": ((1, 0), (1, 2)), "drive_damping": ((1, 0), (1, 2)),
+    "limit_stiffness": ((1, 0), (1, 2)), "limit_damping": ((1, 0), (1, 2)),
+    "viscous_damping": ((1, 0), (1, 2)),
+}
+
+
+def dof_stage_to_si(field: str, value: float, angular: bool, meters_per_unit: float,
+                    kilograms_per_unit: float) -> float:
+    """``value`` of a per-DOF ``field`` in a stage's units (angles already in radians) to SI."""
+    kg_power, m_power = DOF_STAGE_DIMENSIONS[field][1 if angular else 0]
+    return value * kilograms_per_unit ** kg_power * meters_per_unit ** m_power
+
+
 DOF_DIALECT_ORDER = ("physx_axis", "physx_limit", "seed_array", "newton", "physx_joint", "mjc")
 
 NEWTON_JOINT_API = "NewtonJointAPI"

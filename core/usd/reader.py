@@ -634,10 +634,18 @@ class _StageReader:
                 setattr(joint, name, D.angle_from_usd(cone) if 0.0 <= cone < INF else INF)
         joint.dofs = [self._read_dof(prim, joint_type, axis_) for axis_ in dof_axes_for(joint_type, axis)]
         self._read_seed_arrays(prim, joint)
+        self._dofs_to_si(joint)
         self.scene.joints.append(joint)
 
-    def _length_scale(self, angular: bool) -> float:
-        return 1.0 if angular else self.meters_per_unit
+    def _dofs_to_si(self, joint: Joint) -> None:
+        """Every per-DOF value from the stage's units to SI (angles are radians by now)."""
+        m, kg = self.meters_per_unit, self.kilograms_per_unit
+        if m == 1.0 and kg == 1.0:
+            return
+        for dof in joint.dofs:
+            for name in D.DOF_STAGE_DIMENSIONS:
+                value = getattr(dof, name)
+                setattr(dof, name, D.dof_stage_to_si(name, value, dof.axis.is_angular, m, kg))
 
     def _read_dof(self, prim: Usd.Prim, joint_type: JointType, axis: DofAxis) -> Dof:
         dof = Dof(axis=axis)
@@ -646,17 +654,16 @@ class _StageReader:
         self._read_limit(prim, joint_type, dof, instance)
         if dof.motion == DofMotion.LOCKED:
             return dof  # a locked axis is not a DOF: joint-wide dialect values skip it
-        length = self._length_scale(angular)
         if self.has_api(prim, UsdPhysics.DriveAPI, instance):
             dof.drive_enabled = True
             token = self.value(prim, D.drive_attr(instance, "type"), "token", "force")
             dof.drive_type = D.DRIVE_TYPES_BY_TOKEN.get(token, dof.drive_type)
             read = lambda name, unit: D.from_usd(self.value(prim, D.drive_attr(instance, name), default=0.0),  # noqa: E731
                                                  unit, angular)
-            dof.drive_stiffness = read("stiffness", D.Unit.PER_ANGLE) / length
-            dof.drive_damping = read("damping", D.Unit.PER_ANGLE) / length
-            dof.target_position = read("targetPosition", D.Unit.ANGLE) * length
-            dof.target_velocity = read("targetVelocity", D.Unit.ANGLE) * length
+            dof.drive_stiffness = read("stiffness", D.Unit.PER_ANGLE)
+            dof.drive_damping = read("damping", D.Unit.PER_ANGLE)
+            dof.target_position = read("targetPosition", D.Unit.ANGLE)
+            dof.target_velocity = read("targetVelocity", D.Unit.ANGLE)
             max_force = self.value(prim, D.drive_attr(instance, "maxForce"), default=INF)
             dof.max_effort = INF if max_force < 0.0 else max_force
         read_fields: set[str] = set()
@@ -683,10 +690,9 @@ class _StageReader:
             return
         if math.isinf(low) and math.isinf(high):
             return
-        scale = self._length_scale(angular)
         dof.motion = DofMotion.LIMITED
-        dof.lower = D.from_usd(low, D.Unit.ANGLE, angular) * scale
-        dof.upper = D.from_usd(high, D.Unit.ANGLE, angular) * scale
+        dof.lower = D.from_usd(low, D.Unit.ANGLE, angular)
+        dof.upper = D.from_usd(high, D.Unit.ANGLE, angular)
 
     def _read_dof_property(self, prim: Usd.Prim, dof: Dof, p: D.DofProperty, names: tuple, angular: bool,
                            read_fields: set[str]) -> None:

@@ -81,6 +81,44 @@ def test_y_up_and_centimeter_stages_come_in_z_up_meters(up_axis, meters):
     assert bob.pose.pos == pytest.approx((0.5, 0.0, 0.0), abs=1e-6)
 
 
+def test_per_dof_values_in_centimeter_gram_stages_come_in_si():
+    """Lengths scale by metersPerUnit, masses by kilogramsPerUnit, forces and torques by both."""
+    stage = build_stage(samples.d6_sampler(), "NESTED")
+    UsdGeom.SetStageMetersPerUnit(stage, 0.01)
+    UsdPhysics.SetStageKilogramsPerUnit(stage, 0.001)
+    m, kg = 0.01, 0.001
+    f = Sdf.ValueTypeNames.Float
+    slider = _joint_prim(stage, "slider_joint")
+    slider.GetAttribute("physics:lowerLimit").Set(-10.0)  # cm
+    slider.GetAttribute("physics:upperLimit").Set(20.0)
+    drive = UsdPhysics.DriveAPI.Apply(slider, "linear")
+    drive.CreateStiffnessAttr(5.0)  # g/s^2 (force per length)
+    drive.CreateMaxForceAttr(1000.0)  # g*cm/s^2
+    drive.CreateTargetPositionAttr(3.0)  # cm
+    _set(slider, "physxJointAxis:linear:armature", f, 2.0)  # g
+    _set(slider, "physxJointAxis:linear:staticFrictionEffort", f, 300.0)  # g*cm/s^2
+    _set(slider, "physxJointAxis:linear:maxJointVelocity", f, 50.0)  # cm/s
+    d6 = _joint_prim(stage, "d6_joint")
+    rot_drive = UsdPhysics.DriveAPI.Apply(d6, "rotX")
+    rot_drive.CreateStiffnessAttr(1.0)  # g*cm^2/s^2 per degree
+    _set(d6, "physxJointAxis:rotX:armature", f, 4.0)  # g*cm^2
+    _set(d6, "physxJointAxis:rotX:maxJointVelocity", f, 90.0)  # deg/s: no stage unit in it
+
+    scene = read_usd(stage).scene
+    linear = scene.joint("slider_joint").dofs[0]
+    assert (linear.lower, linear.upper) == pytest.approx((-10 * m, 20 * m))
+    assert linear.drive_stiffness == pytest.approx(5.0 * kg)
+    assert linear.max_effort == pytest.approx(1000.0 * kg * m)
+    assert linear.target_position == pytest.approx(3.0 * m)
+    assert linear.armature == pytest.approx(2.0 * kg)
+    assert linear.static_friction == pytest.approx(300.0 * kg * m)
+    assert linear.velocity_limit == pytest.approx(50.0 * m)
+    rot_x = scene.joint("d6_joint").dof("rotX")
+    assert rot_x.drive_stiffness == pytest.approx(1.0 * kg * m * m * 180.0 / math.pi)
+    assert rot_x.armature == pytest.approx(4.0 * kg * m * m)
+    assert rot_x.velocity_limit == pytest.approx(math.pi / 2)
+
+
 def test_non_uniform_body_scale_moves_to_colliders_with_a_warning():
     stage = build_stage(samples.pendulum(), "NESTED")
     body = next(p for p in stage.Traverse() if p.HasAPI(UsdPhysics.RigidBodyAPI))
