@@ -99,7 +99,10 @@ class ArticulaJointProps(bpy.types.PropertyGroup):
                             default=math.radians(45.0), subtype="ANGLE", soft_min=0.0, soft_max=math.pi)
     active: BoolProperty(name="Active", default=True,
                          description="The joint constrains its bodies (off: authored but disabled)")
-    collide_bodies: BoolProperty(name="Collide Bodies", description="Body 0 and body 1 may collide")
+    collide_bodies: BoolProperty(
+        name="Collide Bodies",
+        description="Body 0 and body 1 may collide (a parent and its child body still do not while the "
+                    "scene's Filter Parent Collisions is on)")
     exclude_from_articulation: BoolProperty(
         name="Exclude from Articulation",
         description="A loop-closing joint, solved as a constraint outside the articulation tree")
