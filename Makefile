@@ -4,7 +4,11 @@
 # (pip's HTTP cache alone cannot be relied on: some mirrors send no caching headers).
 
 SHELL := /bin/bash
-PYTHON311 ?= $(shell command -v python3.11)
+# .venv runs Blender 5.2 LTS (Python 3.13), .venv-bpy45 Blender 4.5 LTS (Python 3.11). Each interpreter is
+# taken from PYTHON313 / PYTHON311 when set, else from PATH, else from pyenv.
+PYTHON311 ?= $(shell command -v python3.11 2>/dev/null || { pyenv prefix 3.11 2>/dev/null | sed 's,$$,/bin/python3.11,'; })
+PYTHON313 ?= $(shell { command -v python3.13 >/dev/null 2>&1 && python3.13 -c '' 2>/dev/null && command -v python3.13; } \
+	|| { p=$$(pyenv prefix 3.13.0 2>/dev/null || pyenv prefix 3.13 2>/dev/null) && echo "$$p/bin/python3.13"; })
 PYTEST_ARGS ?= -q
 WHEELHOUSE ?= $(HOME)/.cache/articula/pip-wheels
 
@@ -19,13 +23,14 @@ STAMP := .requirements-installed
 
 venv: $(VENV)/$(STAMP) $(VENV45)/$(STAMP)
 
-# $(1): venv folder, $(2): its requirement file.
+# $(1): venv folder, $(2): its requirement file, $(3): the Python it needs (3.11 or 3.13), $(4): its path.
 define make_venv
-	@test -n "$(PYTHON311)" || { echo "python3.11 not found on PATH (or set PYTHON311=/path/to/python3.11)"; exit 1; }
-	@$(PYTHON311) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' \
-		|| { echo "$(PYTHON311) is not Python 3.11"; exit 1; }
+	@test -n "$(4)" && test -x "$(4)" || { echo "Python $(3) not found: install it (pyenv install $(3),"\
+		"or your system's python$(3) package) or point PYTHON$(subst .,,$(3))=/path/to/python$(3) at it"; exit 1; }
+	@$(4) -c 'import sys; sys.exit(sys.version_info[:2] != tuple(map(int, "$(3)".split("."))))' \
+		|| { echo "$(4) is not Python $(3)"; exit 1; }
 	rm -rf $(1)
-	$(PYTHON311) -m venv $(1)
+	$(4) -m venv $(1)
 	$(1)/bin/python -m pip download --quiet --disable-pip-version-check --dest $(WHEELHOUSE) -r $(2)
 	$(1)/bin/python -m pip install --quiet --disable-pip-version-check --no-compile --no-index --find-links $(WHEELHOUSE) -r $(2)
 	$(1)/bin/python -m pip check
@@ -33,16 +38,16 @@ define make_venv
 endef
 
 $(VENV)/$(STAMP): requirements/dev.txt requirements/common.txt
-	$(call make_venv,$(VENV),requirements/dev.txt)
+	$(call make_venv,$(VENV),requirements/dev.txt,3.13,$(PYTHON313))
 
 $(VENV45)/$(STAMP): requirements/bpy45.txt requirements/common.txt
-	$(call make_venv,$(VENV45),requirements/bpy45.txt)
+	$(call make_venv,$(VENV45),requirements/bpy45.txt,3.11,$(PYTHON311))
 
 $(VENV_PTB)/$(STAMP): requirements/pytest-blender.txt
-	$(call make_venv,$(VENV_PTB),requirements/pytest-blender.txt)
+	$(call make_venv,$(VENV_PTB),requirements/pytest-blender.txt,3.11,$(PYTHON311))
 
 # Three tiers, each its own pytest process: the bpy-free core and simulation; then the Blender tier
-# on bpy 5.0.1 and on bpy 4.5.15 (LTS). Every tier runs even when an earlier one fails.
+# on bpy 5.2.3 LTS and on bpy 4.5.15 LTS. Every tier runs even when an earlier one fails.
 test: venv
 	@status=0; \
 	tools/pytest-tier $(PY) tests/core tests/sim $(PYTEST_ARGS) || status=1; \
