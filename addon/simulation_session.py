@@ -16,6 +16,7 @@ import numpy as np
 
 from .adapters.animation_to_simulation import AnimationInputs
 from .adapters.poses_to_blender import BodyWriter
+from .reports import problem_text
 from .replicas import ReplicaDisplay, replica_visuals
 
 
@@ -41,15 +42,17 @@ class BlenderSimulation:
                  show_replicas: bool = True):
         from ..core.validation import first_error, validate
         from ..sim.simulation import Simulation
-        from .adapters.blender_to_description import blender_problems, scene_from_blender
+        from .adapters.blender_to_description import (away_from_rest, blender_problems, capture_rest,
+                                                      scene_from_blender, world_pose)
 
         scene = self.scene = context.scene
-        self.description = scene_from_blender(scene)
+        capture_rest(scene.objects)  # the rest stays stored while the bodies show states
+        self.description = scene_from_blender(scene)  # at rest: the joint zeros
         if not self.description.bodies:
             raise SimulationSetupError("nothing to simulate: no object is a physics body")
         problem = first_error(validate(self.description) + blender_problems(scene))
         if problem is not None:
-            raise SimulationSetupError(str(problem))
+            raise SimulationSetupError(problem_text(problem))
         self.frame_start = scene.frame_current
         self.frame = scene.frame_current
         self.frame_dt = scene.render.fps_base / scene.render.fps
@@ -58,6 +61,8 @@ class BlenderSimulation:
         names = [name for name, replica in self.sim.body_keys if replica == 0]
         self.row_of = {name: i for i, name in enumerate(names)}
         self.objects = [scene.objects[name] for name in names]
+        if any(away_from_rest(o) for o in self.objects):  # start from the state shown, not the rest
+            self.sim.set_start_poses({o.name: world_pose(o) for o in self.objects})
         self.animation = AnimationInputs(scene, self.description, self.objects)
         self.follows_animation = bool(self.animation.kinematic or self.animation.targets)
         poses = self.sim.body_poses()
@@ -91,10 +96,19 @@ class BlenderSimulation:
 
     def advance_frame(self, write: bool = True):
         """One frame: follow the animation, step, write the poses back. Raises SimulationDiverged."""
+        for _ in self.frame_steps(write):
+            pass
+
+    def frame_steps(self, write: bool = True):
+        """:meth:`advance_frame` one physics step at a time: yields (steps done, steps in the
+        frame) after each step (a long bake shows progress and can stop between steps)."""
         started = time.perf_counter()
         if self.follows_animation:
             self._follow_frame(self.frame + 1)
-        steps = self.sim.advance(self.frame_dt)
+        steps = 0
+        for steps, count in self.sim.advance_steps(self.frame_dt):
+            if steps < count:
+                yield steps, count
         self.frame += 1
         if write:
             poses = self.sim.body_poses()
@@ -104,6 +118,7 @@ class BlenderSimulation:
         elapsed = time.perf_counter() - started
         self.wall += elapsed
         self.steps_per_second = steps / elapsed if elapsed > 0 else 0.0
+        yield steps, steps
 
     def local_poses(self) -> tuple[np.ndarray, np.ndarray]:
         """Location and rotation of the written (dynamic) bodies in their parents' frames (copies)."""
@@ -115,6 +130,12 @@ class BlenderSimulation:
         if self.replicas is not None:
             self.replicas.remove()
             self.replicas = None
+
+    def keep(self):
+        """Stop, keeping the simulated poses as a state of the robot: its rest does not move."""
+        self.close()
+        for obj in self.writer.objects:
+            obj.articula.body.posed = True
 
     def restore(self):
         """Back to the poses and frame of the start, without the replica display."""

@@ -1,20 +1,50 @@
 """Bake the simulation over a frame range into keyframes; clear the bake.
 
-The bake itself (simulating the range, writing the keys, restoring on clear) is
-``addon.adapters.simulation_to_keyframes``; these operators call it and report.
+The bake itself (a transaction: simulating the range, writing the keys, restoring on clear) is
+``addon.adapters.simulation_to_keyframes``; these operators drive it and report. From the UI the
+bake is modal: a timer steps it a fraction of a second at a time, the progress bar and the status
+bar show how far it is and the time left (estimated from the first steps; a warning when over a
+minute), and Esc (or right click) cancels it, leaving the scene as it was. ``execute()`` bakes at
+once (scripts, the bpy module).
 """
 
 from __future__ import annotations
 
+from typing import Optional
+
 import bpy
 from bpy.props import EnumProperty, IntProperty
 
-from ..addon.adapters.simulation_to_keyframes import bake, bake_action, clear_bake
+from ..addon.adapters.simulation_to_keyframes import BakeJob, bake_action, clear_bake
+from ..addon.reports import plain
 from .simulate import SOLVER_ITEMS
+
+#: Seconds of simulation per timer event: Esc is handled between two of them.
+STEP_BUDGET = 0.2
+#: A bake estimated to take longer than this (s) is warned about.
+LONG_BAKE = 60.0
+#: The running modal bake, for panels and tests (one at a time).
+_RUNNING: Optional["ARTICULA_OT_bake"] = None
+
+
+def running():
+    """The running modal bake operator, or None."""
+    return _RUNNING
+
+
+def format_duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes} min {seconds:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"
 
 
 class ARTICULA_OT_bake(bpy.types.Operator):
-    """Simulate the frame range and bake the bodies' motion to keyframes (replaces an earlier bake)"""
+    """Simulate the frame range and bake the bodies' motion to keyframes (replaces an earlier bake only once the new one is complete; Esc cancels)"""
 
     bl_idname = "articula.bake"
     bl_label = "Bake Simulation"
@@ -26,32 +56,161 @@ class ARTICULA_OT_bake(bpy.types.Operator):
     substeps: IntProperty(name="Substeps", description="Physics steps per frame (0: from the scene's "
                           "steps per second)", default=0, min=0, soft_max=100)
 
-    def execute(self, context):
-        from ..sim.simulation import SimulationDiverged
+    # --- shared -----------------------------------------------------------------------------
 
+    def _range(self, context) -> tuple[int, int]:
         scene = context.scene
         start = scene.frame_start if self.frame_start < 0 else self.frame_start
         end = scene.frame_end if self.frame_end < 0 else self.frame_end
+        return start, end
+
+    def _start(self, context) -> Optional[BakeJob]:
+        start, end = self._range(context)
         try:
-            session, action = bake(context, start, end, self.solver, self.substeps,
-                                   on_status=lambda text: self.report({"INFO"}, text))
-        except SimulationDiverged as error:
-            self.report({"ERROR"}, f"The simulation blew up at body {error.body!r}; nothing was baked")
-            return {"CANCELLED"}
+            return BakeJob(context, start, end, self.solver, self.substeps,
+                           on_status=lambda text: self.report({"INFO"}, text))
         except Exception as error:
-            self.report({"ERROR"}, f"Cannot bake: {error}")
-            return {"CANCELLED"}
-        for note in session.sim.notes:
+            self.report({"ERROR"}, f"Cannot bake: {plain(error)}")
+            return None
+
+    def _failed(self, error: Exception) -> set:
+        return {_failure(self.report, error)}
+
+    def _finish(self, job: BakeJob) -> set:
+        try:
+            job.finish()
+        except Exception as error:
+            return self._failed(error)
+        for note in job.session.sim.notes:
             self.report({"WARNING"}, note)
-        replicas = session.sim.replicas
+        replicas = job.session.sim.replicas
         shown = f"; replicas 1-{replicas - 1} baked for display only (instances)" if replicas > 1 else ""
-        self.report({"INFO"}, f"Baked {len(session.writer.objects)} bodies of replica 0 to keyframes over "
-                    f"frames {start}-{end}{shown}")
+        self.report({"INFO"}, f"Baked {len(job.session.writer.objects)} bodies of replica 0 to keyframes over "
+                    f"frames {job.frame_start}-{job.frame_end}{shown}")
         return {"FINISHED"}
+
+    # --- at once (scripts) ------------------------------------------------------------------
+
+    def execute(self, context):
+        job = self._start(context)
+        if job is None:
+            return {"CANCELLED"}
+        try:
+            job.run()
+        except Exception as error:
+            return self._failed(error)
+        return self._finish(job)
+
+    # --- modal (the UI) ---------------------------------------------------------------------
+
+    def invoke(self, context, event):
+        global _RUNNING
+        if _RUNNING is not None:
+            self.report({"WARNING"}, "A bake is already running")
+            return {"CANCELLED"}
+        job = self._start(context)
+        if job is None:
+            return {"CANCELLED"}
+        self.loop = BakeLoop(job, self.report, self._finish)
+        wm = context.window_manager
+        self._timer = wm.event_timer_add(0.01, window=context.window)
+        wm.modal_handler_add(self)
+        wm.progress_begin(0, 100)
+        _RUNNING = self
+        self._show(context)
+        return {"RUNNING_MODAL"}
+
+    def modal(self, context, event):
+        result = self.loop.handle(event.type, event.value)
+        if result == "RUNNING":
+            self._show(context)
+            return {"RUNNING_MODAL"}
+        self._end(context)
+        return {result}
+
+    def _show(self, context):
+        context.window_manager.progress_update(int(100 * self.loop.job.fraction))
+        _set_status(context, self.loop.status())
+
+    def _end(self, context):
+        global _RUNNING
+        _RUNNING = None
+        wm = context.window_manager
+        if getattr(self, "_timer", None) is not None:
+            wm.event_timer_remove(self._timer)
+            self._timer = None
+        wm.progress_end()
+        _set_status(context, None)
+
+    def cancel(self, context):  # Blender closes the window or file while baking
+        self.loop.job.cancel()
+        self._end(context)
+
+
+class BakeLoop:
+    """The modal bake's logic on plain event names (the bpy module never invokes operators, so
+    tests drive this with synthetic events): each TIMER simulates for :data:`STEP_BUDGET`
+    seconds; Esc or right click cancels; other events are swallowed (the bake owns the scene).
+
+    :meth:`handle` returns ``"RUNNING"``, ``"FINISHED"`` (keys written) or ``"CANCELLED"``
+    (Esc, a blow-up or an error: the scene as it was before the bake).
+    """
+
+    def __init__(self, job: BakeJob, report, finish):
+        self.job = job
+        self.report = report
+        self.finish = finish
+        self.warned = False
+
+    def handle(self, event_type: str, value: str = "PRESS") -> str:
+        if event_type in {"ESC", "RIGHTMOUSE"} and value == "PRESS":
+            self.job.cancel()
+            self.report({"WARNING"}, "Bake cancelled; the scene is as it was")
+            return "CANCELLED"
+        if event_type != "TIMER":
+            return "RUNNING"
+        try:
+            complete = self.job.run(budget=STEP_BUDGET)
+        except Exception as error:
+            return _failure(self.report, error)
+        if complete:
+            return next(iter(self.finish(self.job)))
+        left = self.job.seconds_left()
+        if left is not None and left > LONG_BAKE and not self.warned:
+            self.warned = True
+            self.report({"WARNING"}, f"This bake will take about {format_duration(left)}; Esc cancels it")
+        return "RUNNING"
+
+    def status(self) -> str:
+        job = self.job
+        left = job.seconds_left()
+        estimate = f", about {format_duration(left)} left" if left is not None else ", estimating the time left"
+        return (f"Baking frame {job.frame_start + job.frames_done - 1} of {job.frame_start}-{job.frame_end} "
+                f"({job.fraction:.0%}{estimate})  |  Esc cancel")
+
+
+def _failure(report, error: Exception) -> str:
+    from ..sim.simulation import SimulationDiverged
+
+    if isinstance(error, SimulationDiverged):
+        report({"ERROR"}, f"The simulation blew up at body {error.body!r}; nothing was baked "
+               "and the scene is as it was")
+    else:
+        report({"ERROR"}, f"Cannot bake: {plain(error)}")
+    return "CANCELLED"
+
+
+def _set_status(context, text: Optional[str]):
+    workspace = getattr(context, "workspace", None)
+    if workspace is not None:
+        workspace.status_text_set(text)
+    area = getattr(context, "area", None)
+    if area is not None:
+        area.header_text_set(text)
 
 
 class ARTICULA_OT_clear_bake(bpy.types.Operator):
-    """Remove the baked simulation and put the bodies back where they were before baking"""
+    """Remove the baked simulation and put the bodies back where they were before baking (later edits such as scale stay)"""
 
     bl_idname = "articula.clear_bake"
     bl_label = "Clear Bake"
@@ -69,4 +228,15 @@ class ARTICULA_OT_clear_bake(bpy.types.Operator):
 
 classes = (ARTICULA_OT_bake, ARTICULA_OT_clear_bake)
 
-register, unregister = bpy.utils.register_classes_factory(classes)
+_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+
+
+def register():
+    _register_classes()
+
+
+def unregister():
+    """Disabling the add-on while a bake runs cancels it (the scene as it was, the timer removed)."""
+    if _RUNNING is not None:
+        _RUNNING.cancel(bpy.context)
+    _unregister_classes()

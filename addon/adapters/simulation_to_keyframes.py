@@ -2,8 +2,11 @@
 
 Keys are written with the fast path (``keyframe_points.add`` + ``foreach_set("co")``) into one
 layered action (Blender 4.4+ slots/layers/strips/channelbags) holding a slot per baked body.
-Re-baking replaces the bake; :func:`clear_bake` removes it and puts every body back where it was
-before baking (its pose, rotation mode and any action it had).
+A bake is a transaction (:class:`BakeJob`): it validates and simulates with the earlier bake set
+aside, writes a new action, and only then replaces the earlier bake; a bake that fails or is
+cancelled leaves every key, action, pose and the current frame as they were. :func:`clear_bake`
+removes the bake and puts every body back where it was before baking (its location, rotation,
+rotation mode and any action it had; its scale and other later edits stay).
 
 Replicas: only replica 0 (the real objects) is baked to keyframes; keys for every replica would
 need an object per replica and body. Replicas 1..N-1 are baked into the instancing display of
@@ -13,6 +16,7 @@ node group at the scene frame), which clear_bake and re-baking remove with the r
 
 from __future__ import annotations
 
+import time
 from typing import Optional
 
 import bpy
@@ -21,9 +25,9 @@ from mathutils import Matrix
 
 from ..replicas import ReplicaDisplay, remove_replicas
 from ..simulation_session import BlenderSimulation
+from .blender_to_description import BAKE_MARK, is_bake_animated
 
 BAKE_ACTION = "Articula Bake"
-BAKE_MARK = "articula_bake"  # on the action
 PREBAKE = "articula_prebake"  # on each baked object: what clear_bake restores
 LINEAR = 1  # Keyframe.interpolation enum index: CONSTANT, LINEAR, BEZIER
 CHANNELS = [("location", i) for i in range(3)] + [("rotation_quaternion", i) for i in range(4)]
@@ -31,9 +35,33 @@ def bake_action() -> Optional[bpy.types.Action]:
     return next((a for a in bpy.data.actions if a.get(BAKE_MARK)), None)
 
 
+def _put_back(obj, saved) -> None:
+    """The pre-bake location, rotation and rotation mode of ``obj`` (what a bake animates); its
+    scale and everything else stay as they are now, so edits made after the bake survive."""
+    location, rotation, _ = Matrix(np.reshape(saved["basis"], (4, 4)).tolist()).decompose()
+    obj.rotation_mode = saved["mode"]
+    obj.location = location
+    if obj.rotation_mode == "QUATERNION":
+        obj.rotation_quaternion = rotation
+    elif obj.rotation_mode == "AXIS_ANGLE":
+        axis, angle = rotation.to_axis_angle()
+        obj.rotation_axis_angle = (angle, *axis)
+    else:
+        obj.rotation_euler = rotation.to_euler(obj.rotation_mode, obj.rotation_euler)
+
+
+def _unbake(obj, saved) -> None:
+    """``obj`` off the bake: its own earlier action back, its pre-bake pose."""
+    anim = obj.animation_data
+    if anim is not None and is_bake_animated(obj):
+        anim.action = bpy.data.actions.get(saved.get("action", "")) or None
+    _put_back(obj, saved)
+
+
 def clear_bake(scene) -> int:
     """Remove the bake (and its replica display); restore each baked body's pre-bake pose and
-    action. Returns bodies restored."""
+    action (later edits to what the bake does not animate, such as scale, stay). Returns bodies
+    restored."""
     remove_replicas()
     action = bake_action()
     restored = 0
@@ -41,17 +69,55 @@ def clear_bake(scene) -> int:
         saved = obj.get(PREBAKE)
         if saved is None:
             continue
-        anim = obj.animation_data
-        if anim is not None:
-            previous = bpy.data.actions.get(saved.get("action", ""))
-            anim.action = previous
-        obj.rotation_mode = saved["mode"]
-        obj.matrix_basis = Matrix(np.reshape(saved["basis"], (4, 4)).tolist())
+        _unbake(obj, saved)
         del obj[PREBAKE]
         restored += 1
     if action is not None:
         bpy.data.actions.remove(action)
     return restored
+
+
+class SceneSnapshot:
+    """What a bake may change, taken before it starts, so that a bake that fails or is cancelled
+    leaves the scene exactly as it was: the frame, and per body (or earlier-baked object) its
+    transform, rotation mode, action and slot, pre-bake record and rest."""
+
+    def __init__(self, scene):
+        self.scene = scene
+        self.frame = (scene.frame_current, scene.frame_subframe)
+        self.objects = []
+        for obj in scene.objects:
+            if not (obj.articula.body.enabled or obj.get(PREBAKE) is not None):
+                continue
+            anim = obj.animation_data
+            saved = obj.get(PREBAKE)
+            body = obj.articula.body
+            self.objects.append((
+                obj, obj.rotation_mode, obj.matrix_basis.copy(), anim is not None,
+                anim.action if anim is not None else None,
+                anim.action_slot if anim is not None and anim.action is not None else None,
+                saved.to_dict() if saved is not None else None,
+                (body.posed, tuple(body.rest_location), tuple(body.rest_rotation))))
+
+    def restore(self):
+        for obj, mode, basis, had_anim, action, slot, saved, rest in self.objects:
+            anim = obj.animation_data
+            if not had_anim:
+                if anim is not None:
+                    obj.animation_data_clear()
+            else:
+                anim.action = action
+                if action is not None and slot is not None:
+                    anim.action_slot = slot
+            obj.rotation_mode = mode
+            obj.matrix_basis = basis
+            if saved is None:
+                obj.pop(PREBAKE, None)
+            else:
+                obj[PREBAKE] = saved
+            body = obj.articula.body
+            body.posed, body.rest_location, body.rest_rotation = rest
+        self.scene.frame_set(self.frame[0], subframe=self.frame[1])
 
 
 def continuous_quaternions(rotation: np.ndarray) -> np.ndarray:
@@ -60,25 +126,6 @@ def continuous_quaternions(rotation: np.ndarray) -> np.ndarray:
     dots = np.einsum("fbi,fbi->fb", rotation[1:], rotation[:-1])
     flips[1:] = np.where(dots < 0.0, -1.0, 1.0)
     return rotation * np.cumprod(flips, axis=0)[..., None]
-
-
-def simulate_frames(session: BlenderSimulation, count: int, progress=None,
-                    replicas: Optional[ReplicaDisplay] = None) -> tuple[np.ndarray, np.ndarray, Optional[np.ndarray]]:
-    """Local (frames, bodies, 3) locations and (frames, bodies, 4) rotations, start frame first,
-    and the (frames, points, 7) world poses of ``replicas`` (None without)."""
-    location, rotation = session.local_poses()
-    locations = np.empty((count,) + location.shape)
-    rotations = np.empty((count,) + rotation.shape)
-    points = np.empty((count, len(replicas.rows), 7), dtype=np.float32) if replicas else None
-    for i in range(count):
-        if i:
-            session.advance_frame(write=False)
-            if progress:
-                progress(i)
-        locations[i], rotations[i] = session.local_poses()
-        if replicas:
-            points[i] = replicas.gather(session.sim.body_poses())
-    return locations, continuous_quaternions(rotations), points
 
 
 def write_keys(objects: list, first_frame: int, locations: np.ndarray, rotations: np.ndarray) -> bpy.types.Action:
@@ -107,42 +154,164 @@ def write_keys(objects: list, first_frame: int, locations: np.ndarray, rotations
     return action
 
 
+class BakeJob:
+    """One bake as a transaction, stepped a little at a time (the modal operator) or at once
+    (:func:`bake`).
+
+    Construction validates and builds the simulation from ``frame_start`` with the earlier bake
+    set aside (its keys stay); :meth:`run` simulates for a time budget and returns whether every
+    frame is done; :meth:`finish` writes the keys into a new action and only then replaces the
+    earlier bake; :meth:`cancel` (also on any error) puts every key, action, pose and the current
+    frame back as they were. Progress: :attr:`fraction`, :meth:`seconds_left`.
+    """
+
+    #: Steps timed before :meth:`seconds_left` gives an estimate (the first step is not timed).
+    TIMED_STEPS = 3
+
+    def __init__(self, context, frame_start: int, frame_end: int, solver: Optional[str] = None,
+                 substeps: int = 0, on_status=None):
+        scene = self.scene = context.scene
+        if frame_end <= frame_start:
+            raise ValueError(f"the frame range {frame_start}..{frame_end} is empty")
+        fps = scene.render.fps / scene.render.fps_base
+        if substeps <= 0:  # (steps per second <= 0 is refused by validation, below)
+            substeps = max(1, round(scene.articula.steps_per_second / fps))
+        self.frame_start, self.frame_end = frame_start, frame_end
+        self.count = frame_end - frame_start + 1
+        self.snapshot = SceneSnapshot(scene)
+        self.session: Optional[BlenderSimulation] = None
+        self.done = False
+        try:
+            for obj in scene.objects:  # the earlier bake set aside: simulate from the pre-bake poses
+                saved = obj.get(PREBAKE)
+                if saved is not None:
+                    _unbake(obj, saved)
+            scene.frame_set(frame_start)
+            self.session = BlenderSimulation(context, solver, dt=1.0 / (fps * substeps), on_status=on_status,
+                                             show_replicas=False)
+            visuals = self.visuals = self.session.replica_visuals()
+            self.rows = np.concatenate([v.rows for v in visuals]) if visuals else None
+            location, rotation = self.session.local_poses()
+            self.locations = np.empty((self.count,) + location.shape)
+            self.rotations = np.empty((self.count,) + rotation.shape)
+            self.points = np.empty((self.count, len(self.rows), 7), dtype=np.float32) if visuals else None
+            self._record(0)
+            self.frames_done = 1
+            self.steps_per_frame = self.session.sim.steps_per_frame(self.session.frame_dt)
+            self._steps = None  # the frame being stepped
+            self._step_in_frame = 0
+            self._step_times: list[float] = []
+        except BaseException:
+            self.cancel()
+            raise
+
+    def _record(self, i: int):
+        self.locations[i], self.rotations[i] = self.session.local_poses()
+        if self.rows is not None:
+            self.points[i] = self.session.sim.body_poses()[self.rows].astype(np.float32)
+
+    @property
+    def total_steps(self) -> int:
+        return (self.count - 1) * self.steps_per_frame
+
+    @property
+    def steps_done(self) -> int:
+        return (self.frames_done - 1) * self.steps_per_frame + (self._step_in_frame if self._steps else 0)
+
+    @property
+    def fraction(self) -> float:
+        return self.steps_done / self.total_steps if self.total_steps else 1.0
+
+    def seconds_left(self) -> Optional[float]:
+        """Time left from the steps timed so far (None until enough were)."""
+        times = self._step_times[1:]  # the first step pays for lazy set-up
+        if len(times) < self.TIMED_STEPS:
+            return None
+        return sum(times) / len(times) * (self.total_steps - self.steps_done)
+
+    def run(self, budget: Optional[float] = None) -> bool:
+        """Simulate for about ``budget`` seconds (None: to the end); True when every frame is done.
+        Raises SimulationDiverged (and anything else) after putting the scene back."""
+        deadline = None if budget is None else time.perf_counter() + budget
+        try:
+            while self.frames_done < self.count:
+                if self._steps is None:
+                    self._steps = self.session.frame_steps(write=False)
+                    self._step_in_frame = 0
+                started = time.perf_counter()
+                done, total = next(self._steps)
+                self._step_times.append(time.perf_counter() - started)
+                self._step_in_frame = done
+                if done == total:  # the frame is complete
+                    next(self._steps, None)
+                    self._steps = None
+                    self._record(self.frames_done)
+                    self.frames_done += 1
+                if deadline is not None and time.perf_counter() >= deadline:
+                    break
+        except BaseException:
+            self.cancel()
+            raise
+        return self.frames_done >= self.count
+
+    def cancel(self):
+        """Everything back as it was before the bake (idempotent)."""
+        if self.done:
+            return
+        self.done = True
+        if self.session is not None:
+            self.session.restore()
+        self.snapshot.restore()
+
+    def finish(self) -> bpy.types.Action:
+        """Write the keys into a new action, then replace the earlier bake by it."""
+        try:
+            objects = self.session.writer.objects
+            action = write_keys(objects, self.frame_start, self.locations,
+                                continuous_quaternions(self.rotations))
+        except BaseException:
+            self.cancel()
+            raise
+        self.done = True
+        baked = set(objects)
+        for old in [a for a in bpy.data.actions if a.get(BAKE_MARK) and a != action]:
+            bpy.data.actions.remove(old)
+        for obj in self.scene.objects:  # baked before but not now: back to its pre-bake state
+            saved = obj.get(PREBAKE)
+            if saved is not None and obj not in baked:
+                _unbake(obj, saved)
+                del obj[PREBAKE]
+        for obj, (mode, basis) in zip(objects, self.session.writer.saved):
+            previous = self.snapshot_action(obj)
+            obj[PREBAKE] = {"mode": mode, "basis": [v for row in basis for v in row], "action": previous}
+        remove_replicas()
+        if self.visuals:
+            display = ReplicaDisplay(self.scene, self.visuals, frames=self.count)
+            display.write_frames(self.frame_start, self.points)
+        frame, subframe = self.snapshot.frame
+        self.scene.frame_set(frame, subframe=subframe)
+        return action
+
+    def snapshot_action(self, obj) -> str:
+        """The name of the object's own action (not a bake) from before this bake."""
+        saved = obj.get(PREBAKE)
+        if saved is not None:
+            return saved.get("action", "")
+        for entry in self.snapshot.objects:
+            if entry[0] == obj:
+                action = entry[4]
+                return action.name if action is not None and not action.get(BAKE_MARK) else ""
+        return ""
+
+
 def bake(context, frame_start: int, frame_end: int, solver: Optional[str] = None, substeps: int = 0,
-         on_status=None) -> tuple[BlenderSimulation, bpy.types.Action]:
+         on_status=None, progress=None) -> tuple[BlenderSimulation, bpy.types.Action]:
     """Simulate ``frame_start..frame_end`` and key it; step = 1 / (fps * substeps).
 
-    ``substeps`` 0 picks the count closest to the scene's steps per second."""
-    scene = context.scene
-    if frame_end <= frame_start:
-        raise ValueError(f"the frame range {frame_start}..{frame_end} is empty")
-    clear_bake(scene)
-    scene.frame_set(frame_start)
-    fps = scene.render.fps / scene.render.fps_base
-    if substeps <= 0:
-        substeps = max(1, round(scene.articula.steps_per_second / fps))
-    session = BlenderSimulation(context, solver, dt=1.0 / (fps * substeps), on_status=on_status,
-                                show_replicas=False)
-    objects = session.writer.objects
-    wm = context.window_manager
-    count = frame_end - frame_start + 1
-    visuals = session.replica_visuals()
-    replicas = ReplicaDisplay(scene, visuals, frames=count) if visuals else None
-    wm.progress_begin(0, count)
-    try:
-        locations, rotations, points = simulate_frames(session, count, wm.progress_update, replicas)
-    except Exception:
-        if replicas:
-            replicas.remove()
-        session.restore()
-        raise
-    finally:
-        wm.progress_end()
-    if replicas:
-        replicas.write_frames(frame_start, points)
-    for obj, (mode, basis) in zip(objects, session.writer.saved):
-        anim = obj.animation_data
-        previous = anim.action.name if anim is not None and anim.action is not None else ""
-        obj[PREBAKE] = {"mode": mode, "basis": [v for row in basis for v in row], "action": previous}
-    action = write_keys(objects, frame_start, locations, rotations)
-    scene.frame_set(frame_start)
-    return session, action
+    ``substeps`` 0 picks the count closest to the scene's steps per second. A transaction: on
+    any error the scene is left as it was (an earlier bake included)."""
+    job = BakeJob(context, frame_start, frame_end, solver, substeps, on_status)
+    while not job.run(budget=0.25):
+        if progress:
+            progress(job.fraction)
+    return job.session, job.finish()
