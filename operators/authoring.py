@@ -6,10 +6,10 @@ and leaves the scene as it was.
 
 import bpy
 from bpy.props import BoolProperty, EnumProperty, IntProperty
-from mathutils import Vector
+from mathutils import Matrix, Quaternion, Vector
 
-from ..addon.adapters.blender_to_description import (is_body, is_collider, is_joint, owner_body,
-                                                     scene_from_blender, world_pose)
+from ..addon.adapters.blender_to_description import (capture_rest, is_body, is_collider, is_joint,
+                                                     owner_body, scene_from_blender, world_pose)
 from ..addon.adapters.description_to_blender import fill_primitive_mesh, place
 from ..addon.properties.common import AXIS_ITEMS, enum_items
 from ..addon.properties.joint_props import sync_dofs
@@ -218,13 +218,97 @@ class ARTICULA_OT_compute_mass(_ObjectModeOperator, bpy.types.Operator):
                 computed[obj] = mass_properties(desc, obj.name)
             except MassError as error:
                 return self.fail(f"{obj.name}: {error.reason}; add a collider or set the mass by hand")
+        switched = [o.name for o in computed if o.articula.body.mass_mode != "MANUAL"]
         for obj, mass in computed.items():
             props = obj.articula.body
             props.mass_mode, props.mass = "MANUAL", mass.mass
             props.center_of_mass, props.diagonal_inertia = mass.center_of_mass, mass.diagonal_inertia
             props.principal_axes = mass.principal_axes
-        self.report({"INFO"}, "; ".join(f"{o.name}: {m.mass:.4g} kg" for o, m in computed.items()))
+        note = (f"; switched {', '.join(switched)} from Auto to Manual mass (the values now stay as "
+                "computed; set Mass back to Auto to follow the colliders)") if switched else ""
+        self.report({"INFO"}, "; ".join(f"{o.name}: {m.mass:.4g} kg" for o, m in computed.items()) + note)
         return {"FINISHED"}
+
+
+def _bodies(context) -> list:
+    return [o for o in context.scene.objects if is_body(o)]
+
+
+def _refuse_while_baked(op) -> set | None:
+    from ..addon.adapters.simulation_to_keyframes import bake_action
+
+    if bake_action() is not None:
+        return op.fail("The bodies are animated by a bake: Clear Bake first (a baked frame is a state, "
+                       "not the robot's rest)")
+    return None
+
+
+class ARTICULA_OT_apply_pose_as_rest(_ObjectModeOperator, bpy.types.Operator):
+    """Make the bodies' current pose (e.g. a state kept from Simulate) the robot's rest pose: the pose export, validation and the joint zeros use"""
+
+    bl_idname = "articula.apply_pose_as_rest"
+    bl_label = "Apply Pose as Rest"
+
+    def execute(self, context):
+        refused = _refuse_while_baked(self)
+        if refused:
+            return refused
+        bodies = _bodies(context)
+        if not bodies:
+            return self.fail("No rigid bodies in the scene")
+        posed = [o for o in bodies if o.articula.body.posed]
+        for obj in bodies:
+            obj.articula.body.posed = False
+        capture_rest(bodies)
+        self.report({"INFO"}, f"The current pose is the rest pose of {len(bodies)} bodies"
+                    + (f" ({len(posed)} were posed by a simulation)" if posed else ""))
+        return {"FINISHED"}
+
+
+class ARTICULA_OT_reset_to_rest(_ObjectModeOperator, bpy.types.Operator):
+    """Put the bodies posed by a simulation (Stop & Keep) back at their rest pose"""
+
+    bl_idname = "articula.reset_to_rest"
+    bl_label = "Reset to Rest"
+
+    def execute(self, context):
+        refused = _refuse_while_baked(self)
+        if refused:
+            return refused
+        posed = [o for o in _bodies(context) if o.articula.body.posed]
+        if not posed:
+            self.report({"INFO"}, "Every body is at its rest pose")
+            return {"FINISHED"}
+        targets = {}
+
+        def target(obj):  # the world matrix ``obj`` gets (parents first, scale kept)
+            if obj in targets:
+                return targets[obj]
+            _, _, scale = obj.matrix_world.decompose()
+            if obj.articula.body.posed:
+                props = obj.articula.body
+                targets[obj] = Matrix.LocRotScale(Vector(props.rest_location), Quaternion(props.rest_rotation), scale)
+            elif obj.parent is not None:
+                targets[obj] = target(obj.parent) @ obj.matrix_parent_inverse @ obj.matrix_basis
+            else:
+                targets[obj] = obj.matrix_world.copy()
+            return targets[obj]
+
+        order = sorted(posed, key=_depth)
+        for obj in order:
+            world = target(obj)
+            parent = target(obj.parent) if obj.parent is not None else Matrix.Identity(4)
+            obj.matrix_basis = (parent @ obj.matrix_parent_inverse).inverted() @ world
+            obj.articula.body.posed = False
+        self.report({"INFO"}, f"{len(posed)} bodies back at their rest pose")
+        return {"FINISHED"}
+
+
+def _depth(obj) -> int:
+    depth = 0
+    while obj.parent is not None:
+        obj, depth = obj.parent, depth + 1
+    return depth
 
 
 class ARTICULA_OT_assign_collision(_ObjectModeOperator, bpy.types.Operator):
@@ -338,6 +422,8 @@ classes = (
     ARTICULA_OT_add_joint,
     ARTICULA_OT_set_collider,
     ARTICULA_OT_compute_mass,
+    ARTICULA_OT_apply_pose_as_rest,
+    ARTICULA_OT_reset_to_rest,
     ARTICULA_OT_assign_collision,
     ARTICULA_OT_material_add,
     ARTICULA_OT_material_remove,

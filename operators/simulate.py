@@ -15,6 +15,7 @@ from typing import Optional
 import bpy
 from bpy.props import EnumProperty, IntProperty
 
+from ..addon.reports import plain
 from ..addon.simulation_session import BlenderSimulation
 
 SOLVER_ITEMS = (
@@ -64,7 +65,7 @@ class ModalLoop:
             if not self.frames(1):
                 return "CANCELLED"
         elif request == "KEEP" or (event_type in {"RET", "NUMPAD_ENTER"} and pressed):
-            self.session.close()
+            self.session.keep()
             return "FINISHED"
         elif request == "CANCEL" or event_type == "ESC":
             self.session.restore()
@@ -92,7 +93,7 @@ class ARTICULA_OT_simulate(bpy.types.Operator):
         try:
             session = BlenderSimulation(context, self.solver, on_status=lambda text: self.report({"INFO"}, text))
         except Exception as error:  # a clear message beats a traceback in the UI
-            self.report({"ERROR"}, f"Cannot simulate: {error}")
+            self.report({"ERROR"}, f"Cannot simulate: {plain(error)}")
             return None
         for note in session.sim.notes:
             self.report({"WARNING"}, note)
@@ -106,7 +107,7 @@ class ARTICULA_OT_simulate(bpy.types.Operator):
         if not loop.frames(self.frames):
             self.report({"ERROR"}, loop.error)
             return {"CANCELLED"}
-        loop.session.close()
+        loop.session.keep()
         return {"FINISHED"}
 
     def invoke(self, context, event):

@@ -4,6 +4,7 @@ import bpy
 from bpy.props import IntProperty
 
 from ..addon.adapters.blender_to_description import blender_problems, scene_from_blender
+from ..addon.reports import problem_text, report_type
 
 
 def scene_problems(scene) -> list:
@@ -34,7 +35,7 @@ class ARTICULA_OT_validate(bpy.types.Operator):
         problems = scene_problems(context.scene)
         store_problems(context.scene, problems)
         for problem in problems:
-            self.report({"WARNING"}, f"{problem.severity.title()}: {problem.subject}: {problem.message}")
+            self.report(report_type(problem.severity), problem_text(problem))
         errors = sum(p.severity == "ERROR" for p in problems)
         warnings = len(problems) - errors
         summary = f"{errors} error(s), {warnings} warning(s)" if problems else "No problems found"

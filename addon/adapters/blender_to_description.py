@@ -45,12 +45,67 @@ def world_pose_and_scale(obj) -> tuple[Pose, tuple[float, float, float]]:
     return Pose(pos=(tx, ty, tz), rot=quat_normalize(quat_from_matrix(rot))), snapped
 
 
+BAKE_MARK = "articula_bake"  # on the bake's action (``simulation_to_keyframes``)
+
+
+def is_bake_animated(obj) -> bool:
+    anim = obj.animation_data
+    return anim is not None and anim.action is not None and bool(anim.action.get(BAKE_MARK))
+
+
+def away_from_rest(obj) -> bool:
+    """A body whose current pose is a state, not its rest: kept from a simulation or baked."""
+    return obj.articula.body.enabled and (obj.articula.body.posed or is_bake_animated(obj))
+
+
+def stored_rest(obj) -> Pose:
+    props = obj.articula.body
+    return Pose(pos=tuple(props.rest_location), rot=quat_normalize(tuple(props.rest_rotation)))
+
+
+def capture_rest(objects: Iterable) -> int:
+    """Store the current pose as the rest of every body in ``objects`` that is at rest (a body
+    away from its rest keeps the rest it has). Returns the bodies captured."""
+    captured = 0
+    for obj in objects:
+        if obj.articula.body.enabled and not away_from_rest(obj):
+            pose = world_pose(obj)
+            obj.articula.body.rest_location, obj.articula.body.rest_rotation = pose.pos, pose.rot
+            captured += 1
+    return captured
+
+
+def rest_anchor(obj) -> Optional[object]:
+    """The nearest body at or above ``obj`` that is away from its rest (None: ``obj`` is at rest)."""
+    current = obj
+    while current is not None:
+        if away_from_rest(current):
+            return current
+        current = current.parent
+    return None
+
+
 class WorldFrames(dict):
     """``world_pose_and_scale`` per object, computed once: one description read asks for the
-    same body frames again and again (each of its joints, colliders and visuals)."""
+    same body frames again and again (each of its joints, colliders and visuals).
+
+    With ``rest`` (the default) the frames are the robot's rest pose: a body away from its rest
+    (:func:`away_from_rest`) sits at its stored rest and everything under it follows rigidly, so
+    joint frames, colliders and visuals keep their authored offsets whatever state is shown.
+    ``rest=False`` reads the objects where they are now (the state)."""
+
+    def __init__(self, rest: bool = True):
+        super().__init__()
+        self.rest = rest
 
     def __missing__(self, obj):
-        frame = self[obj] = world_pose_and_scale(obj)
+        pose, scale = world_pose_and_scale(obj)
+        anchor = rest_anchor(obj) if self.rest else None
+        if anchor is obj:
+            pose = stored_rest(obj)
+        elif anchor is not None:
+            pose = pose_mul(self[anchor][0], pose_relative(world_pose(anchor), pose))
+        frame = self[obj] = (pose, scale)
         return frame
 
     def pose(self, obj) -> Pose:

@@ -1,4 +1,12 @@
-"""A body's settings: every stored field of ``core.model.Body`` (pose and parent come from Blender)."""
+"""A body's settings: every stored field of ``core.model.Body`` (pose and parent come from Blender),
+and its rest pose.
+
+The rest pose is the robot as authored (what export, validation and the joint zeros use); the
+object's current pose may be a simulated state (Simulate's Stop & Keep sets ``posed``) or a baked
+frame. ``rest_location``/``rest_rotation`` are captured when the body leaves its rest (a simulation
+or bake starts while it is at rest) and by Apply Pose as Rest; while the body is at rest (not
+``posed``, not animated by the bake) its rest is simply its current pose.
+"""
 
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatVectorProperty, IntProperty
@@ -33,6 +41,14 @@ class ArticulaBodyProps(bpy.types.PropertyGroup):
     angular_velocity: FloatVectorProperty(name="Angular Velocity", size=3, subtype="EULER", unit="ROTATION",
                                           description="Initial angular velocity (world frame, per second)",
                                           **UNBOUNDED)
+    posed: BoolProperty(name="Posed", description="The body shows a simulated state, away from its rest pose "
+                        "(Apply Pose as Rest or Reset to Rest ends it)")
+    rest_location: FloatVectorProperty(name="Rest Location", size=3, subtype="TRANSLATION", unit="LENGTH",
+                                       description="World location at rest (kept while posed or baked)",
+                                       **UNBOUNDED)
+    rest_rotation: FloatVectorProperty(name="Rest Rotation", size=4, subtype="QUATERNION",
+                                       default=(1.0, 0.0, 0.0, 0.0), **UNBOUNDED,
+                                       description="World rotation at rest (w, x, y, z)")
 
 
 classes = (ArticulaBodyProps,)

@@ -291,7 +291,11 @@ def test_validate_lists_problems_and_selects_their_objects(clean_scene):
     link.scale = (1.0, 1.0, 2.0)
     clean_scene.articula.materials[0].dynamic_friction = 5.0
     bpy.context.view_layer.update()
-    bpy.ops.articula.validate()
+    with pytest.raises(RuntimeError) as raised:  # an ERROR problem is reported as Blender's error
+        bpy.ops.articula.validate()
+    report = str(raised.value)
+    assert "Error: elbow_link: body has non-uniform scale" in report
+    assert "WARNING" not in report and "ERROR" not in report and "Error: Error" not in report
     problems = {(p.severity, p.object_name): p.message for p in clean_scene.articula.problems}
     assert ("ERROR", "elbow_link") in problems and "non-uniform scale" in problems[("ERROR", "elbow_link")]
     assert any("exceeds static friction" in p.message and p.object_name == "" for p in clean_scene.articula.problems)
