@@ -68,7 +68,7 @@ class ARTICULA_OT_make_body(_ObjectModeOperator, bpy.types.Operator):
 
 
 class ARTICULA_OT_add_joint(_ObjectModeOperator, bpy.types.Operator):
-    """Add a joint between the two selected bodies: the active one is the child (body 1)"""
+    """Add a joint between the two selected bodies (the active one is the child, body 1), or from the world to the one selected body"""
 
     bl_idname = "articula.add_joint"
     bl_label = "Add Joint"
@@ -84,10 +84,11 @@ class ARTICULA_OT_add_joint(_ObjectModeOperator, bpy.types.Operator):
         child = context.active_object
         selected = _selected(context)
         others = [o for o in selected if o != child]
-        if child is None or child not in selected or len(others) != 1:
-            return self.fail("Select exactly two bodies, the child (body 1) last so it is active")
-        parent = others[0]
-        not_bodies = [o.name for o in (parent, child) if not is_body(o)]
+        if child is None or child not in selected or len(others) > 1:
+            return self.fail("Select one body (a joint to the world) or two bodies, the child (body 1) "
+                             "last so it is active")
+        parent = others[0] if others else None  # one body: joined to the world
+        not_bodies = [o.name for o in (parent, child) if o is not None and not is_body(o)]
         if not_bodies:
             return self.fail(f"Not rigid bodies: {', '.join(not_bodies)}; use Make Rigid Body first")
         frame = world_pose(child) if self.location == "ACTIVE" else _cursor_pose(context)
@@ -105,7 +106,8 @@ class ARTICULA_OT_add_joint(_ObjectModeOperator, bpy.types.Operator):
             obj.select_set(False)
         joint.select_set(True)
         context.view_layer.objects.active = joint
-        self.report({"INFO"}, f"{self.type.title()} joint '{joint.name}': {parent.name} -> {child.name}")
+        self.report({"INFO"}, f"{self.type.title()} joint '{joint.name}': "
+                    f"{parent.name if parent else 'the world'} -> {child.name}")
         return {"FINISHED"}
 
 

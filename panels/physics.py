@@ -148,6 +148,13 @@ def draw_simulation(layout, context) -> None:
             grid.operator("articula.simulate_control", text=text, icon=icon).action = action
     else:
         layout.operator("articula.simulate", icon="PLAY")
+    posed = sum(o.articula.body.posed for o in scene.objects if o.articula.body.enabled)
+    if posed:  # a state kept from a simulation: say so, and offer the two ways out
+        box = layout.box().column(align=True)
+        box.label(text=f"{posed} bodies show a simulated state (the rest is kept)", icon="POSE_HLT")
+        row = box.row(align=True)
+        row.operator("articula.reset_to_rest", icon="LOOP_BACK")
+        row.operator("articula.apply_pose_as_rest", icon="ARMATURE_DATA")
     col = layout.column()
     col.use_property_split = True
     col.prop(props, "solver")
@@ -192,6 +199,7 @@ class ARTICULA_PT_body(_NonJointPanel, bpy.types.Panel):
         layout.active = props.enabled
         col = layout.column()
         col.prop(props, "kinematic")
+        col.prop(props, "fixed_base")
         col.prop(props, "self_collision")
         col.prop(props, "mass_mode", expand=True)
         if props.mass_mode == "MANUAL":

@@ -21,7 +21,7 @@ from array import array
 from typing import Iterable, Optional
 
 from ...core.model import (Body, Joint, JointType, MassProperties, MeshData, PhysicsScene, Pose, Shape,
-                           ShapeKind, Visual)
+                           ShapeKind, Visual, make_joint)
 from ...core.transforms import pose_mul, pose_relative, quat_from_matrix, quat_normalize
 from ..properties.collider_props import MESH_KINDS, size_factors
 from .fields import (BODY_FIELDS, JOINT_FIELDS, SHAPE_FIELDS, read_dof, read_fields, read_material,
@@ -223,6 +223,22 @@ def read_joint(obj, frames: WorldFrames) -> Joint:
     )
 
 
+FIXED_BASE_SUFFIX = "_fixed_base"
+
+
+def fixed_base_joints(body_objects: list, joints: list[Joint], frames: WorldFrames) -> list[Joint]:
+    """A fixed joint to the world for each body with Fixed Base on (unless a joint from the world
+    already holds it), at the body's rest pose."""
+    anchored = {j.body1 for j in joints if j.body0 is None}
+    added = []
+    for obj in body_objects:
+        if obj.articula.body.fixed_base and obj.name not in anchored:
+            joint = make_joint(obj.name + FIXED_BASE_SUFFIX, JointType.FIXED, None, obj.name)
+            joint.local_pose0, joint.local_pose1 = frames.pose(obj), Pose()
+            added.append(joint)
+    return added
+
+
 def read_shape(obj, bodies: set, frames: WorldFrames) -> Shape:
     props = obj.articula.collider
     owner = owner_body(obj, bodies)
@@ -300,11 +316,12 @@ def scene_from_blender(scene, objects: Optional[Iterable] = None,
     roles = [(o, is_body(o), is_joint(o), is_collider(o)) for o in objects]
     bodies = {o for o, body, _, _ in roles if body}
     settings = scene.articula
+    joints = [read_joint(o, frames) for o, _, joint, _ in roles if joint]
     return PhysicsScene(
         name=settings.world_name,
         settings=read_settings(settings),
         bodies=parents_first([read_body(o, bodies, frames) for o, body, _, _ in roles if body]),
-        joints=[read_joint(o, frames) for o, _, joint, _ in roles if joint],
+        joints=joints + fixed_base_joints([o for o, body, _, _ in roles if body], joints, frames),
         shapes=[read_shape(o, bodies, frames) for o, _, _, collider in roles if collider],
         visuals=[read_visual(o, bodies, frames) for o, _, joint, collider in roles
                  if _is_visual(o, bodies, joint, collider)],

@@ -41,6 +41,9 @@ class ArticulaBodyProps(bpy.types.PropertyGroup):
     angular_velocity: FloatVectorProperty(name="Angular Velocity", size=3, subtype="EULER", unit="ROTATION",
                                           description="Initial angular velocity (world frame, per second)",
                                           **UNBOUNDED)
+    fixed_base: BoolProperty(name="Fixed Base", description="Anchor this body (an articulation's root) to the "
+                             "world: a fixed joint to the world, written to USD as a fixed joint with only "
+                             "body 1")
     posed: BoolProperty(name="Posed", description="The body shows a simulated state, away from its rest pose "
                         "(Apply Pose as Rest or Reset to Rest ends it)")
     rest_location: FloatVectorProperty(name="Rest Location", size=3, subtype="TRANSLATION", unit="LENGTH",

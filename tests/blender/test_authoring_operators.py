@@ -121,17 +121,30 @@ def test_add_joint_at_the_cursor(clean_scene):
     assert world_pose(joint).pos == pytest.approx((0.0, 0.0, 2.0))  # the joint follows body 1
 
 
-@pytest.mark.parametrize("case", ["none", "one", "three", "non_body"])
+def test_add_joint_with_one_body_joins_it_to_the_world(clean_scene):
+    base, arm = two_bodies(clean_scene)
+    select(bpy.context, [arm], arm)
+    assert bpy.ops.articula.add_joint(type="FIXED") == {"FINISHED"}
+    joint = bpy.context.active_object
+    props = joint.articula.joint
+    assert props.enabled and props.body0 is None and props.body1 is arm and joint.parent is arm
+    desc = scene_from_blender(clean_scene)
+    world_joint = desc.joint(joint.name)
+    assert world_joint.body0 is None and world_joint.local_pose0.pos == pytest.approx(tuple(arm.location))
+
+
+@pytest.mark.parametrize("case", ["none", "one_plain", "three", "non_body"])
 def test_add_joint_refuses_bad_selection(clean_scene, case):
     base, arm = two_bodies(clean_scene)
     plain = mesh_object(clean_scene, "plain")
     third = mesh_object(clean_scene, "third")
     third.articula.body.enabled = True
-    chosen = {"none": ([], None), "one": ([arm], arm), "three": ([base, arm, third], arm),
+    chosen = {"none": ([], None), "one_plain": ([plain], plain), "three": ([base, arm, third], arm),
               "non_body": ([plain, arm], arm)}[case]
     select(bpy.context, *chosen)
     before = state(clean_scene)
-    message = "Not rigid bodies: plain" if case == "non_body" else "Select exactly two bodies"
+    message = {"non_body": "Not rigid bodies: plain", "one_plain": "Not rigid bodies: plain"}.get(
+        case, "Select one body")
     refused(bpy.ops.articula.add_joint, message)
     assert state(clean_scene) == before
 

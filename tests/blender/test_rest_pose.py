@@ -174,3 +174,36 @@ def test_moving_a_body_at_rest_edits_the_rest():
     link.location.x += 0.25
     bpy.context.view_layer.update()
     assert scene_from_blender(scene).body("pendulum_link").pose.pos[0] == pytest.approx(0.25, abs=1e-6)
+
+
+def test_the_simulation_panel_says_when_bodies_show_a_state(capfd):
+    from test_panels_draw import SIMULATION_PANELS, assert_clean_output, draw_panel, drawn_operators
+
+    objects = load("pendulum")
+    link = objects["pendulum_link"]
+    for panel_cls, area in SIMULATION_PANELS:
+        _, log = draw_panel(panel_cls, link, area)
+        assert "articula.reset_to_rest" not in {name for name, _ in drawn_operators(log)}
+    assert bpy.ops.articula.simulate(frames=2) == {"FINISHED"}
+    capfd.readouterr()
+    for panel_cls, area in SIMULATION_PANELS:
+        _, log = draw_panel(panel_cls, link, area)
+        assert {"articula.reset_to_rest", "articula.apply_pose_as_rest"} <= {n for n, _ in drawn_operators(log)}
+        assert any("simulated state" in entry[2] for entry in log if entry[0] == "label")
+    assert_clean_output(capfd)
+
+
+def test_compute_mass_says_it_switched_to_manual(capfd):
+    objects = load("pendulum")
+    link = objects["pendulum_link"]
+    for obj in bpy.context.selected_objects:
+        obj.select_set(False)
+    link.select_set(True)
+    bpy.context.view_layer.objects.active = link
+    assert link.articula.body.mass_mode == "AUTO"
+    capfd.readouterr()
+    assert bpy.ops.articula.compute_mass() == {"FINISHED"}
+    assert link.articula.body.mass_mode == "MANUAL"
+    assert "switched pendulum_link from Auto to Manual" in capfd.readouterr().out
+    assert bpy.ops.articula.compute_mass() == {"FINISHED"}  # already Manual: nothing to say
+    assert "switched" not in capfd.readouterr().out
