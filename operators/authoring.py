@@ -306,6 +306,51 @@ class ARTICULA_OT_reset_to_rest(_ObjectModeOperator, bpy.types.Operator):
         return {"FINISHED"}
 
 
+class ARTICULA_OT_delete_body(_ObjectModeOperator, bpy.types.Operator):
+    """Delete the selected rigid bodies with the joints that name them and their own colliders; other children keep their place under the body's parent"""
+
+    bl_idname = "articula.delete_body"
+    bl_label = "Delete Bodies and Their Joints"
+
+    def execute(self, context):
+        bodies = [o for o in _selected(context) if is_body(o)]
+        if not bodies:
+            return self.fail("Select the rigid bodies to delete")
+        doomed = set(bodies)
+        joints = [o for o in bpy.data.objects if is_joint(o) and o not in doomed
+                  and (o.articula.joint.body0 in doomed or o.articula.joint.body1 in doomed)]
+        colliders = [c for b in bodies for c in b.children_recursive
+                     if is_collider(c) and not is_body(c) and c.articula.collider.collider_only
+                     and owner_body(c, {o for o in bpy.data.objects if is_body(o)}) in doomed]
+        doomed |= set(joints) | set(colliders)
+        kept_children = [c for b in bodies for c in b.children if c not in doomed]
+        for child in kept_children:  # up to the nearest surviving ancestor, where it is now
+            world = child.matrix_world.copy()
+            parent = child.parent
+            while parent is not None and parent in doomed:
+                parent = parent.parent
+            child.parent = parent
+            child.matrix_parent_inverse = parent.matrix_world.inverted() if parent is not None else Matrix()
+            child.matrix_world = world
+        pairs = context.scene.articula.filtered_pairs
+        for i in reversed(range(len(pairs))):
+            if pairs[i].body_a in doomed or pairs[i].body_b in doomed:
+                pairs.remove(i)
+        names = [o.name for o in bodies]
+        joint_names, collider_names = [o.name for o in joints], [o.name for o in colliders]
+        for obj in doomed:
+            bpy.data.objects.remove(obj)  # gone from the file, not only from the scene
+        parts = [f"Deleted {', '.join(names)}"]
+        if joint_names:
+            parts.append(f"the joints that used {'it' if len(names) == 1 else 'them'}: {', '.join(joint_names)}")
+        if collider_names:
+            parts.append(f"colliders: {', '.join(collider_names)}")
+        if kept_children:
+            parts.append(f"kept {len(kept_children)} child object(s) in place")
+        self.report({"INFO"}, "; ".join(parts))
+        return {"FINISHED"}
+
+
 def _depth(obj) -> int:
     depth = 0
     while obj.parent is not None:
@@ -426,6 +471,7 @@ classes = (
     ARTICULA_OT_compute_mass,
     ARTICULA_OT_apply_pose_as_rest,
     ARTICULA_OT_reset_to_rest,
+    ARTICULA_OT_delete_body,
     ARTICULA_OT_assign_collision,
     ARTICULA_OT_material_add,
     ARTICULA_OT_material_remove,

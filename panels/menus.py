@@ -13,7 +13,12 @@ def draw_export(self, context):
     self.layout.operator("articula.export_usd", text=LABEL)
 
 
-_MENUS = (("TOPBAR_MT_file_import", draw_import), ("TOPBAR_MT_file_export", draw_export))
+def draw_object(self, context):
+    self.layout.operator("articula.delete_body", icon="TRASH")
+
+
+_MENUS = (("TOPBAR_MT_file_import", draw_import), ("TOPBAR_MT_file_export", draw_export),
+          ("VIEW3D_MT_object", draw_object))
 
 
 def register():

@@ -345,6 +345,12 @@ def blender_problems(scene, objects: Optional[Iterable] = None, frames: Optional
             if not is_uniform(scale):
                 problems.append(validation.non_uniform_scale(obj.name, scale))
         if is_joint(obj):
+            for side, body in (("0", obj.articula.joint.body0), ("1", obj.articula.joint.body1)):
+                if body is not None and scene.objects.get(body.name) is not body:
+                    problems.append(validation.error(
+                        obj.name, f"its body {side} {body.name!r} is no longer in the scene (deleted?); "
+                        "delete this joint or pick another body (Delete Bodies and Their Joints removes "
+                        "a body with its joints)", "joint_body_deleted"))
             body1 = obj.articula.joint.body1
             if body1 is not None and obj.parent != body1:
                 problems.append(validation.warning(
