@@ -218,3 +218,28 @@ def test_disabling_while_running_restores_and_frees_the_running_slot():
     context.view_layer.update()
     assert simulate_module.running() is None
     assert link.matrix_world == before
+
+
+SEVERITY_WORDS = ("ERROR", "WARNING", "Error", "Warning")
+
+
+def one_severity(message: str) -> bool:
+    """Blender adds one 'Error: ' in front of the report; nothing else may name a severity."""
+    return not any(word in message.replace("Error: ", "", 1) for word in SEVERITY_WORDS) and ".py" not in message \
+        and ".cpp" not in message
+
+
+def test_refused_simulate_and_bake_reports_carry_one_severity_and_name_the_object():
+    context = bpy.context
+    _, objects = load(context, "pendulum")
+    context.scene.articula.steps_per_second = 0.0
+    for operator in (bpy.ops.articula.simulate, bpy.ops.articula.bake):
+        with pytest.raises(RuntimeError, match="steps per second") as raised:
+            operator()
+        assert one_severity(str(raised.value)), str(raised.value)
+    context.scene.articula.steps_per_second = 600.0
+    objects["pendulum_link"].scale = (1.0, 2.0, 1.0)
+    for operator in (bpy.ops.articula.simulate, bpy.ops.articula.bake):
+        with pytest.raises(RuntimeError, match="pendulum_link: body has non-uniform scale") as raised:
+            operator()
+        assert one_severity(str(raised.value)), str(raised.value)
