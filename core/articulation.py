@@ -14,6 +14,12 @@ The rules (seed proposal and reduced-coordinate RFC):
   from the world, or a second joint on one edge) closes a loop: it is kept in ``loop_joints``
   and solved as a constraint outside the tree. Reversed joints are also listed in
   ``reversed_joints``; validation reports them.
+- Stacked joints: several enabled revolute/prismatic joints on the same edge (same body0 and
+  body1, the edge being a tree edge or the world -> root base) form ONE compound joint, as
+  mujoco-usd-converter writes a MuJoCo body with several joints and as Newton's ``add_usd`` merges
+  them into one D6. The description keeps them as separate :class:`Joint` objects (each with its
+  own axis, frames, limits, drive, armature...): the first in scene order is the tree (or base)
+  joint, the others are listed in ``stacked_joints[child]``; see :func:`is_stackable`.
 - Disabled joints take no part.
 """
 
@@ -22,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .model import Joint, PhysicsScene, Pose
+from .model import Joint, JointType, PhysicsScene, Pose
 from .transforms import pose_mul
 
 
@@ -45,6 +51,14 @@ class Articulation:
     implicit_welds: list[tuple[str, str]] = field(default_factory=list)  # (parent, child), no joint
     reversed_joints: list[Joint] = field(default_factory=list)  # body0 = child, body1 = parent
     parents: dict[str, str] = field(default_factory=dict)  # child -> parent inside this tree
+    # child -> the further joints stacked on its parent (or base) joint's edge, scene order
+    stacked_joints: dict[str, list[Joint]] = field(default_factory=dict)
+
+    def edge_joints(self, body: str) -> list[Joint]:
+        """Every joint that moves ``body`` relative to its parent (or the world): its tree (or base)
+        joint first, then the joints stacked on the same edge. Empty when it has none."""
+        first = self.parent_joint(body)
+        return [first, *self.stacked_joints.get(body, [])] if first is not None else []
 
     def parent_joint(self, body: str) -> Joint | None:
         """The tree joint from ``body``'s parent to ``body`` (base joint for the root)."""
@@ -56,6 +70,16 @@ class Articulation:
     def is_welded_tree(self) -> bool:
         """True when the tree has no moving joint at all (one rigid assembly)."""
         return not self.joints and not self.loop_joints
+
+
+STACKABLE_TYPES = (JointType.REVOLUTE, JointType.PRISMATIC)
+
+
+def is_stackable(first: Joint, other: Joint) -> bool:
+    """True when ``other`` joins ``first`` as one compound joint (same edge, both single-DOF
+    revolute/prismatic), the way Newton's ``add_usd`` merges stacked USD joints into one D6."""
+    return (first.body0 == other.body0 and first.body1 == other.body1
+            and first.type in STACKABLE_TYPES and other.type in STACKABLE_TYPES)
 
 
 def tree_parent(scene: PhysicsScene, body_name: str) -> str | None:
@@ -154,6 +178,8 @@ def find_articulations(scene: PhysicsScene) -> list[Articulation]:
         owner = articulations.get(body_root.get(joint.body1, ""))
         if owner is None or (joint.body0 is not None and joint.body0 not in body_root):
             continue  # a body unknown or on a parent cycle
+        edge_first = owner.base_joint if joint.body0 is None and joint.body1 == owner.root \
+            else tree_joint.get(joint.body1)
         if joint.exclude_from_articulation:
             owner.loop_joints.append(joint)
         elif joint.body0 is None and joint.body1 == owner.root and owner.base_joint is None:
@@ -161,6 +187,9 @@ def find_articulations(scene: PhysicsScene) -> list[Articulation]:
         elif joint.body0 is not None and owner.parents.get(joint.body1) == joint.body0 \
                 and joint.body1 not in tree_joint:
             tree_joint[joint.body1] = joint
+        elif edge_first is not None and is_stackable(edge_first, joint) \
+                and all(is_stackable(edge_first, j) for j in owner.stacked_joints.get(joint.body1, [])):
+            owner.stacked_joints.setdefault(joint.body1, []).append(joint)
         else:
             if owner.parents.get(joint.body0) == joint.body1:
                 owner.reversed_joints.append(joint)

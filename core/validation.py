@@ -3,6 +3,13 @@
 ``validate(scene)`` never stops at the first problem and never raises on bad data; it returns a
 list of :class:`Problem`. ERRORs make a scene unusable for export or simulation; WARNINGs describe
 something that works but may surprise (a weld, a separate articulation, an ignored drive).
+
+Severity policy: a scene that gives a valid UsdPhysics file is always exported
+(:func:`core.usd.writer.write_usd` writes first and reports warnings after); ERROR is kept for what
+cannot be written or loaded (a joint pointing at no body, a parent cycle, non-finite numbers, a
+name clash) or cannot be simulated at all. Plausibility rules (dynamic friction above static, an
+inertia off the triangle inequality, a non-positive mass, joint frames that disagree) are WARNINGs:
+files from other tools routinely have them and every consumer loads them.
 Blender-only matters (non-uniform scale on a body) are found by the adapter, which reports them
 with the constructors below so every problem reads the same.
 """
@@ -14,7 +21,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from .articulation import find_articulations, joint_world_frames, parent_cycles
+from .articulation import find_articulations, is_stackable, joint_world_frames, parent_cycles
 from .mass import MassError, mass_properties, mass_shapes_by_body
 from .model import (
     Dof,
@@ -32,6 +39,9 @@ ERROR = "ERROR"
 WARNING = "WARNING"
 QUAT_TOLERANCE = 1e-5  # | |q| - 1 | above this is not a rotation
 FRAME_TOLERANCE = 1e-5  # m (and 1 - |dot|) between a joint's two world frames
+# Relative slack of the triangle inequality of principal moments: an inertia exactly on the limit
+# (a thin rod, a flat plate) that went through float32 (USD's diagonalInertia) stays accepted.
+INERTIA_TOLERANCE = 1e-5
 
 
 @dataclass(frozen=True)
@@ -58,6 +68,21 @@ def non_uniform_scale(subject: str, scale: Iterable[float]) -> Problem:
     values = ", ".join(f"{v:g}" for v in scale)
     return error(subject, f"body has non-uniform scale ({values}); apply the scale (Ctrl+A) so "
                           "colliders keep their size and joints their frames", "non_uniform_scale")
+
+
+#: ERROR codes that make a file unwritable or unloadable: :func:`core.usd.writer.write_usd` refuses
+#: only these; every other problem (ERRORs included) is reported after the file is written.
+WRITE_BLOCKING = frozenset({
+    "duplicate_name", "unknown_body", "missing_body", "self_joint", "self_parent", "parent_cycle",
+    "joint_cycle", "reversed_joint", "non_finite_pose", "non_unit_quaternion", "non_finite_value",
+    "invalid_setting", "invalid_axis", "dof_mismatch", "invalid_limit", "invalid_drive", "invalid_mass",
+    "invalid_inertia", "invalid_size", "plane_on_body",
+})
+
+
+def blocks_writing(problem: Problem) -> bool:
+    """True when ``problem`` makes a USD file that cannot be written or loaded."""
+    return problem.severity == ERROR and problem.code in WRITE_BLOCKING
 
 
 def has_errors(problems: Iterable[Problem]) -> bool:
@@ -90,7 +115,9 @@ def _check_names(scene: PhysicsScene) -> Iterator[Problem]:
     bodies = {b.name for b in scene.bodies}
     for joint in scene.joints:
         if joint.name in bodies:
-            yield error(joint.name, "a joint and a body share this name", "duplicate_name")
+            # USD names are unique per parent prim only (mujoco-usd-converter names a joint after
+            # its body): the file is fine, a Blender object name may get a suffix.
+            yield warning(joint.name, "a joint and a body share this name", "joint_named_like_body")
 
 
 def _check_references(scene: PhysicsScene) -> Iterator[Problem]:
@@ -215,6 +242,8 @@ def _check_hierarchy(scene: PhysicsScene) -> Iterator[Problem]:
     for joint in tree_candidates:
         incoming.setdefault(joint.body1, []).append(joint)
     for child, joints in incoming.items():
+        if len(joints) > 1 and all(is_stackable(joints[0], j) for j in joints[1:]):
+            continue  # stacked single-DOF joints on one edge: one compound joint (core.articulation)
         if len(joints) > 1 and reported.isdisjoint(j.name for j in joints):
             reported.update(j.name for j in joints)
             names = ", ".join(j.name for j in joints)
@@ -275,13 +304,15 @@ def _check_dof(joint: Joint, dof: Dof) -> Iterator[Problem]:
                                       "instead", "equal_limits")
     for name in _NON_NEGATIVE_DOF_FIELDS:
         value = getattr(dof, name)
-        if math.isnan(value) or value < 0:
+        if math.isnan(value):
+            yield error(joint.name, f"{axis} {name.replace('_', ' ')} is NaN", "non_finite_value")
+        elif value < 0:
             yield error(joint.name, f"{axis} {name.replace('_', ' ')} must be zero or positive "
                                     f"(is {value:g})", "negative_dof_value")
     if math.isnan(dof.velocity_limit) or dof.velocity_limit <= 0:
         yield error(joint.name, f"{axis} velocity limit must be positive", "negative_dof_value")
     if dof.dynamic_friction > dof.static_friction:
-        yield error(joint.name, f"{axis} dynamic friction {dof.dynamic_friction:g} exceeds static "
+        yield warning(joint.name, f"{axis} dynamic friction {dof.dynamic_friction:g} exceeds static "
                                 f"friction {dof.static_friction:g}", "dynamic_above_static")
     if not _finite((dof.target_position, dof.target_velocity)):
         yield error(joint.name, f"{axis} drive target is NaN or infinite", "invalid_drive")
@@ -386,7 +417,7 @@ def _check_materials(scene: PhysicsScene) -> Iterator[Problem]:
             yield error(m.name, "friction and restitution values must be zero or positive",
                         "invalid_material")
         elif m.dynamic_friction > m.static_friction:
-            yield error(m.name, f"dynamic friction {m.dynamic_friction:g} exceeds static friction "
+            yield warning(m.name, f"dynamic friction {m.dynamic_friction:g} exceeds static friction "
                                 f"{m.static_friction:g}", "dynamic_above_static")
         if _finite((m.restitution,)) and m.restitution > 1:
             yield warning(m.name, f"restitution {m.restitution:g} above 1 adds energy on every bounce",
@@ -396,13 +427,19 @@ def _check_materials(scene: PhysicsScene) -> Iterator[Problem]:
 
 
 def _check_explicit_mass(name: str, mass: MassProperties, dynamic: bool) -> Iterator[Problem]:
-    if not _finite((mass.mass,)) or mass.mass <= 0:
-        yield error(name, f"mass must be positive (is {mass.mass:g})", "invalid_mass")
+    # Non-finite numbers cannot be loaded (ERROR); a zero or negative mass or an implausible
+    # inertia still gives a valid UsdPhysics file that consumers load (WARNING, see module doc).
+    if not _finite((mass.mass,)):
+        yield error(name, f"mass must be a finite number (is {mass.mass:g})", "invalid_mass")
+    elif mass.mass <= 0:
+        yield warning(name, f"mass must be positive (is {mass.mass:g})", "invalid_mass")
     inertia = tuple(mass.diagonal_inertia)
-    if not _finite(inertia) or min(inertia) < 0 or (dynamic and min(inertia) <= 0):
-        yield error(name, f"inertia {inertia} must be positive on every axis", "invalid_inertia")
-    elif max(inertia) > sum(inertia) - max(inertia) + 1e-9 * max(inertia):
-        yield error(name, f"inertia {inertia} is not physically possible: each principal moment "
+    if not _finite(inertia):
+        yield error(name, f"inertia {inertia} contains NaN or infinite values", "invalid_inertia")
+    elif min(inertia) < 0 or (dynamic and min(inertia) <= 0):
+        yield warning(name, f"inertia {inertia} must be positive on every axis", "invalid_inertia")
+    elif max(inertia) > sum(inertia) - max(inertia) + INERTIA_TOLERANCE * max(inertia):
+        yield warning(name, f"inertia {inertia} is not physically possible: each principal moment "
                           "must not exceed the sum of the other two", "invalid_inertia")
     if not _finite(mass.center_of_mass):
         yield error(name, "center of mass contains NaN or infinite values", "invalid_mass")
@@ -422,9 +459,10 @@ def _check_mass(scene: PhysicsScene, computed: dict[str, MassProperties]) -> Ite
         try:
             computed[body.name] = mass_properties(scene, body.name, shapes)
         except MassError as problem:
-            if not shapes:
-                yield error(body.name, "body has no colliders and no explicit mass; add a collider "
-                                       "or set the mass by hand", "no_mass_source")
+            if not shapes:  # a frame body (end effector, mount): Newton loads it with mass 0
+                yield warning(body.name, "body has no colliders and no explicit mass: it is written "
+                                         "with mass 0 (as Newton reads it); add a collider or set "
+                                         "the mass if it moves on its own joint", "no_mass_source")
             else:
                 yield error(body.name, f"mass cannot be computed: {problem.reason}", "invalid_mass")
 

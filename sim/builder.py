@@ -49,6 +49,9 @@ from ..core.model import (
 from ..core.transforms import (
     AXIS_VECTORS,
     pose_mul,
+    quat_conjugate,
+    quat_mul,
+    quat_rotate,
     pose_relative,
     quat_from_axis_angle,
     quat_to_matrix,
@@ -119,13 +122,34 @@ def replica_offsets(count: int, spacing: float) -> list[tuple[float, float, floa
 # mass and shapes
 
 
-def _mass_properties(scene: PhysicsScene, body: Body, notes: list[str]) -> MassProperties:
-    """The core mass rule (explicit mass, else the body's own colliders); a tiny mass otherwise."""
+def _is_welded(articulation: Articulation, name: str) -> bool:
+    """True when ``name`` cannot move against its parent body (a fixed joint or no joint)."""
+    if articulation.parents.get(name) is None:
+        return False
+    joint = articulation.parent_joint(name)
+    return joint is None or (joint.type == JointType.FIXED and not articulation.stacked_joints.get(name))
+
+
+def _mass_properties(scene: PhysicsScene, body: Body, notes: list[str], welded: bool = False) -> MassProperties:
+    """The core mass rule (explicit mass, else the body's own colliders).
+
+    A massless body (no colliders and no mass, or mass 0 as an import of one reads) is what
+    Newton's add_usd gives it, mass 0, when it is welded to its parent (an end-effector frame, a
+    mount: its parent carries it, as MuJoCo and Newton merge such bodies); one that moves on its
+    own joint gets a tiny mass instead, so the solver's mass matrix stays invertible."""
     try:
-        return mass_properties(scene, body.name)
+        props = mass_properties(scene, body.name)
     except MassError as error:
+        if welded and not scene.shapes_of(body.name):
+            return MassProperties(mass=0.0)
         notes.append(f"body {body.name!r}: {error.reason}; simulated with {FALLBACK_MASS} kg")
         return MassProperties(mass=FALLBACK_MASS, diagonal_inertia=(1e-6, 1e-6, 1e-6))
+    if props.mass <= 0.0 and not welded and not body.kinematic:
+        notes.append(f"body {body.name!r}: mass {props.mass:g} on a moving joint; simulated with "
+                     f"{FALLBACK_MASS} kg")
+        return MassProperties(mass=FALLBACK_MASS, center_of_mass=props.center_of_mass,
+                              diagonal_inertia=(1e-6, 1e-6, 1e-6))
+    return props
 
 
 def _inertia_matrix(mass: MassProperties) -> wp.mat33:
@@ -240,6 +264,10 @@ class SolverCaps:
     @classmethod
     def of(cls, solver: Solver) -> "SolverCaps":
         return {
+            # Featherstone's own drive (joint_target_ke/kd) is explicit too, and unclamped: Newton
+            # ignores joint_effort_limit there. A drive with a finite max effort is applied by the
+            # kernel instead (same PD law, clamped); one without stays the solver's own, exactly
+            # as add_usd builds it (tests/assets/revolute_articulation.usda).
             Solver.FEATHERSTONE: cls(damping=True, effort_limit=False, reduced=True, armature=True,
                                      kernel_drives=True),
             Solver.MUJOCO: cls(damping=True, effort_limit=True, reduced=True, armature=True,
@@ -282,7 +310,7 @@ class _TemplateBuilder:
     def _add_bodies(self, template, articulation, index, shapes_of):
         for name in articulation.bodies:
             body = self.scene.body(name)
-            mass = _mass_properties(self.scene, body, self.notes)
+            mass = _mass_properties(self.scene, body, self.notes, _is_welded(articulation, name))
             kwargs = dict(xform=to_wp_transform(body.pose), label=name, is_kinematic=body.kinematic,
                           mass=mass.mass, com=mass.center_of_mass, inertia=_inertia_matrix(mass),
                           lock_inertia=True)
@@ -327,6 +355,9 @@ class _TemplateBuilder:
             return free
         if joint is None:  # parent -> child with no joint: welded (MJCF semantics)
             return self._add_weld(template, parent, name, index)
+        stacked = articulation.edge_joints(name)
+        if len(stacked) > 1:
+            return self._add_stacked_joints(template, stacked, index)
         return self._add_joint(template, joint, index)
 
     def _check_kinematic_top(self, articulation: Articulation, kinematic: set[str]):
@@ -372,6 +403,39 @@ class _TemplateBuilder:
                           angular_axes=[cfg(d) for d in angular], **common)
         q0, qd0 = b.joint_q_start[new], b.joint_qd_start[new]
         for i, dof in enumerate(linear + angular):
+            template.dofs.append((joint.name, dof.axis.value, q0 + i, qd0 + i, dof))
+        return new
+
+    def _add_stacked_joints(self, template, joints: list[Joint], index: dict[str, int]) -> int:
+        """Single-DOF joints stacked on one edge (core.articulation) -> one Newton D6, as Newton's
+        ``add_usd`` merges them (``parse_merged_joints``): the first joint's two frames place the
+        D6; each joint's axis is turned into that frame by the rotation between the first joint's
+        body0-side frame and its own; DOFs linear first, then angular. "First" and the order are
+        Newton's inside an articulation, where UsdPhysics lists joints by prim path, which for
+        sibling joint prims (what the converter writes) is name order. (Joints from the world to
+        a body outside every ArticulationRootAPI prim come to Newton in file order instead: the
+        same DOFs, maybe in another order.) Other anchors than the first's are not honoured
+        (Newton warns and does the same)."""
+        joints = sorted(joints, key=lambda j: j.name)
+        first = joints[0]
+        b = template.builder
+        parent = index[first.body0] if first.body0 else -1
+        to_first = quat_conjugate(first.local_pose0.rot)
+        linear, angular = [], []
+        for joint in joints:
+            dof = joint.active_dofs()[0]
+            relative = quat_mul(to_first, joint.local_pose0.rot)
+            axis = quat_rotate(relative, AXIS_VECTORS[dof.axis.letter])
+            (angular if dof.axis.is_angular else linear).append((joint, dof, axis))
+        cfg = lambda d, a: _dof_config(d, a, self.caps.damping, self.caps.kernel_drives)  # noqa: E731
+        new = b.add_joint_d6(parent, index[first.body1],
+                             linear_axes=[cfg(d, a) for _, d, a in linear] or None,
+                             angular_axes=[cfg(d, a) for _, d, a in angular] or None,
+                             parent_xform=to_wp_transform(first.local_pose0),
+                             child_xform=to_wp_transform(first.local_pose1), label=first.name,
+                             collision_filter_parent=False)
+        q0, qd0 = b.joint_q_start[new], b.joint_qd_start[new]
+        for i, (joint, dof, _) in enumerate(linear + angular):
             template.dofs.append((joint.name, dof.axis.value, q0 + i, qd0 + i, dof))
         return new
 

@@ -27,7 +27,7 @@ from ..model import (
     ShapeKind, Visual,
 )
 from ..transforms import pose_relative
-from ..validation import ERROR, validate_with_masses
+from ..validation import blocks_writing, validate_with_masses
 
 LAYOUTS = ("NESTED", "FLAT")
 _DEFAULT_DOF = Dof(axis=D.DofAxis.ROT_X)
@@ -36,19 +36,22 @@ T = Sdf.ValueTypeNames
 
 # ------------------------------------------------------------------------------ public entry points
 def write_usd(scene: PhysicsScene, path: str, layout: str = "NESTED",
-              allow_warnings: bool = False) -> list[str]:
-    """Write ``scene`` to ``path`` atomically; returns the validation warnings exported anyway.
+              allow_warnings: bool = True) -> list[str]:
+    """Write ``scene`` to ``path`` atomically; returns the problems found, written anyway.
 
-    Raises :class:`UsdWriteError` listing the problems when validation finds errors (or
-    warnings, unless ``allow_warnings``); the target file is then left untouched.
+    Write first, warn after: every scene that gives a valid UsdPhysics file is written, and its
+    plausibility problems come back as readable lines. Raises :class:`UsdWriteError` only for
+    problems that make the file unwritable or unloadable (:func:`core.validation.blocks_writing`:
+    a joint pointing at no body, a parent cycle, non-finite numbers...); the target file is then
+    left untouched. ``allow_warnings`` is accepted for compatibility and ignored.
     """
-    errors, warnings, masses = _validation_problems(scene)
-    refused = errors + ([] if allow_warnings else warnings)
+    del allow_warnings
+    refused, reported, masses = _validation_problems(scene)
     if refused:
         raise UsdWriteError(path, refused)
     layer = build_layer(scene, layout, masses)
     _export_atomically(layer, path)
-    return warnings
+    return reported
 
 
 def build_stage(scene: PhysicsScene, layout: str = "NESTED") -> Usd.Stage:
@@ -71,10 +74,11 @@ def build_layer(scene: PhysicsScene, layout: str = "NESTED",
 
 # --------------------------------------------------------------------------------- validation hook
 def _validation_problems(scene: PhysicsScene) -> tuple[list[str], list[str], dict[str, MassProperties]]:
-    """(errors, warnings) from core.validation, as readable lines, and the masses it computed."""
+    """(problems that block writing, problems reported after writing) from core.validation, as
+    readable lines, and the masses it computed."""
     problems, masses = validate_with_masses(scene)
-    return ([str(p) for p in problems if p.severity == ERROR],
-            [str(p) for p in problems if p.severity != ERROR], masses)
+    return ([str(p) for p in problems if blocks_writing(p)],
+            [str(p) for p in problems if not blocks_writing(p)], masses)
 
 
 def _export_atomically(layer: Sdf.Layer, path: str) -> None:
@@ -315,9 +319,12 @@ class _LayerWriter:
         """Explicit, else computed by validation, else computed here from the body's colliders."""
         if body.mass is None and body.name in self.masses:
             return self.masses[body.name]
+        shapes = self.mass_shapes.get(body.name, [])
         try:
-            return mass_properties(self.scene, body.name, self.mass_shapes.get(body.name, []))
+            return mass_properties(self.scene, body.name, shapes)
         except MassError as error:
+            if not shapes:  # a massless frame body: mass 0, what Newton gives it (validation warns)
+                return MassProperties(mass=0.0)
             raise UsdWriteError(None, [str(error)]) from error
 
     # -- joints

@@ -9,7 +9,7 @@ from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics, UsdShade, UsdValidation
 from articula.core import samples
 from articula.core.collision import should_collide
 from articula.core.mass import mass_properties
-from articula.core.model import DofMotion
+from articula.core.model import DofMotion, MassProperties
 from articula.core.usd import dialect as D
 from articula.core.usd.errors import UsdWriteError
 from articula.core.usd.writer import build_stage, write_usd
@@ -270,15 +270,23 @@ def test_failed_write_leaves_no_temporary_file(tmp_path, monkeypatch):
     assert os.listdir(tmp_path) == ["robot.usda"]
 
 
-def test_warnings_refused_unless_allowed(tmp_path):
+def test_warnings_are_written_then_reported(tmp_path):
+    """Write first, warn after: plausibility problems never refuse a file consumers load."""
     scene = samples.robotic_finger()
     scene.joints = [j for j in scene.joints if j.name != "distal_interphalangeal"]  # a weld: WARNING
+    scene.materials[0].dynamic_friction = scene.materials[0].static_friction + 1.0  # the converter's
+    scene.bodies[-1].mass = MassProperties(0.0)  # a massless frame body: Newton loads it (mass 0)
     target = tmp_path / "a.usda"
-    with pytest.raises(UsdWriteError) as raised:
-        write_usd(scene, str(target))
-    assert "welded" in str(raised.value) and not target.exists()
-    warnings = write_usd(scene, str(target), allow_warnings=True)
-    assert any("welded" in w for w in warnings) and target.exists()
+    warnings = write_usd(scene, str(target))
+    assert target.exists()
+    assert any("welded" in w for w in warnings)
+    assert any("exceeds static friction" in w for w in warnings)
+    assert any("mass must be positive" in w for w in warnings)
+    assert write_usd(scene, str(tmp_path / "b.usda"), allow_warnings=False) == warnings  # still accepted
+    scene.bodies[-1].mass = MassProperties(math.nan)  # non-finite: cannot be loaded, refused
+    with pytest.raises(UsdWriteError, match="finite"):
+        write_usd(scene, str(tmp_path / "c.usda"))
+    assert not (tmp_path / "c.usda").exists()
 
 
 def test_unknown_layout_is_rejected():
