@@ -109,6 +109,20 @@ def _pose_matrix(pose: Pose) -> Gf.Matrix4d:
     return m
 
 
+def _flat_floats(value) -> list[float]:
+    """The numbers of an xformOp value (scalar, vector, quaternion or matrix)."""
+    if value is None:
+        return []
+    if isinstance(value, (int, float)):
+        return [float(value)]
+    if isinstance(value, (Gf.Quatd, Gf.Quatf, Gf.Quath)):
+        return [float(value.GetReal()), *(float(v) for v in value.GetImaginary())]
+    numbers: list[float] = []
+    for item in value:
+        numbers.extend(_flat_floats(item))
+    return numbers
+
+
 def _uniform(scale) -> bool:
     a = [abs(s) for s in scale]
     return max(a) - min(a) <= _SCALE_TOLERANCE * max(a)
@@ -137,6 +151,9 @@ class _StageReader:
         self.body_prims: dict[str, Usd.Prim] = {}  # body name -> prim
         self.body_by_path: dict[Sdf.Path, Body] = {}
         self.body_scale: dict[str, tuple] = {}
+        self._worldless_bodies: set[str] = set()  # bodies with no world attribute of their own
+        self._collider_worlds: dict[str, list[Shape]] = {}  # body -> its colliders with a world
+        self._worldless_shapes: dict[str, list[Shape]] = {}  # body -> its colliders without one
         self.materials_by_path: dict[Sdf.Path, str] = {}
         self.shape_prims: dict[str, Usd.Prim] = {}
         self.used_names: dict[str, set[str]] = {}
@@ -291,8 +308,24 @@ class _StageReader:
     def world_matrix(self, prim: Usd.Prim) -> Gf.Matrix4d:
         matrix = self._world.get(prim)
         if matrix is None:
-            matrix = self._world[prim] = self.xforms.GetLocalToWorldTransform(prim) * self.to_meters_z_up
+            matrix = self.xforms.GetLocalToWorldTransform(prim) * self.to_meters_z_up
+            if not all(math.isfinite(v) for row in matrix for v in row):
+                raise self._non_finite_transform(prim)
+            self._world[prim] = matrix
         return matrix
+
+    def _non_finite_transform(self, prim: Usd.Prim) -> UsdReadError:
+        """The error for a prim whose world transform is not finite, naming the xformOp (on the
+        prim or an ancestor) that holds inf or NaN."""
+        current = prim
+        while current and not current.IsPseudoRoot():
+            for op in UsdGeom.Xformable(current).GetOrderedXformOps() if current.IsA(UsdGeom.Xformable) else ():
+                flat = _flat_floats(op.Get(Usd.TimeCode.Default()))
+                if not all(math.isfinite(v) for v in flat):
+                    return self.error(current, op.GetAttr().GetName(),
+                                      f"transform value {tuple(flat)} is not finite (inf or NaN)")
+            current = current.GetParent()
+        return self.error(prim, None, "world transform is not finite (inf or NaN)")
 
     def world_pose(self, prim: Usd.Prim) -> tuple[Pose, tuple]:
         pose = self._poses.get(prim)
@@ -319,6 +352,7 @@ class _StageReader:
         self._bind_materials(colliders, D.PHYSICS_BINDING_PURPOSE)
         for prim in colliders:
             self._read_collider(prim)
+        self._worlds_from_colliders()
         collider_set = set(colliders)
         meshes = [p for p in prims if self.is_a(p, UsdGeom.Mesh) and p not in collider_set]
         self._bind_materials(meshes, UsdShade.Tokens.allPurpose)
@@ -408,10 +442,24 @@ class _StageReader:
         body.angular_velocity = (w[0], w[1], w[2])
         world = self.value(prim, D.WORLD_ATTR, "int")
         body.world = 0 if world is None else world
+        if world is None:
+            self._worldless_bodies.add(body.name)
         self.scene.bodies.append(body)
         self.body_prims[body.name] = prim
         self.body_by_path[prim.GetPath()] = body
         self.body_scale[body.name] = scale
+
+    def _worlds_from_colliders(self) -> None:
+        """A body with no world of its own takes the one its colliders agree on (a world authored
+        only on collider prims); its colliders without a world follow it."""
+        for name in self._worldless_bodies:
+            worlds = {shape.world for shape in self._collider_worlds.get(name, [])}
+            if len(worlds) != 1:
+                continue
+            world = worlds.pop()
+            self.scene.body(name).world = world
+            for shape in self._worldless_shapes.get(name, []):
+                shape.world = world
 
     def _owner_body(self, prim: Usd.Prim) -> Optional[Body]:
         while prim and not prim.IsPseudoRoot():
@@ -456,6 +504,10 @@ class _StageReader:
         shape.collision_group = 1 if group is None else group
         world = self.value(prim, D.WORLD_ATTR, "int")
         shape.world = world if world is not None else (body.world if body else -1)
+        if world is not None and body is not None:
+            self._collider_worlds.setdefault(body.name, []).append(shape)
+        elif body is not None:
+            self._worldless_shapes.setdefault(body.name, []).append(shape)
         shape.contact_margin = self.value(prim, D.CONTACT_MARGIN, default=0.0) * self.meters_per_unit
         gap = self.value(prim, D.CONTACT_GAP, default=0.0)
         shape.contact_gap = gap * self.meters_per_unit if math.isfinite(gap) else 0.0

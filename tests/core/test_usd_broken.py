@@ -129,3 +129,19 @@ def test_missing_file(tmp_path):
 def test_error_text_names_file_prim_and_attribute():
     error = UsdReadError("/a/robot.usda", "/World/arm", "physics:mass", "value is NaN")
     assert str(error) == "file /a/robot.usda, prim /World/arm, attribute physics:mass: value is NaN"
+
+
+COLLIDER_SCALE = "double3 xformOp:scale"
+
+
+@pytest.mark.parametrize("op, value", [("xformOp:scale", "(inf, 0.5, 0.5)"),
+                                       ("xformOp:translate", "(-inf, 0, 0.01)"),
+                                       ("xformOp:translate", "(nan, 0, 0)")])
+def test_non_finite_transform_is_refused_naming_prim_and_attribute(tmp_path, finger_text, op, value):
+    """7 of 120 randomly damaged robot files had such values; they must not import."""
+    line = next(line for line in finger_text.splitlines()
+                if f"{op} = " in line and "double3" in line or f"{op} = " in line and "float3" in line)
+    kind = line.strip().split()[0]
+    text = _replace_once(finger_text, line.strip(), f"{kind} {op} = {value}")
+    error = _read_text(tmp_path, text)
+    assert error.attribute == op and error.prim and "not finite" in str(error)
