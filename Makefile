@@ -9,17 +9,21 @@ SHELL := /bin/bash
 PYTHON311 ?= $(shell command -v python3.11 2>/dev/null || { pyenv prefix 3.11 2>/dev/null | sed 's,$$,/bin/python3.11,'; })
 PYTHON313 ?= $(shell { command -v python3.13 >/dev/null 2>&1 && python3.13 -c '' 2>/dev/null && command -v python3.13; } \
 	|| { p=$$(pyenv prefix 3.13.0 2>/dev/null || pyenv prefix 3.13 2>/dev/null) && echo "$$p/bin/python3.13"; })
+PYTHON312 ?= $(shell command -v python3.12 2>/dev/null || { pyenv prefix 3.12 2>/dev/null | sed 's,$$,/bin/python3.12,'; })
 PYTEST_ARGS ?= -q
 WHEELHOUSE ?= $(HOME)/.cache/articula/pip-wheels
 
 VENV := .venv
 VENV45 := .venv-bpy45
 VENV_PTB := .venv-pytest-blender
+# Test data only: NVIDIA's mujoco-usd-converter (needs mujoco 3.16, Python 3.10-3.12) in its own venv.
+VENV_CONV := .venv-converter
+CORPUS ?= $(HOME)/.cache/articula/corpus
 PY := $(VENV)/bin/python
 PY45 := $(VENV45)/bin/python
 STAMP := .requirements-installed
 
-.PHONY: venv test demo extension bench test-in-blender clean distclean
+.PHONY: venv test demo extension bench test-in-blender clean distclean corpus
 
 venv: $(VENV)/$(STAMP) $(VENV45)/$(STAMP)
 
@@ -43,12 +47,25 @@ $(VENV)/$(STAMP): requirements/dev.txt requirements/common.txt
 $(VENV45)/$(STAMP): requirements/bpy45.txt requirements/common.txt
 	$(call make_venv,$(VENV45),requirements/bpy45.txt,3.11,$(PYTHON311))
 
+$(VENV_CONV)/$(STAMP): requirements/converter.txt requirements/converter-nodeps.txt
+	@test -n "$(PYTHON312)" && test -x "$(PYTHON312)" || { echo "Python 3.12 not found (mujoco-usd-converter"\
+		"needs 3.10-3.12): install it or point PYTHON312=/path/to/python3.12 at it"; exit 1; }
+	rm -rf $(VENV_CONV)
+	$(PYTHON312) -m venv $(VENV_CONV)
+	$(VENV_CONV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements/converter.txt
+	$(VENV_CONV)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -r requirements/converter-nodeps.txt
+	touch $(VENV_CONV)/$(STAMP)
+
+# MJCF robots (gymnasium's, Newton's) converted to USD once, cached in $(CORPUS) for tests/core/test_corpus.py.
+corpus: $(VENV_CONV)/$(STAMP) $(VENV)/$(STAMP)
+	ARTICULA_CORPUS=$(CORPUS) $(VENV_CONV)/bin/python tools/convert_corpus.py
+
 $(VENV_PTB)/$(STAMP): requirements/pytest-blender.txt
 	$(call make_venv,$(VENV_PTB),requirements/pytest-blender.txt,3.11,$(PYTHON311))
 
 # Three tiers, each its own pytest process: the bpy-free core and simulation; then the Blender tier
 # on bpy 5.2.3 LTS and on bpy 4.5.15 LTS. Every tier runs even when an earlier one fails.
-test: venv
+test: venv corpus
 	@status=0; \
 	tools/pytest-tier $(PY) tests/core tests/sim $(PYTEST_ARGS) || status=1; \
 	tools/pytest-tier $(PY) tests/blender $(PYTEST_ARGS) || status=1; \
