@@ -102,13 +102,28 @@ class BlenderSimulation:
     def frame_steps(self, write: bool = True):
         """:meth:`advance_frame` one physics step at a time: yields (steps done, steps in the
         frame) after each step (a long bake shows progress and can stop between steps)."""
+        started = self.begin_frame()
+        steps = 0
+        for steps, count in self.physics_steps():
+            if steps < count:
+                yield steps, count
+        self.end_frame(started, steps, write)
+        yield steps, steps
+
+    def begin_frame(self) -> float:
+        """The Blender side of a frame's start (the animation followed); returns the start time."""
         started = time.perf_counter()
         if self.follows_animation:
             self._follow_frame(self.frame + 1)
-        steps = 0
-        for steps, count in self.sim.advance_steps(self.frame_dt):
-            if steps < count:
-                yield steps, count
+        return started
+
+    def physics_steps(self):
+        """The frame's physics steps (bpy-free: may run in a worker thread), yielding
+        (steps done, steps in the frame); raises SimulationDiverged at the end of the frame."""
+        return self.sim.advance_steps(self.frame_dt)
+
+    def end_frame(self, started: float, steps: int, write: bool = True):
+        """The Blender side of a frame's end: count it, write the poses back (``write``)."""
         self.frame += 1
         if write:
             poses = self.sim.body_poses()
@@ -118,7 +133,6 @@ class BlenderSimulation:
         elapsed = time.perf_counter() - started
         self.wall += elapsed
         self.steps_per_second = steps / elapsed if elapsed > 0 else 0.0
-        yield steps, steps
 
     def local_poses(self) -> tuple[np.ndarray, np.ndarray]:
         """Location and rotation of the written (dynamic) bodies in their parents' frames (copies)."""

@@ -2,7 +2,7 @@
 
 The bake itself (a transaction: simulating the range, writing the keys, restoring on clear) is
 ``addon.adapters.simulation_to_keyframes``; these operators drive it and report. From the UI the
-bake is modal: a timer steps it a fraction of a second at a time, the progress bar and the status
+bake is modal: its physics runs in a worker thread polled by a timer, the progress bar and the status
 bar show how far it is and the time left (estimated from the first steps; a warning when over a
 minute), and Esc (or right click) cancels it, leaving the scene as it was. ``execute()`` bakes at
 once (scripts, the bpy module).
@@ -19,8 +19,6 @@ from ..addon.adapters.simulation_to_keyframes import BakeJob, bake_action, clear
 from ..addon.reports import plain
 from .simulate import SOLVER_ITEMS
 
-#: Seconds of simulation per timer event: Esc is handled between two of them.
-STEP_BUDGET = 0.2
 #: A bake estimated to take longer than this (s) is warned about.
 LONG_BAKE = 60.0
 #: The running modal bake, for panels and tests (one at a time).
@@ -149,8 +147,9 @@ class ARTICULA_OT_bake(bpy.types.Operator):
 
 class BakeLoop:
     """The modal bake's logic on plain event names (the bpy module never invokes operators, so
-    tests drive this with synthetic events): each TIMER simulates for :data:`STEP_BUDGET`
-    seconds; Esc or right click cancels; other events are swallowed (the bake owns the scene).
+    tests drive this with synthetic events): each TIMER polls the bake, whose physics runs in a
+    worker thread (:meth:`BakeJob.poll`), so no event waits for a physics step; Esc or right click
+    cancels at once; other events are swallowed (the bake owns the scene).
 
     :meth:`handle` returns ``"RUNNING"``, ``"FINISHED"`` (keys written) or ``"CANCELLED"``
     (Esc, a blow-up or an error: the scene as it was before the bake).
@@ -170,7 +169,7 @@ class BakeLoop:
         if event_type != "TIMER":
             return "RUNNING"
         try:
-            complete = self.job.run(budget=STEP_BUDGET)
+            complete = self.job.poll()
         except Exception as error:
             return _failure(self.report, error)
         if complete:

@@ -16,6 +16,7 @@ node group at the scene frame), which clear_bake and re-baking remove with the r
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Optional
 
@@ -166,7 +167,7 @@ class BakeJob:
     """
 
     #: Steps timed before :meth:`seconds_left` gives an estimate (the first step is not timed).
-    TIMED_STEPS = 3
+    TIMED_STEPS = 2
 
     def __init__(self, context, frame_start: int, frame_end: int, solver: Optional[str] = None,
                  substeps: int = 0, on_status=None):
@@ -181,6 +182,11 @@ class BakeJob:
         self.snapshot = SceneSnapshot(scene)
         self.session: Optional[BlenderSimulation] = None
         self.done = False
+        self._stop = threading.Event()
+        self._worker: Optional[threading.Thread] = None
+        self._error: Optional[BaseException] = None
+        self._step_in_frame = 0
+        self._step_times: list[float] = []
         try:
             for obj in scene.objects:  # the earlier bake set aside: simulate from the pre-bake poses
                 saved = obj.get(PREBAKE)
@@ -198,9 +204,7 @@ class BakeJob:
             self._record(0)
             self.frames_done = 1
             self.steps_per_frame = self.session.sim.steps_per_frame(self.session.frame_dt)
-            self._steps = None  # the frame being stepped
-            self._step_in_frame = 0
-            self._step_times: list[float] = []
+            self._steps = None  # the frame being stepped (run())
         except BaseException:
             self.cancel()
             raise
@@ -216,7 +220,7 @@ class BakeJob:
 
     @property
     def steps_done(self) -> int:
-        return (self.frames_done - 1) * self.steps_per_frame + (self._step_in_frame if self._steps else 0)
+        return (self.frames_done - 1) * self.steps_per_frame + self._step_in_frame
 
     @property
     def fraction(self) -> float:
@@ -247,6 +251,7 @@ class BakeJob:
                     self._steps = None
                     self._record(self.frames_done)
                     self.frames_done += 1
+                    self._step_in_frame = 0
                 if deadline is not None and time.perf_counter() >= deadline:
                     break
         except BaseException:
@@ -254,8 +259,69 @@ class BakeJob:
             raise
         return self.frames_done >= self.count
 
+    def poll(self) -> bool:
+        """The modal bake's step, which never waits for the physics: each frame's physics steps run
+        in a worker thread (bpy-free), so the UI and Esc stay responsive however long one step
+        takes; Blender's side of each frame (following the animation, recording the poses) runs
+        here. Returns True when every frame is done; on an error puts the scene back and raises it."""
+        worker = self._worker
+        if worker is not None:
+            if worker.is_alive():
+                return False
+            worker.join()
+            self._worker = None
+            if self._error is not None:
+                error, self._error = self._error, None
+                self.cancel()
+                raise error
+            try:
+                self.session.end_frame(self._frame_started, self._step_in_frame, write=False)
+                self._record(self.frames_done)
+            except BaseException:
+                self.cancel()
+                raise
+            self.frames_done += 1
+            self._step_in_frame = 0
+        if self.frames_done >= self.count:
+            return True
+        try:
+            self._frame_started = self.session.begin_frame()
+        except BaseException:
+            self.cancel()
+            raise
+        self._worker = threading.Thread(target=self._physics, name="articula-bake", daemon=True)
+        self._worker.start()
+        return False
+
+    def _physics(self):
+        """One frame's physics steps (the worker thread); stops between steps once cancelled."""
+        import warp as wp
+
+        try:
+            with wp.ScopedDevice(self.session.sim.device):
+                before = time.perf_counter()
+                for done, _ in self.session.physics_steps():
+                    now = time.perf_counter()
+                    self._step_times.append(now - before)
+                    before = now
+                    self._step_in_frame = done
+                    if self._stop.is_set():
+                        return
+        except BaseException as error:  # handed to poll() on the main thread
+            self._error = error
+
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        """Wait for the worker thread (if any) to end; True when none runs any more."""
+        worker = self._worker
+        if worker is not None:
+            worker.join(timeout)
+            return not worker.is_alive()
+        return True
+
     def cancel(self):
-        """Everything back as it was before the bake (idempotent)."""
+        """Everything back as it was before the bake (idempotent). A worker thread in the middle
+        of a physics step is not waited for: it stops after that step, and its result is dropped."""
+        self._stop.set()
         if self.done:
             return
         self.done = True

@@ -38,6 +38,14 @@ def load(sample="pendulum", solver="FEATHERSTONE"):
     return objects
 
 
+def load_free():
+    """The pendulum's link without its hinge: a free body, which a huge gravity throws away."""
+    objects = load()
+    bpy.data.objects.remove(objects.pop("pendulum_hinge"))
+    bpy.context.scene.articula.ground_plane = False
+    return objects
+
+
 def fingerprint(scene):
     """Every action with every key, every object's transform, mode, action and slot, the frame."""
     actions = {}
@@ -73,9 +81,9 @@ def good_bake(scene):
 
 def test_a_bake_that_blows_up_or_is_refused_leaves_the_earlier_bake_and_the_frame():
     scene = bpy.context.scene
-    load()
+    load_free()
     before = good_bake(scene)
-    scene.articula.gravity = (0.0, 0.0, -1.0e12)  # the pendulum flies off in the first frame
+    scene.articula.gravity = (0.0, 0.0, -1.0e12)  # the link flies off in the first frame
     with pytest.raises(RuntimeError, match="blew up at body 'pendulum_link'") as raised:
         bpy.ops.articula.bake(frame_start=1, frame_end=30)
     assert "Error:" not in str(raised.value).replace("Error: ", "", 1)  # one severity
@@ -90,7 +98,7 @@ def test_a_bake_that_blows_up_or_is_refused_leaves_the_earlier_bake_and_the_fram
 
 def test_an_empty_range_and_a_first_bake_that_fails_change_nothing():
     scene = bpy.context.scene
-    load()
+    load_free()
     scene.frame_set(7)
     before = fingerprint(scene)
     with pytest.raises(RuntimeError, match="frame range"):
@@ -110,11 +118,14 @@ def test_a_cancelled_modal_bake_leaves_everything_as_it_was():
     job = bake_module.BakeJob(bpy.context, 1, 40, "FEATHERSTONE", substeps=25)
     loop = bake_operators.BakeLoop(job, lambda kind, text: reports.append((kind, text)), None)
     assert loop.handle("MOUSEMOVE", "NOTHING") == "RUNNING"
-    assert loop.handle("TIMER", "NOTHING") == "RUNNING"
+    while job.frames_done < 3:
+        assert loop.handle("TIMER", "NOTHING") == "RUNNING"
+        time.sleep(0.005)
     assert 0.0 < job.fraction < 1.0
     assert loop.handle("ESC", "PRESS") == "CANCELLED"
     assert reports[-1] == ({"WARNING"}, "Bake cancelled; the scene is as it was")
     assert fingerprint(scene) == before
+    assert job.wait(10.0)
 
 
 def test_a_modal_bake_runs_to_the_end_and_replaces_the_earlier_one():
@@ -125,10 +136,11 @@ def test_a_modal_bake_runs_to_the_end_and_replaces_the_earlier_one():
     finished = []
     job = bake_module.BakeJob(bpy.context, 1, 30, "FEATHERSTONE", substeps=5)
     loop = bake_operators.BakeLoop(job, print, lambda j: finished.append(j.finish()) or {"FINISHED"})
-    for _ in range(1000):
+    for _ in range(20000):
         result = loop.handle("TIMER", "NOTHING")
         if result != "RUNNING":
             break
+        time.sleep(0.002)
     assert result == "FINISHED" and len(finished) == 1
     assert [a.name for a in bpy.data.actions if a.get(bake_module.BAKE_MARK)] == [finished[0].name]
     assert old not in list(bpy.data.actions) if old is not None else True
@@ -186,24 +198,35 @@ def test_a_200_link_featherstone_bake_shows_an_estimate_soon_and_cancels_within_
     job = bake_module.BakeJob(bpy.context, 1, 250, "FEATHERSTONE", substeps=40)
     loop = bake_operators.BakeLoop(job, lambda kind, text: reports.append((kind, text)), None)
     assert "estimating" in loop.status()
-    while job.seconds_left() is None:
+    slowest_event = 0.0
+
+    def timer():
+        nonlocal slowest_event
+        event_started = time.perf_counter()
         assert loop.handle("TIMER", "NOTHING") == "RUNNING"
+        slowest_event = max(slowest_event, time.perf_counter() - event_started)
+        time.sleep(0.01)
+
+    while job.seconds_left() is None:
+        timer()
         assert time.perf_counter() - started < 20.0, "no estimate in the first seconds"
+    estimated = time.perf_counter() - started
     status = loop.status()
     assert "left" in status and "estimating" not in status, status
     assert job.seconds_left() > 60.0  # 250 frames x 40 steps of 200 links on a CPU
-    assert ({"WARNING"}, next(t for k, t in reports if "will take about" in t)) in reports
-    step_started = time.perf_counter()
-    assert loop.handle("TIMER", "NOTHING") == "RUNNING"
+    for _ in range(5):
+        timer()
+    assert [k for k, t in reports if "will take about" in t] == [{"WARNING"}]  # once
     cancel_started = time.perf_counter()
     assert loop.handle("ESC", "PRESS") == "CANCELLED"
-    finished = time.perf_counter()
-    # Esc is read between two timer events: one event simulates for the step budget, finishing
-    # the physics step under way (~0.5-1 s for 200 links on a busy 2-core CPU); the cancel itself
-    # is immediate.
-    longest_step = max(job._step_times)
-    assert finished - step_started < bake_operators.STEP_BUDGET + longest_step + 0.3
-    assert finished - cancel_started < 0.2
+    cancelled = time.perf_counter() - cancel_started
+    # The physics runs in a worker thread: no timer event waits for a physics step (~0.5-1 s for
+    # 200 links on a busy 2-core CPU), so Esc is read within a timer interval and acts at once.
+    print(f"estimate after {estimated:.2f} s; slowest timer event {slowest_event * 1e3:.0f} ms; "
+          f"cancel {cancelled * 1e3:.1f} ms; steps {[round(t, 2) for t in job._step_times[:6]]}")
+    assert slowest_event < 0.5 and cancelled < 0.2
+    assert fingerprint(scene) == before
+    assert job.wait(10.0)  # the step under way ends; its result is dropped
     assert fingerprint(scene) == before
 
 
