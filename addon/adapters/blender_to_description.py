@@ -97,10 +97,21 @@ class WorldFrames(dict):
     def __init__(self, rest: bool = True):
         super().__init__()
         self.rest = rest
+        self._anchors: dict = {}
+
+    def anchor(self, obj):
+        """:func:`rest_anchor`, remembered along the parent chains (one read per object)."""
+        if obj is None:
+            return None
+        try:
+            return self._anchors[obj]
+        except KeyError:
+            found = self._anchors[obj] = obj if away_from_rest(obj) else self.anchor(obj.parent)
+            return found
 
     def __missing__(self, obj):
         pose, scale = world_pose_and_scale(obj)
-        anchor = rest_anchor(obj) if self.rest else None
+        anchor = self.anchor(obj) if self.rest else None
         if anchor is obj:
             pose = stored_rest(obj)
         elif anchor is not None:
