@@ -234,3 +234,28 @@ def test_format_duration():
     assert bake_operators.format_duration(42.4) == "42 s"
     assert bake_operators.format_duration(125) == "2 min 05 s"
     assert bake_operators.format_duration(3 * 3600 + 60) == "3 h 01 min"
+
+
+def test_the_operator_modal_shows_progress_and_status_and_ends_cleanly():
+    """ARTICULA_OT_bake.modal/_show/_end on real Blender (window manager progress, workspace status
+    text), with a stand-in for the operator instance the bpy module cannot create."""
+    from types import SimpleNamespace
+
+    scene = bpy.context.scene
+    load()
+    before = fingerprint(scene)
+    op_cls = bake_operators.ARTICULA_OT_bake
+    reports = []
+    job = bake_module.BakeJob(bpy.context, 1, 10, "FEATHERSTONE", substeps=5)
+    op = SimpleNamespace(_timer=None, report=lambda kind, text: reports.append((kind, text)))
+    op.loop = bake_operators.BakeLoop(job, op.report, None)
+    op._show = lambda context: op_cls._show(op, context)
+    op._end = lambda context: op_cls._end(op, context)
+    bpy.context.window_manager.progress_begin(0, 100)
+    timer = SimpleNamespace(type="TIMER", value="NOTHING")
+    assert op_cls.modal(op, bpy.context, timer) == {"RUNNING_MODAL"}
+    assert "Baking frame" in op.loop.status() and "Esc cancel" in op.loop.status()
+    assert op_cls.modal(op, bpy.context, SimpleNamespace(type="ESC", value="PRESS")) == {"CANCELLED"}
+    assert bake_operators.running() is None
+    assert fingerprint(scene) == before
+    assert job.wait(10.0)
