@@ -72,20 +72,25 @@ def test_simulate_and_keep_is_a_state_the_robot_keeps_its_rest():
         assert any(angle(state.joint(j.name).local_pose0.rot, j.local_pose0.rot) > 1e-3 for j in rest.joints)
 
 
-def test_the_next_simulation_starts_from_the_kept_state_with_the_rest_as_joint_zeros():
+@pytest.mark.parametrize("solver", ["FEATHERSTONE", "MUJOCO", "XPBD"])
+def test_the_next_simulation_starts_from_the_kept_state_with_the_rest_as_joint_zeros(solver):
     scene = bpy.context.scene
     objects = load()
     rest = scene_from_blender(scene)
-    assert bpy.ops.articula.simulate(frames=8) == {"FINISHED"}
+    assert bpy.ops.articula.simulate(frames=8, solver="FEATHERSTONE") == {"FINISHED"}
     bpy.context.view_layer.update()
     kept = {n: np.array(o.matrix_world.translation) for n, o in objects.items()}
-    session = BlenderSimulation(bpy.context, "FEATHERSTONE")
+    session = BlenderSimulation(bpy.context, solver)
     assert_same_robot(session.description, rest)
     poses = dict(zip(session.sim.body_names, session.sim.body_poses()))
     for name, pose in poses.items():  # the start is the kept state, not the rest
         assert np.allclose(pose[:3], kept[name], atol=1e-4), name
     joint_q = session.sim.joint_positions()
     assert max(abs(v) for v in joint_q.values()) > 1e-3  # away from the zeros (the rest)
+    session.advance_frame()  # one frame later the arm is still near the kept state
+    poses = dict(zip(session.sim.body_names, session.sim.body_poses()))
+    for name, pose in poses.items():
+        assert np.linalg.norm(pose[:3] - kept[name]) < 0.05, (solver, name, pose[:3], kept[name])
     session.restore()
 
 
