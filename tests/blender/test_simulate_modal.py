@@ -85,9 +85,12 @@ def test_modal_keys_pause_step_keep():
     assert loop.handle("MOUSEMOVE", "NOTHING") == "PASS_THROUGH"
     context.view_layer.update()
     kept = link.matrix_world.copy()
+    assert not link.articula.body.posed
     assert loop.handle("RET") == "FINISHED"
     context.view_layer.update()
     assert link.matrix_world == kept
+    assert link.articula.body.posed  # a state: the rest stays where it was
+    assert tuple(link.articula.body.rest_location) == pytest.approx((0.0, 0.0, 1.0))
 
 
 def test_escape_restores_the_starting_poses_and_frame():
@@ -106,6 +109,7 @@ def test_escape_restores_the_starting_poses_and_frame():
     for name, obj in objects.items():
         assert np.allclose(np.array(obj.matrix_world), np.array(before[name]), atol=1e-6), name
         assert obj.rotation_mode == modes[name]
+        assert not obj.articula.body.posed  # Esc: back at rest, no state kept
     assert context.scene.frame_current == frame
 
 
