@@ -186,6 +186,12 @@ class ARTICULA_PT_simulation(_ScenePanel, bpy.types.Panel):
 
 # --- body ------------------------------------------------------------------------------------
 
+def world_joint_of(scene, body):
+    """The joint Empty that joins ``body`` to the world (an empty Body 0), if any."""
+    return next((o for o in scene.objects if o.articula.joint.enabled and o.articula.joint.body0 is None
+                 and o.articula.joint.body1 == body), None)
+
+
 class ARTICULA_PT_body(_NonJointPanel, bpy.types.Panel):
     bl_label = "Articula Rigid Body"
 
@@ -200,6 +206,9 @@ class ARTICULA_PT_body(_NonJointPanel, bpy.types.Panel):
         col = layout.column()
         col.prop(props, "kinematic")
         col.prop(props, "fixed_base")
+        anchor = world_joint_of(context.scene, context.object)
+        if anchor is not None:
+            col.label(text=f"Held by the world through joint '{anchor.name}'", icon="PINNED")
         col.prop(props, "self_collision")
         col.prop(props, "mass_mode", expand=True)
         if props.mass_mode == "MANUAL":

@@ -92,3 +92,16 @@ def test_a_world_joint_already_there_is_not_doubled():
     objects["arm_base"].articula.body.fixed_base = True
     world = [j for j in scene_from_blender(bpy.context.scene).joints if j.body0 is None]
     assert len(world) == 1 and not world[0].name.endswith("_fixed_base")
+
+
+def test_the_body_panel_offers_the_toggle_and_names_a_world_joint(capfd):
+    from test_panels_draw import assert_clean_output, draw_panel, drawn_props
+    from articula.panels import physics
+
+    objects = build_scene(bpy.context, samples.six_dof_arm())
+    _, log = draw_panel(physics.ARTICULA_PT_body, objects["arm_base"])
+    assert "fixed_base" in drawn_props(log)
+    assert any("through joint 'arm_base_to_world'" in e[2] for e in log if e[0] == "label")
+    _, log = draw_panel(physics.ARTICULA_PT_body, objects["elbow_link"])
+    assert not any("through joint" in e[2] for e in log if e[0] == "label")
+    assert_clean_output(capfd)
