@@ -160,8 +160,10 @@ class BakeJob:
     (:func:`bake`).
 
     Construction validates and builds the simulation from ``frame_start`` with the earlier bake
-    set aside (its keys stay); :meth:`run` simulates for a time budget and returns whether every
-    frame is done; :meth:`finish` writes the keys into a new action and only then replaces the
+    set aside (its keys stay; a cold Warp kernel build happens here, before any progress shows);
+    :meth:`run` simulates on the calling thread for a time budget, :meth:`poll` (the modal bake)
+    hands each frame's physics to a worker thread; both return whether every frame is done;
+    :meth:`finish` writes the keys into a new action and only then replaces the
     earlier bake; :meth:`cancel` (also on any error) puts every key, action, pose and the current
     frame back as they were. Progress: :attr:`fraction`, :meth:`seconds_left`.
     """
