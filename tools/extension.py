@@ -8,6 +8,9 @@ Run with the development venv's Python (it has the ``bpy`` module, which ships t
 ``blender_manifest.toml`` is the single source of truth for the bundled wheels: each one listed there
 is fetched with pip by its exact file name into the wheel cache (``.cache/wheels``, or
 ``$ARTICULA_WHEEL_CACHE``) once, and linked into ``wheels/`` where Blender's builder expects it.
+Wheels built per Python (MuJoCo's) are listed for both CPython 3.11 (Blender 4.5 LTS, 5.0) and 3.13
+(Blender 5.1, 5.2 LTS) and fetched by their own Python tag, whichever Python runs this, so one zip
+per platform installs on all of them; Blender installs the one matching its Python.
 Each build runs on a staged copy of the package whose manifest lists only the requested platforms
 and their wheels, so a single-platform build does not need the other platforms' wheels.
 """
@@ -62,19 +65,42 @@ def wheels_for(manifest: dict, platforms: list[str]) -> list[str]:
     return [w for w in manifest["wheels"] if any(compatible(p, w) for p in platforms)]
 
 
+def pip_python_version(python_tag: str) -> str | None:
+    """pip's ``--python-version`` for a wheel's Python tag: ``cp313`` -> ``3.13``, ``py3`` -> None.
+
+    A version-specific tag must not be replaced by the running interpreter's version (pip would then
+    find no wheel of that name); a major-only tag (``py3``, ``py2.py3``) fits any Python 3, so pip
+    keeps the running interpreter's version for its Requires-Python check.
+    """
+    digits = re.fullmatch(r"(?:cp|py|pp)(\d)(\d*)", python_tag.split(".")[-1])
+    if not digits:
+        raise ValueError(f"unsupported wheel Python tag {python_tag!r}")
+    major, minor = digits.groups()
+    return f"{major}.{minor}" if minor else None
+
+
+def pip_download_command(filename: str) -> list[str]:
+    """The pip command (without ``--dest``) that downloads exactly the wheel ``filename``."""
+    name, version, python_tag, abi, platform = filename[: -len(".whl")].split("-")
+    cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
+           f"{name}=={version}"]
+    if platform != "any":
+        # The wheel's own Python tag decides, not the interpreter running this: a cp313 wheel is fetched
+        # as 3.13 from a Python 3.11 venv too, so one zip carries the builds for every Blender's Python.
+        python_version = pip_python_version(python_tag)
+        if python_version:
+            cmd += ["--python-version", python_version, "--abi", abi]
+        for tag in platform.split("."):  # compressed tag sets such as manylinux_2_27_x.manylinux_2_28_x
+            cmd += ["--platform", tag]
+    return cmd
+
+
 def fetch_wheel(filename: str) -> Path:
     """The cached wheel of exactly this file name, downloaded with pip on first use only."""
     cached = wheel_cache() / filename
     if cached.exists():
         return cached
-    name, version, _python, _abi, platform = filename[: -len(".whl")].split("-")
-    cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
-           f"{name}=={version}"]
-    if platform != "any":
-        python_version = f"{sys.version_info.major}.{sys.version_info.minor}"
-        cmd += ["--python-version", python_version]
-        for tag in platform.split("."):  # compressed tag sets such as manylinux_2_27_x.manylinux_2_28_x
-            cmd += ["--platform", tag]
+    cmd = pip_download_command(filename)
     cached.parent.mkdir(parents=True, exist_ok=True)
     # Download beside the cache and move in at the end: an interrupted run leaves nothing half-written.
     with tempfile.TemporaryDirectory(dir=cached.parent, prefix=".download-") as tmp:

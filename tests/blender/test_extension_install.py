@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import bpy
@@ -18,6 +19,8 @@ import pytest
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 CYCLES = 3
+# CPython 3.11: Blender 4.5 LTS and 5.0; CPython 3.13: Blender 5.1 and 5.2 LTS.
+SUPPORTED_PYTHONS = {(3, 11), (3, 13)}
 # It drives the builder and a fresh bpy through ``sys.executable``: only the bpy module can do that.
 pytestmark = pytest.mark.skipif(not bpy.app.module, reason="needs the bpy module, not a Blender executable")
 
@@ -56,6 +59,69 @@ def test_zip_passes_blender_validate(built_zip):
             "sys.exit(extension.blender_ext_modules()[0].cli_extension_handler(['validate', sys.argv[2]]))")
     done = run([sys.executable, "-c", code, str(ROOT / "tools"), str(built_zip)])
     assert "Success" in done.stdout
+
+
+def extension_tool():
+    if str(ROOT / "tools") not in sys.path:
+        sys.path.insert(0, str(ROOT / "tools"))
+    import extension
+
+    return extension
+
+
+def test_manifest_bundles_every_python_specific_wheel_for_both_pythons():
+    """Per platform, Blender's own reading of the wheel tags gives exactly 3.11 and 3.13: the CPython
+    builds (MuJoCo) come in both, every other wheel is pure py3 (no Python version of its own)."""
+    extension = extension_tool()
+    blender_ext = extension.blender_ext_modules()[1]
+    manifest = extension.read_manifest()
+    for platform in manifest["platforms"]:
+        wheels = extension.wheels_for(manifest, [platform])
+        assert blender_ext.python_versions_from_wheels(wheels) == SUPPORTED_PYTHONS, platform
+        by_python = {}
+        for wheel in wheels:
+            name, _version, python_tag, abi, _platform = Path(wheel).name[: -len(".whl")].split("-")
+            by_python.setdefault(name, set()).add((python_tag, abi))
+        for name, tags in by_python.items():
+            if any(tag.startswith("cp") for tag, _abi in tags):
+                assert tags == {("cp311", "cp311"), ("cp313", "cp313")}, (platform, name, tags)
+            else:
+                assert tags <= {("py3", "none"), ("py2.py3", "none")}, (platform, name, tags)
+        assert "mujoco" in by_python, platform
+
+
+@pytest.mark.parametrize(("filename", "python_version"), [
+    ("mujoco-3.17.0-cp313-cp313-win_amd64.whl", "3.13"),
+    ("mujoco-3.17.0-cp311-cp311-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl", "3.11"),
+    ("warp_lang-1.19.0-py3-none-manylinux_2_28_x86_64.whl", None),
+    ("newton-1.8.0-py3-none-any.whl", None),
+])
+def test_each_wheel_is_fetched_for_its_own_python_not_the_running_one(filename, python_version):
+    cmd = extension_tool().pip_download_command(filename)
+    if python_version is None:
+        assert "--python-version" not in cmd
+    else:
+        assert cmd[cmd.index("--python-version") + 1] == python_version
+        abi = filename.split("-")[3]
+        assert cmd[cmd.index("--abi") + 1] == abi
+
+
+def test_one_zip_serves_python_3_11_and_3_13(built_zip, tmp_path):
+    """Blender's repository listing (``server-generate``) derives python_versions from the zip's wheels:
+    3.11 (Blender 4.5 LTS, 5.0) and 3.13 (5.1, 5.2 LTS); the zip holds MuJoCo's build for each."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / built_zip.name).symlink_to(built_zip)
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import extension; sys.exit(extension."
+            "blender_ext_modules()[0].cli_extension_handler(['server-generate', '--repo-dir', sys.argv[2]]))")
+    run([sys.executable, "-c", code, str(ROOT / "tools"), str(repo)])
+    listing = json.loads((repo / "index.json").read_text(encoding="utf-8"))
+    [package] = listing["data"]
+    assert package["id"] == "articula"
+    assert sorted(package["python_versions"]) == ["3.11", "3.13"]
+    with zipfile.ZipFile(built_zip) as archive:
+        mujoco = {Path(n).name.split("-")[2] for n in archive.namelist() if Path(n).name.startswith("mujoco-")}
+    assert mujoco == {"cp311", "cp313"}
 
 
 def test_install_enables_the_extension_in_the_temporary_user_dir(probe):
