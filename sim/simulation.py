@@ -9,6 +9,7 @@ Bodies come out in description order, replica after replica (``sim.body_keys`` n
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import os
@@ -132,6 +133,19 @@ def _mujoco_available() -> bool:
     return True
 
 
+@functools.lru_cache(maxsize=1)
+def _mujoco_bad_state_warnings() -> tuple[int, ...]:
+    import mujoco
+
+    w = mujoco.mjtWarning
+    return int(w.mjWARN_BADQACC), int(w.mjWARN_BADQVEL), int(w.mjWARN_BADQPOS)
+
+
+def _mujoco_bad_state_count(data) -> int:
+    """How often MuJoCo's C library met a NaN/huge position, velocity or acceleration and reset."""
+    return sum(data.warning[w].number for w in _mujoco_bad_state_warnings())
+
+
 def _make_solver(model: newton.Model, solver: Solver, device: str, iterations: int):
     if solver == Solver.FEATHERSTONE:
         return newton.solvers.SolverFeatherstone(model)
@@ -175,6 +189,7 @@ class Simulation:
         model = self.model = self.built.model
         self.caps = SolverCaps.of(self.solver_kind)
         self.solver = _make_solver(model, self.solver_kind, self.device, self.scene.settings.solver_iterations)
+        self._mujoco_bad_qacc = 0  # MuJoCo instabilities seen before the current run (reset)
         self.state_0, self.state_1 = model.state(), model.state()
         self.control = model.control()
         newton.eval_fk(model, model.joint_q, model.joint_qd, self.state_0)
@@ -274,6 +289,9 @@ class Simulation:
 
     def reset(self):
         """Back to the start pose, time 0, targets as authored."""
+        data = getattr(self.solver, "mj_data", None) if self.solver_kind == Solver.MUJOCO else None
+        if data is not None:  # an instability before the reset is not this run's
+            self._mujoco_bad_qacc = _mujoco_bad_state_count(data)
         self.state_0.assign(self.start)
         self.state_1.assign(self.start)
         self.time = 0.0
@@ -315,8 +333,32 @@ class Simulation:
             newton.eval_ik(self.model, state, state.joint_q, state.joint_qd)
         return state.joint_q.numpy(), state.joint_qd.numpy()
 
+    def _mujoco_instability(self) -> Optional[tuple[str, int]]:
+        """(body, 0) when MuJoCo's C library met a NaN/huge acceleration since the start: it then
+        resets its state to the start pose by itself and warns only on its log, so the poses
+        alone would look finite. The body is the one of the DOF it names."""
+        data = getattr(self.solver, "mj_data", None) if self.solver_kind == Solver.MUJOCO else None
+        if data is None:
+            return None
+        try:
+            import mujoco
+
+            if _mujoco_bad_state_count(data) <= self._mujoco_bad_qacc:
+                return None
+            warning = max((data.warning[w] for w in _mujoco_bad_state_warnings()), key=lambda w: w.number)
+            model = self.solver.mj_model
+            body = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY,
+                                     int(model.dof_bodyid[max(0, min(warning.lastinfo, model.nv - 1))]))
+        except (ImportError, AttributeError, IndexError, TypeError):
+            return None
+        return (body if body in self.body_names else self.body_names[0]), 0
+
     def diverged(self) -> Optional[tuple[str, int]]:
-        """(body, replica) of the first body whose pose is NaN or out of bounds, else None."""
+        """(body, replica) of the first body whose pose is NaN or out of bounds, else None (also a
+        MuJoCo instability its C library reset by itself, see :meth:`_mujoco_instability`)."""
+        unstable = self._mujoco_instability()
+        if unstable is not None:
+            return unstable
         q = self.state_0.body_q.numpy()[self.built.body_index]
         qd = self.state_0.body_qd.numpy()[self.built.body_index]
         bad = ~np.isfinite(q).all(axis=1) | ~np.isfinite(qd).all(axis=1)

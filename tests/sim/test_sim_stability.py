@@ -48,3 +48,22 @@ def test_divergence_is_reported_with_the_body_name():
     assert hit == ("pendulum_link", 0)
     with pytest.raises(SimulationDiverged, match="pendulum_link"):
         sim.raise_if_diverged()
+
+
+def test_a_mujoco_instability_its_library_resets_by_itself_is_reported(tmp_path, monkeypatch):
+    """MuJoCo's C library resets its state on a NaN/huge acceleration and only writes a log line:
+    the poses look finite afterwards, so the simulation must say it blew up."""
+    monkeypatch.chdir(tmp_path)  # MuJoCo writes MUJOCO_LOG.TXT into the working folder
+    scene = samples.pendulum()
+    scene.settings.steps_per_second = 600.0
+    sim = Simulation(scene, device="cpu", solver="MUJOCO")
+    sim.advance(0.05)
+    assert sim.diverged() is None
+    qd = sim.state_0.joint_qd.numpy()
+    qd[:] = 1e30  # an acceleration MuJoCo calls huge on the next step
+    sim.state_0.joint_qd.assign(qd)
+    with pytest.raises(SimulationDiverged, match="pendulum_link"):
+        sim.advance(0.05)
+    assert np.isfinite(sim.body_poses()).all()  # what the poses alone would have said
+    sim.reset()
+    sim.advance(0.05)  # an instability before the reset is not this run's
