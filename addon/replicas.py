@@ -122,10 +122,10 @@ class ReplicaDisplay:
         modifier.node_group = self.node_group
         location, rotation, scale = shown.offset.decompose()
         inputs = input_identifiers(self.node_group)
-        modifier[inputs["Visual"]] = shown.visual
-        modifier[inputs["Offset Location"]] = tuple(location)
-        modifier[inputs["Offset Rotation"]] = tuple(rotation.to_euler("XYZ"))
-        modifier[inputs["Offset Scale"]] = tuple(scale)
+        set_input(modifier, inputs["Visual"], shown.visual)
+        set_input(modifier, inputs["Offset Location"], tuple(location))
+        set_input(modifier, inputs["Offset Rotation"], tuple(rotation.to_euler("XYZ")))
+        set_input(modifier, inputs["Offset Scale"], tuple(scale))
         return obj
 
     # writing -----------------------------------------------------------------------------
@@ -153,9 +153,9 @@ class ReplicaDisplay:
             frame = np.repeat(np.arange(first_frame, first_frame + count, dtype=np.float32), end - start)
             obj.data.attributes.new(FRAME, "FLOAT", "POINT").data.foreach_set("value", frame)
             modifier = obj.modifiers[0]
-            modifier[inputs["Baked"]] = True
-            modifier[inputs["Frame Start"]] = float(first_frame)
-            modifier[inputs["Frame End"]] = float(first_frame + count - 1)
+            set_input(modifier, inputs["Baked"], True)
+            set_input(modifier, inputs["Frame Start"], float(first_frame))
+            set_input(modifier, inputs["Frame End"], float(first_frame + count - 1))
             obj.update_tag()
 
     def _write_points(self, points: np.ndarray, frames: int = 1):
@@ -193,6 +193,26 @@ def input_identifiers(group) -> dict[str, str]:
     """Node group input name -> the identifier a modifier stores its value under."""
     return {item.name: item.identifier for item in group.interface.items_tree
             if item.item_type == "SOCKET" and item.in_out == "INPUT"}
+
+
+def set_input(modifier, identifier: str, value):
+    """Set a Geometry Nodes modifier input, on every supported Blender.
+
+    Blender 5.2 keeps the inputs in ``modifier.properties.inputs.<identifier>.value`` and refuses ID
+    properties on the modifier ("id properties not supported for this type"); 4.5 (which has no
+    ``properties``) stores them as the modifier's ID properties, ``modifier[identifier]``.
+    """
+    inputs = getattr(getattr(modifier, "properties", None), "inputs", None)
+    if inputs is None:
+        modifier[identifier] = value
+    else:
+        getattr(inputs, identifier).value = value
+
+
+def get_input(modifier, identifier: str):
+    """The value of a Geometry Nodes modifier input (see :func:`set_input`)."""
+    inputs = getattr(getattr(modifier, "properties", None), "inputs", None)
+    return modifier[identifier] if inputs is None else getattr(inputs, identifier).value
 
 
 def build_node_group():

@@ -155,6 +155,14 @@ def test_bake_plays_replicas_back_per_frame_and_clear_removes_them():
         assert_matches(found, shifted, tol=1e-3)  # replicas follow replica 0's keys, shifted
         seen.append(bob.matrix_world.translation.copy())
     assert (seen[0] - seen[1]).length > 1e-2 and (seen[2] - seen[3]).length < 1e-6
+    # The baked display's modifier inputs, read back the way this Blender stores them (5.2: the
+    # modifier's ``properties.inputs``; 4.5: its ID properties).
+    [points] = bpy.data.collections[replicas_module.COLLECTION].objects
+    modifier = points.modifiers[0]
+    inputs = replicas_module.input_identifiers(modifier.node_group)
+    read = {name: replicas_module.get_input(modifier, inputs[name]) for name in ("Visual", "Baked",
+                                                                               "Frame Start", "Frame End")}
+    assert read == {"Visual": bob, "Baked": True, "Frame Start": 1.0, "Frame End": 12.0}
     # Live simulation over a bake: Esc removes only its own display, not the baked one.
     baked = id_names()
     loop = simulate_module.ModalLoop(simulation_session.BlenderSimulation(context, "FEATHERSTONE"))
