@@ -1,17 +1,25 @@
 """Install the extension zip and simulate with ONLY its bundled wheels (what a Blender user gets).
 
-Run by ``test_extension_install.py`` in its own process:
+Run by ``test_extension_install.py`` in its own process, and standalone in a bare venv (one holding
+only ``bpy``; see README, "Installing"):
 
     python _bundled_sim_probe.py <zip> <result.json>
 
 After bpy and numpy load (the Blender application ships numpy), the venv's site-packages leave
-``sys.path``, so warp, newton and mujoco can only come from the extension's own wheels.
+``sys.path``, so warp, newton, mujoco and pxr can only come from the extension's own wheels and
+Blender's bundled USD. That equals a bare venv holding only ``bpy``: the only venv modules still
+loaded are bpy and the distributions ``pip install bpy`` itself installs (its dependency closure),
+which the result lists (``venv_modules``) for the test to check. The pendulum is exported to USD with
+the installed extension, the scene emptied, the file imported back, and the import baked on MuJoCo.
 ``BLENDER_USER_RESOURCES`` must point at a throwaway directory. The JSON holds observations only.
 """
 
 import json
+import re
 import site
 import sys
+import tempfile
+from importlib import metadata
 from pathlib import Path
 
 import bpy
@@ -23,6 +31,40 @@ MODULE = "bl_ext.user_default.articula"
 BUNDLED = ("warp", "newton", "mujoco", "mujoco_warp")
 
 
+def bpy_closure() -> list[str]:
+    """Normalised names of bpy and every distribution it requires, recursively (what ``pip install
+    bpy`` puts into an empty venv), with what ``python -m venv`` itself seeds: pip, and on Python
+    3.11 setuptools (whose ``distutils-precedence.pth`` loads ``_distutils_hack`` at start-up)."""
+    seen, todo = set(), ["bpy", "pip"] + (["setuptools"] if sys.version_info < (3, 12) else [])
+    while todo:
+        name = re.sub(r"[-_.]+", "-", todo.pop()).lower()
+        if name in seen:
+            continue
+        try:
+            requires = metadata.distribution(name).requires or []
+        except metadata.PackageNotFoundError:
+            continue
+        seen.add(name)
+        todo += [re.match(r"[A-Za-z0-9_.-]+", r).group(0) for r in requires if "extra ==" not in r]
+    return sorted(seen)
+
+
+def venv_modules(venv_sites: list[str], owners: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Top-level modules loaded from the venv's site-packages -> the distributions that own them
+    (normalised; Blender's own script modules, under ``site-packages/bpy/``, belong to bpy)."""
+    found = {}
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None) or ""
+        site_dir = next((s for s in venv_sites if path.startswith(s + "/")), None)
+        if "." in name or site_dir is None:
+            continue
+        if path.startswith(f"{site_dir}/bpy/"):
+            found[name] = ["bpy"]
+        else:
+            found[name] = sorted({re.sub(r"[-_.]+", "-", d).lower() for d in owners.get(name, [])})
+    return found
+
+
 def hide_venv_packages() -> list[str]:
     venv_sites = set(site.getsitepackages())
     hidden = [p for p in sys.path if p in venv_sites]
@@ -31,8 +73,12 @@ def hide_venv_packages() -> list[str]:
 
 
 def main(zip_path: str, result_path: str) -> None:
-    result = {"hidden": hide_venv_packages()}
-    result["preloaded"] = sorted(name for name in BUNDLED if name in sys.modules)
+    closure = bpy_closure()
+    venv_sites = site.getsitepackages()
+    owners = metadata.packages_distributions()  # read while the venv is still on sys.path
+    result = {"hidden": hide_venv_packages(), "bpy_closure": closure, "bpy_version": bpy.app.version_string,
+              "python": f"{sys.version_info.major}.{sys.version_info.minor}"}
+    result["preloaded"] = sorted(name for name in BUNDLED + ("pxr",) if name in sys.modules)
     status = bpy.ops.extensions.package_install_files(filepath=zip_path, repo="user_default",
                                                       enable_on_install=True)
     result["install_status"] = sorted(status)
@@ -40,18 +86,29 @@ def main(zip_path: str, result_path: str) -> None:
     samples = __import__(f"{MODULE}.core.samples", fromlist=["samples"])
     build = __import__(f"{MODULE}.addon.adapters.description_to_blender", fromlist=["build_scene"])
 
-    objects = build.build_scene(bpy.context, samples.pendulum())
     scene = bpy.context.scene
+    with tempfile.TemporaryDirectory() as tmp:
+        usd_file = str(Path(tmp) / "pendulum.usda")
+        build.build_scene(bpy.context, samples.pendulum())
+        result["export_status"] = sorted(bpy.ops.articula.export_usd(filepath=usd_file))
+        for obj in list(bpy.data.objects):
+            bpy.data.objects.remove(obj)
+        result["objects_after_clear"] = len(bpy.data.objects)
+        result["import_status"] = sorted(bpy.ops.articula.import_usd(filepath=usd_file))
+    link = bpy.data.objects["pendulum_link"]
+    bpy.context.view_layer.update()
     scene.articula.solver = "MUJOCO"
-    link = objects["pendulum_link"]
     before = tuple(link.matrix_world.to_quaternion())
     result["bake_status"] = sorted(bpy.ops.articula.bake(frame_start=1, frame_end=24, solver="MUJOCO"))
     scene.frame_set(24)
     after = tuple(link.matrix_world.to_quaternion())
     result["rotation_change"] = max(abs(a - b) for a, b in zip(before, after))
     result["module_files"] = {name: getattr(sys.modules.get(name), "__file__", None) for name in BUNDLED}
+    result["pxr_file"] = getattr(sys.modules.get("pxr"), "__file__", None)
     result["extension_site"] = str(Path(bpy.utils.user_resource("EXTENSIONS", path=".local")))
+    result["blender_dir"] = str(Path(bpy.__file__).parent)
     result["package_file"] = package.__file__
+    result["venv_modules"] = venv_modules(venv_sites, owners)
     addon_utils.disable(MODULE, default_set=True)
     Path(result_path).write_text(json.dumps(result, indent=1), encoding="utf-8")
 

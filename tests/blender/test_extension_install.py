@@ -196,10 +196,26 @@ def bundled_sim(built_zip, tmp_path_factory):
 
 
 def test_installed_extension_simulates_with_its_own_wheels_only(bundled_sim):
-    """What a user gets from the zip alone: Warp, Newton and MuJoCo from the extension's wheels."""
+    """What a user gets from the zip alone, as in a bare venv holding only ``bpy``: Warp, Newton and
+    MuJoCo from the extension's wheels, USD from Blender, a pendulum exported, imported and baked.
+
+    The probe hides the venv's site-packages once bpy and numpy are loaded; every venv module still in
+    use then belongs to bpy or to a distribution ``pip install bpy`` itself brings (bpy's dependency
+    closure, read from the installed metadata), which is exactly what a bare ``bpy`` venv holds. The
+    same probe run in real bare venvs (bpy==5.2.3 / bpy==4.5.15 only) is in README, "Installing".
+    """
     assert bundled_sim["hidden"], "the venv's site-packages were hidden"
     assert bundled_sim["preloaded"] == []
+    assert bundled_sim["python"] == f"{sys.version_info.major}.{sys.version_info.minor}"
+    assert bundled_sim["export_status"] == ["FINISHED"] and bundled_sim["objects_after_clear"] == 0
+    assert bundled_sim["import_status"] == ["FINISHED"]
     assert bundled_sim["bake_status"] == ["FINISHED"]
     assert bundled_sim["rotation_change"] > 1e-3, "the pendulum swung"
     for name, path in bundled_sim["module_files"].items():
         assert path and Path(path).is_relative_to(bundled_sim["extension_site"]), (name, path)
+    assert Path(bundled_sim["pxr_file"]).is_relative_to(Path(bpy.__file__).parents[3]), "Blender's own USD"
+    closure = set(bundled_sim["bpy_closure"])
+    assert {"bpy", "numpy"} <= closure
+    foreign = {name: owners for name, owners in bundled_sim["venv_modules"].items()
+               if not owners or not set(owners) <= closure}
+    assert foreign == {}, "modules a bare bpy venv would not have"
