@@ -95,6 +95,9 @@ class Dof:
     dynamic_friction: float = 0.0  # Coulomb effort while moving, <= static_friction
     viscous_damping: float = 0.0  # N*m*s/rad or N*s/m
     velocity_limit: float = INF  # rad/s or m/s
+    # Passive spring toward the joint's zero (MuJoCo joint ``stiffness``, Newton ``joint_stiffness``),
+    # always on, drive or not: N*m/rad or N/m.
+    spring_stiffness: float = 0.0
 
 
 #: The DOF axes each joint type has, in order. Revolute/prismatic use ``Joint.axis``.

@@ -286,7 +286,7 @@ def _check_articulation_worlds(scene: PhysicsScene, root: str, bodies: list[str]
 
 _NON_NEGATIVE_DOF_FIELDS = ("limit_stiffness", "limit_damping", "drive_stiffness", "drive_damping",
                             "max_effort", "armature", "static_friction", "dynamic_friction",
-                            "viscous_damping")
+                            "viscous_damping", "spring_stiffness")
 
 
 def _check_dof(joint: Joint, dof: Dof) -> Iterator[Problem]:

@@ -258,6 +258,7 @@ def draw_dof(layout, dof, joint_type: str) -> None:
     box.prop(dof, "static_friction")
     box.prop(dof, "dynamic_friction")
     box.prop(dof, "viscous_damping")
+    box.prop(dof, "spring_stiffness")
     _switch_row(box, dof, "has_velocity_limit", dof.view("velocity_limit"))
 
 

@@ -236,6 +236,7 @@ def _dof_config(dof: Dof, axis: tuple[float, float, float], native_damping: bool
         target_kd=dof.drive_damping if drive and not kernel_drive else 0.0,
         actuator_mode=None if drive and not kernel_drive else newton.JointTargetMode.NONE,
         damping=dof.viscous_damping if native_damping else 0.0,
+        stiffness=dof.spring_stiffness,  # passive spring to the joint's zero (rest_q 0)
         armature=dof.armature,
         effort_limit=dof.max_effort if math.isfinite(dof.max_effort) else UNBOUNDED,
         velocity_limit=dof.velocity_limit if math.isfinite(dof.velocity_limit) else UNBOUNDED,

@@ -15,7 +15,7 @@ DOF_FIELDS = {
     **{name: None for name in ("lower", "upper", "limit_stiffness", "limit_damping", "drive_enabled",
                                "drive_stiffness", "drive_damping", "target_position", "target_velocity",
                                "max_effort", "armature", "static_friction", "dynamic_friction",
-                               "viscous_damping", "velocity_limit")},
+                               "viscous_damping", "velocity_limit", "spring_stiffness")},
 }
 JOINT_FIELDS = {name: None for name in ("cone_limit0", "cone_limit1", "collide_bodies",
                                         "exclude_from_articulation")}

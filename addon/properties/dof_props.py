@@ -77,6 +77,8 @@ class ArticulaDofProps(bpy.types.PropertyGroup):
                                  "Coulomb effort while moving (N*m or N); at most the static friction",
                                  soft_min=0.0)
     viscous_damping: float_prop("Viscous Damping", "Joint damping (N*m*s/rad or N*s/m)", soft_min=0.0)
+    spring_stiffness: float_prop("Spring Stiffness", "Passive spring pulling the joint back to its zero, "
+                                 "always on (N*m/rad or N/m; MuJoCo joint stiffness)", soft_min=0.0)
     has_velocity_limit: BoolProperty(name="Velocity Limit", description="Limit the speed; off: unlimited")
     velocity_limit: float_prop("Velocity Limit", "Largest speed (rad/s or m/s)", default=10.0, soft_min=0.0)
 

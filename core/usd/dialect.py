@@ -172,6 +172,8 @@ DOF_PROPERTIES: tuple[DofProperty, ...] = (
     DofProperty("velocity_limit", Unit.ANGLE, physx_axis="maxJointVelocity",
                 newton="newton:velocityLimit", physx_joint="physxJoint:maxJointVelocity"),
     DofProperty("limit_stiffness", Unit.PER_ANGLE, physx_limit="stiffness", newton="newton:limitStiffness"),
+    # MuJoCo's passive joint spring (SI, per radian), the only dialect Newton 1.8 reads it from.
+    DofProperty("spring_stiffness", Unit.PLAIN, mjc="mjc:stiffness", mjc_unit=Unit.PLAIN),
     DofProperty("limit_damping", Unit.PER_ANGLE, physx_limit="damping", newton="newton:limitDamping"),
 )
 #: Stage units of each per-DOF field as powers of (kilograms, meters) per stage unit, for a linear
@@ -187,7 +189,7 @@ DOF_STAGE_DIMENSIONS: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
     # N/m = kg/s^2 and N*s/m = kg/s | N*m/rad and N*m*s/rad
     "drive_stiffness": ((1, 0), (1, 2)), "drive_damping": ((1, 0), (1, 2)),
     "limit_stiffness": ((1, 0), (1, 2)), "limit_damping": ((1, 0), (1, 2)),
-    "viscous_damping": ((1, 0), (1, 2)),
+    "viscous_damping": ((1, 0), (1, 2)), "spring_stiffness": ((1, 0), (1, 2)),
 }
 
 

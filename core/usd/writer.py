@@ -362,6 +362,7 @@ class _LayerWriter:
         for dof in joint.dofs:
             self._write_dof(prim, joint, dof)
         self._write_newton_scalars(prim, joint)
+        self._write_mjc_scalars(prim, joint)
         prim.done()
 
     def _write_dof(self, prim: _Prim, joint: Joint, dof: Dof) -> None:
@@ -416,6 +417,17 @@ class _LayerWriter:
         for p in authored:
             prim.set(D.physx_axis_attr(instance, p.physx_axis), T.Float,
                      D.to_usd(getattr(dof, p.field), p.unit, angular))
+
+    def _write_mjc_scalars(self, prim: _Prim, joint: Joint) -> None:
+        """MuJoCo-dialect joint scalars (``mjc:stiffness``) where every moving DOF agrees: the only
+        names Newton 1.8 reads a passive joint spring from."""
+        dofs = joint.active_dofs()
+        for p in D.DOF_PROPERTIES:
+            if not p.mjc or p.newton or p.physx_axis or not dofs:
+                continue  # fields another written dialect already carries
+            values = {D.to_usd(getattr(d, p.field), p.mjc_unit, d.axis.is_angular) for d in dofs}
+            if len(values) == 1 and next(iter(values)) != getattr(_DEFAULT_DOF, p.field):
+                prim.set(p.mjc, T.Double, next(iter(values)), custom=True, uniform=True)
 
     def _write_newton_scalars(self, prim: _Prim, joint: Joint) -> None:
         """NewtonJointAPI scalars where every moving DOF agrees (in USD units), so Newton reads them."""

@@ -224,7 +224,7 @@ def _compare_models(original, ours, read, with_joint_q=True):
     q_a, q_b = original.joint_q_start.numpy(), ours.joint_q_start.numpy()
     per_dof = ("joint_axis", "joint_limit_lower", "joint_limit_upper", "joint_target_ke", "joint_target_kd",
                "joint_armature", "joint_friction", "joint_effort_limit", "joint_velocity_limit",
-               "joint_limit_ke", "joint_limit_kd")
+               "joint_limit_ke", "joint_limit_kd", "joint_stiffness")
     arrays = {attr: (getattr(original, attr).numpy(), getattr(ours, attr).numpy()) for attr in per_dof}
     for i, j in enumerate(joints):
         label = original.joint_label[i]
