@@ -1,7 +1,7 @@
 """Add-on preferences: where the simulation runs."""
 
 import bpy
-from bpy.props import EnumProperty
+from bpy.props import BoolProperty, EnumProperty
 
 # The extension's top-level package: ``bl_ext.<repo>.articula`` when installed, ``articula`` in tests.
 ADDON_ID = __package__.rpartition(".")[0]
@@ -17,9 +17,13 @@ class ArticulaPreferences(bpy.types.AddonPreferences):
     bl_idname = ADDON_ID
 
     device: EnumProperty(name="Simulation Device", items=DEVICES, default="AUTO")
+    usd_export_physics: BoolProperty(
+        name="Physics in File > Export > USD", default=True,
+        description="Blender's own USD export also writes Articula's rigid bodies, joints and colliders")
 
     def draw(self, _context):
         self.layout.prop(self, "device")
+        self.layout.prop(self, "usd_export_physics")
 
 
 def preferences(context=None):

@@ -44,9 +44,13 @@ def _with_descendants(objects) -> list:
 
 
 def export_scene(context, filepath: str, layout: str, selected_only: bool, allow_warnings: bool) -> list[str]:
-    """Write the scene's (or the selection's) physics; returns the warnings exported anyway.
+    """Write the scene's (or the selection's) robot; returns the warnings (written anyway).
 
-    Raises ``UsdWriteError`` listing the problems when the scene cannot be exported.
+    NESTED: Blender's own ``wm.usd_export`` writes the objects (meshes, UVs, normals, n-gons,
+    modifiers, materials, hierarchy) and Articula's USD hook authors the physics onto its prims.
+    FLAT: the bpy-free core writer (bodies side by side, simple triangle meshes).
+    Raises ``UsdWriteError`` listing the problems when the scene cannot be exported; the target
+    file is then left as it was.
     """
     from ..addon.adapters.blender_to_description import WorldFrames, blender_problems, scene_from_blender
 
@@ -56,10 +60,57 @@ def export_scene(context, filepath: str, layout: str, selected_only: bool, allow
     blender_side = blender_problems(context.scene, objects, frames)
     errors = [str(p) for p in blender_side if p.severity == "ERROR"]
     warnings = [str(p) for p in blender_side if p.severity != "ERROR"]
-    if errors or (warnings and not allow_warnings):
-        raise writer.UsdWriteError(filepath, errors + ([] if allow_warnings else warnings))
+    if errors:
+        raise writer.UsdWriteError(filepath, errors)
     desc = scene_from_blender(context.scene, objects, frames)
-    return warnings + writer.write_usd(desc, filepath, layout=layout, allow_warnings=allow_warnings)
+    if not desc.bodies:
+        warnings.append("no rigid bodies to export: the file holds only a physics scene"
+                        + (" and the objects" if layout == "NESTED" else ""))
+    if layout == "FLAT":
+        return warnings + writer.write_usd(desc, filepath, layout=layout)
+    refused, reported, masses = writer._validation_problems(desc)
+    if refused:
+        raise writer.UsdWriteError(filepath, refused)
+    _blender_export(context, filepath, desc, masses, objects)
+    return warnings + reported
+
+
+def _blender_export(context, filepath: str, desc, masses, objects) -> None:
+    """``wm.usd_export`` to a temporary sibling with the hook authoring ``desc``, then rename."""
+    import tempfile
+
+    from ..addon import usd_hook
+
+    _, writer = _usd()
+    path = os.path.abspath(filepath)
+    folder, name = os.path.split(path)
+    extension = os.path.splitext(name)[1] or ".usda"
+    fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=extension, dir=folder)
+    os.close(fd)
+    selection = None
+    if objects is not None:  # the selection and what is parented to it
+        selection = [obj for obj in context.view_layer.objects if obj.select_get()]
+        for obj in objects:
+            obj.select_set(True)
+    try:
+        with usd_hook.articula_export(desc, masses) as state:
+            result = bpy.ops.wm.usd_export(filepath=temporary, selected_objects_only=objects is not None,
+                                           export_animation=False, convert_world_material=False)
+        if state["error"] is not None:
+            error = state["error"]
+            if isinstance(error, writer.UsdWriteError):
+                raise writer.UsdWriteError(filepath, error.problems)
+            raise writer.UsdWriteError(filepath, [f"physics could not be written ({error})"])
+        if result != {"FINISHED"} or not state["called"]:
+            raise writer.UsdWriteError(filepath, ["Blender's USD export did not finish"])
+        os.chmod(temporary, writer._mode_for(path))
+        os.replace(temporary, path)
+    finally:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+        if selection is not None:
+            for obj in objects:
+                obj.select_set(obj in selection)
 
 
 class ARTICULA_OT_export_usd(bpy.types.Operator, ExportHelper):

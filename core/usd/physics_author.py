@@ -1,0 +1,304 @@
+"""Author a description's physics onto prims someone else wrote (Blender's own USD exporter).
+
+The one physics-authoring code path: :class:`_OntoWriter` is the core writer's
+:class:`~.writer._LayerWriter` (bodies, mass, joints, DOFs, drives, shapes, physics materials,
+collision groups, filtered pairs) pointed at existing prims instead of prims it makes. Bpy-free:
+it gets a stage and ``object_paths`` (description name -> prim path), nothing from Blender.
+
+NESTED rules kept on the given prims:
+- a body's prim carries translate + orient only, set to its rest pose; the prims directly under
+  it that are not bodies (its meshes, other objects) get the offset they had from the body's
+  unscaled frame, so a body's scale lands on its gprims and everything follows the rest pose;
+- a joint's prim (the joint Empty's Xform) becomes the PhysicsJoint, its xformOps removed;
+- a collider object's prim is replaced by the collider gprim (guide purpose); a collider on
+  the body object itself becomes a child gprim of the body;
+- other Mesh prims get render purpose; PhysicsArticulationRootAPI goes on each root body.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Optional
+
+from pxr import Gf, Sdf, Usd, UsdGeom, Vt
+
+from . import dialect as D
+from .writer import T, _LayerWriter, _Namer, _Prim, _set_pose, _validation_problems
+from ..articulation import Articulation
+from ..model import MassProperties, PhysicsScene, Pose
+
+_XFORM_PREFIX = "xformOp:"
+
+
+def author_physics(stage: Usd.Stage, scene: PhysicsScene, object_paths: dict[str, Sdf.Path],
+                   root: Optional[Sdf.Path] = None,
+                   masses: Optional[dict[str, MassProperties]] = None) -> list[str]:
+    """Author ``scene``'s physics onto ``stage``'s root layer at ``object_paths``.
+
+    Returns the validation problems that do not block writing (as ``write_usd`` does); raises
+    :class:`~.errors.UsdWriteError` for the ones that do, before touching the stage."""
+    reported = []
+    if masses is None:
+        refused, reported, masses = _validation_problems(scene)
+        if refused:
+            from .errors import UsdWriteError
+            raise UsdWriteError(stage.GetRootLayer().identifier, refused)
+    if root is None:
+        default = stage.GetDefaultPrim()
+        root = default.GetPath() if default else Sdf.Path.absoluteRootPath
+    cache = UsdGeom.XformCache(Usd.TimeCode.Default())
+    old_world = {}
+    for prim in stage.Traverse():
+        if prim.IsA(UsdGeom.Xformable):
+            old_world[prim.GetPath()] = cache.GetLocalToWorldTransform(prim)
+    layer = stage.GetRootLayer()
+    with Sdf.ChangeBlock():
+        _OntoWriter(scene, layer, masses, object_paths, root, old_world).write()
+    return reported
+
+
+def _matrix(pose: Pose) -> Gf.Matrix4d:
+    w, x, y, z = pose.rot
+    return Gf.Matrix4d().SetTransform(Gf.Rotation(Gf.Quatd(w, Gf.Vec3d(x, y, z))), Gf.Vec3d(*pose.pos))
+
+
+def _rigid(matrix: Gf.Matrix4d) -> Gf.Matrix4d:
+    """The matrix without its scale (translation and orthonormalized rotation)."""
+    rigid = Gf.Matrix4d(matrix)
+    rigid.Orthonormalize(False)
+    return rigid
+
+
+def _clear_xform_ops(spec: Sdf.PrimSpec) -> None:
+    for name in [p.name for p in spec.properties if p.name.startswith(_XFORM_PREFIX) or p.name == "xformOpOrder"]:
+        spec.RemoveProperty(spec.properties[name])
+
+
+def _set_matrix(prim: _Prim, matrix: Gf.Matrix4d) -> None:
+    _clear_xform_ops(prim.spec)
+    prim.set("xformOp:transform", T.Matrix4d, matrix)
+    prim.set("xformOpOrder", T.TokenArray, ["xformOp:transform"], uniform=True)
+
+
+class _ExistingNamer(_Namer):
+    """Sibling-unique names that also avoid the prims already in the layer."""
+
+    def __init__(self, layer: Sdf.Layer):
+        super().__init__()
+        self.layer = layer
+
+    def child(self, parent: Sdf.Path, name: str) -> Sdf.Path:
+        if parent not in self._taken:
+            spec = self.layer.GetPrimAtPath(parent)
+            self._taken[parent] = set(spec.nameChildren.keys()) if spec else set()
+        return super().child(parent, name)
+
+
+class _OntoWriter(_LayerWriter):
+    def __init__(self, scene, layer, masses, object_paths, root, old_world):
+        super().__init__(scene, layer, nested=True, masses=masses)
+        self.names = _ExistingNamer(layer)
+        self.object_paths = {name: Sdf.Path(str(path)) for name, path in object_paths.items()}
+        self.root = root
+        self.old_world = old_world
+        self.new_world: dict[Sdf.Path, Gf.Matrix4d] = {}
+        self.body_by_path: dict[Sdf.Path, str] = {}
+        self.collider_paths: set[Sdf.Path] = set()
+
+    def write(self) -> None:
+        self.layer.pseudoRoot.SetInfo("kilogramsPerUnit", D.KILOGRAMS_PER_UNIT)
+        from ..articulation import find_articulations
+        articulations = find_articulations(self.scene)
+        for articulation in articulations:
+            if articulation.fixed_base:
+                self._wrap(self.object_paths[articulation.root], articulation.root)
+        for body in self.scene.bodies:
+            path = self.object_paths[body.name]
+            self.body_paths[body.name] = path
+            self.body_by_path[path] = body.name
+        self._write_physics_scene()
+        self._write_physics_materials()
+        roots = set()
+        for articulation in articulations:
+            roots.add(articulation.root)
+            self._write_articulation(articulation)
+        for body in self.scene.bodies:  # bodies in no articulation (find_articulations covers all)
+            if body.name not in roots and not self._done(body.name):
+                self._write_body(body)
+        self._rebase_children()
+        self._write_joints()
+        self._write_attachments()
+        self._write_filtered_pairs()
+        self._write_collision_groups()
+        self._mark_visuals()
+        self._write_object_colors()
+
+    def _wrap(self, path: Sdf.Path, name: str) -> None:
+        """Move a fixed-base root body's prim under a new Xform holding the articulation root
+        (proposal: the root API above a robot fixed to the world)."""
+        wrapper = self.names.child(path.GetParentPath(), name + D.FIXED_BASE_SUFFIX)
+        self.fixed_wrappers = getattr(self, "fixed_wrappers", {})
+        self.fixed_wrappers[name] = wrapper
+        _Prim(self.layer, wrapper, "Xform").done()
+        moved = wrapper.AppendChild(path.name)
+        Sdf.CopySpec(self.layer, path, self.layer, moved)
+        _remove(self.layer, path)
+        self.object_paths = {k: (v.ReplacePrefix(path, moved) if v.HasPrefix(path) else v)
+                             for k, v in self.object_paths.items()}
+        parent_world = self.old_world.get(path.GetParentPath(), Gf.Matrix4d(1.0))
+        self.old_world = {(k.ReplacePrefix(path, moved) if k.HasPrefix(path) else k): v
+                          for k, v in self.old_world.items()}
+        self.old_world[wrapper] = parent_world
+
+    # -- world matrices after the edit
+    def world(self, path: Sdf.Path) -> Gf.Matrix4d:
+        if path in self.new_world:
+            return self.new_world[path]
+        if path in self.body_by_path:
+            matrix = _matrix(self.bodies[self.body_by_path[path]].pose)
+        elif path.GetParentPath() in self.body_by_path and path in self.old_world:
+            parent = path.GetParentPath()
+            matrix = self._offset(path, parent) * self.world(parent)
+        elif path in self.old_world and path.GetParentPath() in self.old_world:
+            parent = path.GetParentPath()
+            local = self.old_world[path] * self.old_world[parent].GetInverse()
+            matrix = local * self.world(parent)
+        else:
+            matrix = self.old_world.get(path, Gf.Matrix4d(1.0))
+        self.new_world[path] = matrix
+        return matrix
+
+    def _offset(self, path: Sdf.Path, body_path: Sdf.Path) -> Gf.Matrix4d:
+        """A prim's transform in its body's unscaled frame, as Blender wrote them."""
+        return self.old_world[path] * _rigid(self.old_world[body_path]).GetInverse()
+
+    # -- bodies
+    def _done(self, name: str) -> bool:
+        return getattr(self, "_written", set()).__contains__(name)
+
+    def _write_body(self, body) -> _Prim:
+        self._written = getattr(self, "_written", set())
+        self._written.add(body.name)
+        path = self.body_paths[body.name]
+        prim = self.prim(path, "Xform")
+        _clear_xform_ops(prim.spec)
+        parent_world = self.world(path.GetParentPath())
+        _set_pose(prim, body.pose if parent_world == Gf.Matrix4d(1.0) else _pose_in(parent_world, body.pose))
+        self._write_body_physics(prim, body)
+        return prim
+
+    def _write_articulation(self, articulation: Articulation) -> None:
+        root = self.bodies[articulation.root]
+        prims = [self._write_body(self.bodies[name]) for name in articulation.bodies]
+        api_prim = prims[0]  # bodies[0] is the root
+        if articulation.fixed_base:
+            api_prim = _Prim(self.layer, self.fixed_wrappers[root.name], "Xform")
+            prims.append(api_prim)
+        if articulation.fixed_base or len(articulation.bodies) + len(articulation.loop_joints) > 1:
+            api_prim.apply("PhysicsArticulationRootAPI", D.NEWTON_ARTICULATION_ROOT_API)
+            api_prim.set(D.SELF_COLLISION_ATTR, T.Bool, bool(root.self_collision))
+        for prim in prims:
+            prim.done()
+
+    def _rebase_children(self) -> None:
+        """Prims directly under a body keep their place on the body's unscaled frame."""
+        shape_objects = {self.object_paths.get(s.name) for s in self.scene.shapes}
+        for body_path in self.body_by_path:
+            spec = self.layer.GetPrimAtPath(body_path)
+            if spec is None or body_path not in self.old_world:
+                continue
+            for child in list(spec.nameChildren.values()):
+                path = child.path
+                if path in self.body_by_path or path in shape_objects or path not in self.old_world:
+                    continue
+                if not self._is_xformable(child):
+                    continue
+                offset = self._offset(path, body_path)
+                old_local = self.old_world[path] * self.old_world[body_path].GetInverse()
+                if not Gf.IsClose(offset, old_local, 1e-9):
+                    _set_matrix(_Prim(self.layer, path, child.typeName), offset)
+
+    @staticmethod
+    def _is_xformable(spec: Sdf.PrimSpec) -> bool:
+        return spec.typeName not in ("", "Scope", "Material", "Shader") and not spec.typeName.startswith("Physics")
+
+    # -- joints
+    def _write_joints(self) -> None:
+        for joint in self.scene.joints:
+            path = self.object_paths.get(joint.name)
+            if path is None or path in self.body_by_path:
+                path = self.names.child(self.body_paths[joint.body1], joint.name)
+            else:
+                spec = self.layer.GetPrimAtPath(path)
+                if spec is not None:
+                    _clear_xform_ops(spec)
+            self._write_joint(path, joint)
+
+    # -- colliders (visuals are Blender's own meshes)
+    def _write_attachments(self) -> None:
+        static_scope = None
+        for shape in self.scene.shapes:
+            path = self.object_paths.get(shape.name)
+            body_path = self.body_paths.get(shape.body) if shape.body is not None else None
+            if path is None or path in self.body_by_path:
+                if body_path is None:
+                    static_scope = static_scope or self.scope(D.STATIC_SCOPE, "Xform")
+                    body_path = static_scope
+                path = self.names.child(body_path, shape.name)
+                pose = shape.pose
+            else:
+                frame = _matrix(shape.pose) * (self.world(body_path) if body_path is not None else Gf.Matrix4d(1.0))
+                parent = path.GetParentPath()
+                pose = _pose_in(self.world(parent), _pose_of(frame)) if parent != body_path else shape.pose
+                if self.layer.GetPrimAtPath(path) is not None:
+                    _remove(self.layer, path)
+            self.shape_paths[shape.name] = path
+            self.collider_paths.add(path)
+            self._write_shape(path, dataclasses.replace(shape, pose=pose))
+
+    def _mark_visuals(self) -> None:
+        """Render purpose on every mesh Blender wrote (colliders are guides)."""
+        def visit(spec):
+            for child in spec.nameChildren.values():
+                if child.typeName == "Mesh" and child.path not in self.collider_paths:
+                    Sdf.AttributeSpec(child, "purpose", T.Token, Sdf.VariabilityUniform).default = D.PURPOSE_VISUAL
+                visit(child)
+        root = self.layer.GetPrimAtPath(self.root)
+        if root is not None:
+            visit(root)
+
+
+    def _write_object_colors(self) -> None:
+        """A visual colored by its object (no render material) keeps its color as displayColor."""
+        for visual in self.scene.visuals:
+            path = self.object_paths.get(visual.name)
+            spec = self.layer.GetPrimAtPath(path) if path is not None else None
+            if visual.material_name or spec is None:
+                continue
+            meshes = [spec] if spec.typeName == "Mesh" else [c for c in spec.nameChildren.values()
+                                                              if c.typeName == "Mesh"]
+            for mesh in meshes:
+                if mesh.path in self.collider_paths or "primvars:displayColor" in mesh.properties:
+                    continue
+                prim = _Prim(self.layer, mesh.path, "Mesh")
+                prim.set("primvars:displayColor", T.Color3fArray, Vt.Vec3fArray([Gf.Vec3f(*visual.color[:3])]))
+                prim.set("primvars:displayOpacity", T.FloatArray, Vt.FloatArray([visual.color[3]]))
+
+
+def _remove(layer: Sdf.Layer, path: Sdf.Path) -> None:
+    del layer.GetPrimAtPath(path.GetParentPath()).nameChildren[path.name]
+
+
+def _pose_of(matrix: Gf.Matrix4d) -> Pose:
+    rigid = _rigid(matrix)
+    q = rigid.ExtractRotationQuat()
+    t = rigid.ExtractTranslation()
+    return Pose(pos=(t[0], t[1], t[2]), rot=(q.GetReal(), *q.GetImaginary()))
+
+
+def _pose_in(parent_world: Gf.Matrix4d, pose: Pose) -> Pose:
+    """``pose`` (world) seen from ``parent_world``."""
+    return _pose_of(_matrix(pose) * _rigid(parent_world).GetInverse())
+
+
+__all__ = ["author_physics"]
