@@ -148,7 +148,7 @@ class ARTICULA_OT_export_usd(bpy.types.Operator, ExportHelper):
             return {"CANCELLED"}
         for warning in warnings:
             self.report({"WARNING"}, warning)
-        self.report({"INFO"}, f"Exported {self.layout.lower()} physics to {self.filepath}")
+        self.report({"INFO"}, f"Exported {self.layout.lower()} robot to {self.filepath}")
         return {"FINISHED"}
 
 
@@ -196,6 +196,18 @@ def import_file(context, filepath: str, renest: bool = True):
     return objects, warnings
 
 
+def import_summary(filepath: str, objects) -> tuple[str, str]:
+    """(report type, sentence) saying what an import brought in, and why when it is no robot."""
+    objects = list(objects.values()) if isinstance(objects, dict) else list(objects)
+    bodies = sum(1 for obj in objects if obj.articula.body.enabled)
+    if not objects:
+        return "WARNING", f"{filepath} has no UsdPhysics rigid bodies, joints, colliders or meshes: nothing imported"
+    if not bodies:
+        return "WARNING", (f"{filepath} has no UsdPhysics rigid bodies: imported {len(objects)} objects "
+                           "without physics")
+    return "INFO", f"Imported {bodies} rigid bodies ({len(objects)} objects) from {filepath}"
+
+
 class ARTICULA_OT_import_usd(bpy.types.Operator, ImportHelper):
     """Import UsdPhysics robots: one object per rigid body, parented like the kinematic tree"""
 
@@ -220,7 +232,8 @@ class ARTICULA_OT_import_usd(bpy.types.Operator, ImportHelper):
             return {"CANCELLED"}
         for warning in warnings:
             self.report({"WARNING"}, warning)
-        self.report({"INFO"}, f"Imported {len(objects)} objects from {self.filepath}")
+        level, message = import_summary(self.filepath, objects)
+        self.report({level}, message)
         return {"FINISHED"}
 
 

@@ -10,6 +10,7 @@ prim and attribute; unknown attributes are ignored.
 from __future__ import annotations
 
 import math
+import re
 import os
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -56,7 +57,7 @@ def read_usd(source: Union[str, os.PathLike, Usd.Stage], renest: bool = True) ->
     except UsdReadError:
         raise
     except Tf.ErrorException as error:
-        raise UsdReadError(file, None, None, f"USD failed while reading: {error}") from error
+        raise UsdReadError(file, None, None, f"USD failed while reading: {readable_usd_error(error)}") from error
 
 
 def _open(source) -> tuple[Usd.Stage, Optional[str]]:
@@ -75,9 +76,21 @@ def _open(source) -> tuple[Usd.Stage, Optional[str]]:
     return stage, file
 
 
-def _first_line(error: Exception) -> str:
+_CPP_LOCATION = re.compile(r"Error in '[^']*' at line \d+ in file [^:]*:\s*")
+_CPP_NAMESPACE = re.compile(r"\bpxr\w*__pxrReserved__::")
+
+
+def readable_usd_error(error: Exception) -> str:
+    """USD's exception text without C++ source locations and namespaces, one line."""
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-    return lines[-1] if lines else type(error).__name__
+    text = lines[-1] if lines else type(error).__name__
+    text = _CPP_NAMESPACE.sub("", _CPP_LOCATION.sub("", text)).strip()
+    if len(text) > 1 and text[0] == text[-1] == "'":
+        text = text[1:-1]
+    return text or type(error).__name__
+
+
+_first_line = readable_usd_error
 
 
 # ------------------------------------------------------------------------------------ matrix helpers

@@ -215,3 +215,27 @@ def test_newton_loads_the_same_model_as_the_core_writer(two_link, tmp_path):
                  "joint_axis", "joint_limit_lower", "joint_limit_upper", "shape_type", "shape_scale",
                  "shape_transform"):
         assert np.allclose(getattr(a, attr).numpy(), getattr(b, attr).numpy(), atol=1e-5), attr
+
+
+def test_export_and_import_without_physics_say_what_happened(clean_scene, tmp_path):
+    from articula.operators.io_usd import export_scene, import_summary
+
+    bpy.ops.mesh.primitive_cube_add()
+    path = str(tmp_path / "plain.usda")
+    warnings_ = export_scene(bpy.context, path, "NESTED", False, False)
+    assert any("no rigid bodies" in w for w in warnings_)
+    bpy.data.objects.remove(bpy.context.active_object)
+    assert bpy.ops.articula.import_usd(filepath=path) == {"FINISHED"}
+    level, message = import_summary(path, list(clean_scene.objects))
+    assert level == "WARNING" and "no UsdPhysics rigid bodies" in message and path in message
+    assert import_summary(path, [])[0] == "WARNING"
+
+
+def test_unreadable_file_is_named_without_cpp_details(clean_scene, tmp_path):
+    path = tmp_path / "broken.usda"
+    path.write_text("not usd at all")
+    with pytest.raises(RuntimeError) as error:
+        bpy.ops.articula.import_usd(filepath=str(path))
+    text = str(error.value)
+    assert str(path) in text and "not a readable USD file" in text
+    assert "pxr" not in text and ".cpp" not in text and "::" not in text
