@@ -78,6 +78,7 @@ DENSITY = "physics:density"
 
 # Seed custom ints (newton-collisions): Newton 1.8 ignores them, so PhysicsCollisionGroup
 # prims carry the same rules for every UsdPhysics consumer.
+MJC_REF = "mjc:ref"  # MuJoCo joint reference position (read: the limits are shifted by it)
 COLLISION_GROUP_ATTR = "newton:collision_group"
 WORLD_ATTR = "newton:world"
 SELF_COLLISION_ATTR = "newton:selfCollisionEnabled"  # NewtonArticulationRootAPI

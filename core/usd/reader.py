@@ -164,6 +164,7 @@ class _StageReader:
         self.body_prims: dict[str, Usd.Prim] = {}  # body name -> prim
         self.body_by_path: dict[Sdf.Path, Body] = {}
         self.body_scale: dict[str, tuple] = {}
+        self.mjc_angle_scale = math.pi / 180.0  # MuJoCo's compiler default: degrees
         self._worldless_bodies: set[str] = set()  # bodies with no world attribute of their own
         self._collider_worlds: dict[str, list[Shape]] = {}  # body -> its colliders with a world
         self._worldless_shapes: dict[str, list[Shape]] = {}  # body -> its colliders without one
@@ -386,6 +387,9 @@ class _StageReader:
     def _read_scene_settings(self, prims) -> None:
         settings = self.scene.settings = SceneSettings()
         scene_prim = next((p for p in prims if self.is_a(p, UsdPhysics.Scene)), None)
+        # MuJoCo angles (mjc:ref) are degrees unless the scene's compiler says radians (as Newton).
+        angle = self.value(scene_prim, "mjc:compiler:angle", "token") if scene_prim is not None else None
+        self.mjc_angle_scale = 1.0 if angle == "radian" else math.pi / 180.0
         if scene_prim is None:
             return
         direction = self.value(scene_prim, "physics:gravityDirection", "vec3", (0.0, 0.0, 0.0))
@@ -700,7 +704,26 @@ class _StageReader:
         joint.dofs = [self._read_dof(prim, joint_type, axis_) for axis_ in dof_axes_for(joint_type, axis)]
         self._read_seed_arrays(prim, joint)
         self._dofs_to_si(joint)
+        self._apply_mjc_reference(prim, joint)
         self.scene.joints.append(joint)
+
+    def _apply_mjc_reference(self, prim: Usd.Prim, joint: Joint) -> None:
+        """MuJoCo's ``mjc:ref``: the authored pose is the joint at ``ref``, limits are absolute. The
+        description's zero is the authored pose, so limits shift by -ref, as Newton's add_usd does
+        (the passive spring's rest, springref - ref, is then -ref: not modelled, warned)."""
+        if joint.type not in (JointType.REVOLUTE, JointType.PRISMATIC) or not self.authored(prim, D.MJC_REF):
+            return
+        ref = self.value(prim, D.MJC_REF)
+        if not ref:
+            return
+        dof = joint.dofs[0]
+        ref *= self.mjc_angle_scale if dof.axis.is_angular else self.meters_per_unit
+        if dof.motion == DofMotion.LIMITED:
+            dof.lower -= ref
+            dof.upper -= ref
+        if dof.spring_stiffness:
+            self.warn(prim, f"{D.MJC_REF} with a joint spring: the spring's rest ({-ref:g}) is not "
+                            "modelled, it pulls toward the authored pose")
 
     def _dofs_to_si(self, joint: Joint) -> None:
         """Every per-DOF value from the stage's units to SI (angles are radians by now)."""

@@ -42,11 +42,7 @@ ROBOTS = ["gym_ant", "gym_half_cheetah", "gym_hopper", "gym_humanoid", "gym_huma
           "gym_inverted_double_pendulum", "gym_inverted_pendulum", "gym_pusher", "gym_reacher",
           "gym_swimmer", "gym_walker2d", "newton_nv_ant", "newton_nv_humanoid"]
 #: Written reasons for what does not compare equal.
-ROUND_TRIP_EXCEPTIONS = {
-    "gym_reacher": "MuJoCo joint reference positions (mjc:ref on target_x/target_y): Newton shifts "
-                   "the limits by them; the description has no reference position, so the limits "
-                   "come back unshifted",
-}
+ROUND_TRIP_EXCEPTIONS: dict[str, str] = {}  # none left (gym_reacher's mjc:ref is read as Newton does)
 #: Articula's D6 of stacked joints takes them in name order (Newton's prim-path order inside an
 #: articulation); where Newton sees them outside every articulation root it keeps file order.
 JOINT_ORDER_EXCEPTIONS = {
