@@ -257,6 +257,9 @@ class _Builder:
         self.collection = collection or context.scene.collection
         self.scene = context.scene
         self.objects: dict[str, bpy.types.Object] = {}  # description name -> object
+        # Body lookups go through their own map: a joint or collider may share a body's name
+        # (USD names are unique per parent only; the ant's joints are named after their bodies).
+        self.body_objects: dict[str, bpy.types.Object] = {}
         self.done_shapes: set[str] = set()
         self.done_visuals: set[str] = set()
         self.frames = WorldFrames()  # objects never move once placed: read each world matrix once
@@ -278,25 +281,25 @@ class _Builder:
 
     def add_body(self, body: Body) -> None:
         obj, scale = self.body_object(body)
-        parent = self.objects.get(body.parent) if body.parent else None
+        parent = self.body_objects.get(body.parent) if body.parent else None
         if parent is not None and body.hierarchy_gap:
             gap = new_object(f"{body.name}_gap", self.collection, size=BODY_EMPTY_SIZE)
             place(gap, parent, body.pose)
             parent = gap
         place(obj, parent, body.pose, scale)
         apply_body(obj, body)
-        self.objects[body.name] = obj
+        self.objects[body.name] = self.body_objects[body.name] = obj
 
     def add_joint(self, joint: Joint) -> None:
         obj = new_object(joint.name, self.collection, empty_display="ARROWS", size=JOINT_EMPTY_SIZE)
-        body1 = self.objects.get(joint.body1)
+        body1 = self.body_objects.get(joint.body1)
         place(obj, body1, pose_mul(self.frames.pose(body1), joint.local_pose1))
-        apply_joint(obj, joint, self.objects, self.frames)
-        self.objects[joint.name] = obj
+        apply_joint(obj, joint, self.body_objects, self.frames)
+        self.objects.setdefault(joint.name, obj)
 
     def add_shape(self, shape: Shape) -> None:
-        body = self.objects.get(shape.body) if shape.body else None
-        own = self.objects.get(shape.name) if shape.body and shape.name == shape.body else None
+        body = self.body_objects.get(shape.body) if shape.body else None
+        own = self.body_objects.get(shape.name) if shape.body and shape.name == shape.body else None
         if own is not None and (shape.kind.value not in MESH_KINDS or _mesh_matches(own, shape.mesh)):
             obj = own
         else:
@@ -305,7 +308,7 @@ class _Builder:
         apply_shape(obj, shape, shape.scale)
         if obj.type == "MESH" and not obj.data.vertices and shape.kind.value not in MESH_KINDS:
             fill_primitive_mesh(obj.data, obj.articula.collider)
-        self.objects[shape.name] = obj
+        self.objects.setdefault(shape.name, obj)
 
     def shape_object(self, shape: Shape):
         visual = _own_item(self.desc.visuals, shape.name, None) if shape.body is None else None
@@ -332,7 +335,7 @@ class _Builder:
         return mesh
 
     def add_visual(self, visual: Visual) -> None:
-        body = self.objects.get(visual.body) if visual.body else None
+        body = self.body_objects.get(visual.body) if visual.body else None
         obj = new_object(visual.name, self.collection, new_mesh(visual.name, visual.mesh))
         place(obj, body, pose_mul(self.frames.pose(body), visual.pose), visual.scale)
         apply_visual(obj, visual)
@@ -350,7 +353,7 @@ class _Builder:
         for visual in self.desc.visuals:
             if visual.name not in self.done_visuals:
                 self.add_visual(visual)
-        apply_filtered_pairs(self.scene, self.desc.filtered_pairs, self.objects, append=self.merge)
+        apply_filtered_pairs(self.scene, self.desc.filtered_pairs, self.body_objects, append=self.merge)
         return self.objects
 
 

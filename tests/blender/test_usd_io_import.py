@@ -175,3 +175,43 @@ def test_newton_asset_import_names_objects_after_prims(clean_scene):
         assert obj.name == prim_name
         assert (obj.parent.name if obj.parent else None) == body.parent
     assert any(o.parent is not None for o in bodies)  # the flat ant was re-nested
+
+
+@pytest.mark.skipif(NEWTON_DIR is None or not hasattr(__import__("pxr").UsdPhysics, "Axis"),
+                    reason="newton not installed, or 4.5's USD 25.02 lacks UsdPhysics.Axis for add_usd")
+@pytest.mark.parametrize("asset", ["ant.usda", "humanoid.usda"])
+def test_newton_asset_whose_joints_share_body_names_exports_to_the_same_model(clean_scene, tmp_path, asset):
+    """Joints named like bodies (USD names are unique per parent, Blender's per file) keep pointing
+    at the bodies: imported into an empty scene, exported, loaded in Newton like the original."""
+    import warnings
+
+    import newton
+    import numpy as np
+
+    path = os.path.join(NEWTON_DIR, "examples", "assets", asset)
+    assert bpy.ops.articula.import_usd(filepath=path) == {"FINISHED"}
+    out = str(tmp_path / "again.usda")
+    assert bpy.ops.articula.export_usd(filepath=out) == {"FINISHED"}
+
+    def load(source):
+        builder = newton.ModelBuilder()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            builder.add_usd(source)
+        return builder.finalize(device="cpu")
+
+    a, b = load(path), load(out)
+    leaf = lambda label: label.rsplit("/", 1)[-1]  # noqa: E731
+    order = {leaf(label): i for i, label in enumerate(b.body_label)}
+    bodies = [order[leaf(label)] for label in a.body_label]
+    for attr in ("body_mass", "body_com", "body_inertia"):
+        assert np.allclose(getattr(a, attr).numpy(), getattr(b, attr).numpy()[bodies], rtol=1e-4, atol=1e-6), attr
+    qa, qb = a.body_q.numpy(), b.body_q.numpy()[bodies].copy()
+    qb[:, 3:] *= np.sign(np.sum(qa[:, 3:] * qb[:, 3:], axis=1, keepdims=True))
+    assert np.allclose(qa, qb, atol=1e-5)
+
+    def joints_by_child(model):
+        child = model.joint_child.numpy()
+        return {leaf(model.body_label[c]): int(t) for c, t in zip(child, model.joint_type.numpy())}
+
+    assert joints_by_child(a) == joints_by_child(b)
