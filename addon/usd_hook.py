@@ -76,7 +76,15 @@ def _plain_export(export_context) -> None:
         return
     stage = export_context.get_stage()
     exported = set(object_paths(stage))
-    objects = [obj for obj in scene.objects if obj.name in exported]
+    # what Blender wrote, and what hangs below it (colliders hidden from render are not written)
+    objects, stack = [], [obj for obj in scene.objects if obj.name in exported]
+    seen = set()
+    while stack:
+        obj = stack.pop()
+        if obj.name not in seen:
+            seen.add(obj.name)
+            objects.append(obj)
+            stack.extend(obj.children)
     description = scene_from_blender(scene, objects, WorldFrames())
     for warning in _author(stage, description, None):
         print(f"Articula: {warning}")

@@ -239,3 +239,23 @@ def test_unreadable_file_is_named_without_cpp_details(clean_scene, tmp_path):
     text = str(error.value)
     assert str(path) in text and "not a readable USD file" in text
     assert "pxr" not in text and ".cpp" not in text and "::" not in text
+
+
+def test_plain_usd_export_keeps_colliders_hidden_from_render(clean_scene, tmp_path):
+    """Collider stand-ins are hidden from render, so Blender does not write them: the hook still
+    authors every collider (on both export paths) and no body is left massless."""
+    from articula.addon.adapters.description_to_blender import build_scene
+    from articula.core import samples
+
+    scene = samples.robotic_finger()
+    build_scene(bpy.context, scene)
+    for i, export in enumerate((lambda p: bpy.ops.wm.usd_export(filepath=p),
+                                lambda p: bpy.ops.articula.export_usd(filepath=p))):
+        path = str(tmp_path / f"finger{i}.usda")
+        assert export(path) == {"FINISHED"}
+        stage = Usd.Stage.Open(path)
+        colliders = [p for p in stage.Traverse() if p.HasAPI(UsdPhysics.CollisionAPI)]
+        assert len(colliders) == len(scene.shapes)
+        masses = [UsdPhysics.MassAPI(p).GetMassAttr().Get() for p in stage.Traverse()
+                  if p.HasAPI(UsdPhysics.RigidBodyAPI)]
+        assert len(masses) == len(scene.bodies) and all(m > 0 for m in masses)
