@@ -1,7 +1,7 @@
 """Install the extension zip and simulate with ONLY its bundled wheels (what a Blender user gets).
 
 Run by ``test_extension_install.py`` in its own process, and standalone in a bare venv (one holding
-only ``bpy``; see README, "Installing"):
+only ``bpy``; see README, "Install the extension in Blender"):
 
     python _bundled_sim_probe.py <zip> <result.json>
 

@@ -120,7 +120,8 @@ def test_one_zip_serves_python_3_11_and_3_13(built_zip, tmp_path):
     assert package["id"] == "articula"
     assert sorted(package["python_versions"]) == ["3.11", "3.13"]
     with zipfile.ZipFile(built_zip) as archive:
-        mujoco = {Path(n).name.split("-")[2] for n in archive.namelist() if Path(n).name.startswith("mujoco-")}
+        names = [Path(n).name for n in archive.namelist()]
+    mujoco = {name.split("-")[2] for name in names if name.startswith("mujoco-")}
     assert mujoco == {"cp311", "cp313"}
 
 
@@ -202,7 +203,8 @@ def test_installed_extension_simulates_with_its_own_wheels_only(bundled_sim):
     The probe hides the venv's site-packages once bpy and numpy are loaded; every venv module still in
     use then belongs to bpy or to a distribution ``pip install bpy`` itself brings (bpy's dependency
     closure, read from the installed metadata), which is exactly what a bare ``bpy`` venv holds. The
-    same probe run in real bare venvs (bpy==5.2.3 / bpy==4.5.15 only) is in README, "Installing".
+    same probe run in real bare venvs (bpy==5.2.3 / bpy==4.5.15 only): README, "Install the extension
+    in Blender".
     """
     assert bundled_sim["hidden"], "the venv's site-packages were hidden"
     assert bundled_sim["preloaded"] == []
