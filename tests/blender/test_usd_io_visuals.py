@@ -259,3 +259,17 @@ def test_plain_usd_export_keeps_colliders_hidden_from_render(clean_scene, tmp_pa
         masses = [UsdPhysics.MassAPI(p).GetMassAttr().Get() for p in stage.Traverse()
                   if p.HasAPI(UsdPhysics.RigidBodyAPI)]
         assert len(masses) == len(scene.bodies) and all(m > 0 for m in masses)
+
+
+def test_nested_export_of_the_selection_only(two_link, tmp_path):
+    _, base, arm = two_link
+    bpy.ops.mesh.primitive_monkey_add(location=(1.0, 0.0, 0.0))
+    other = bpy.context.active_object
+    _select(base)  # the base brings what is parented to it: the arm, its joint
+    path = str(tmp_path / "selected.usda")
+    assert bpy.ops.articula.export_usd(filepath=path, selected_only=True) == {"FINISHED"}
+    stage = Usd.Stage.Open(path)
+    names = {p.GetAttribute(OBJECT_NAME_ATTR).Get() for p in stage.Traverse() if p.GetAttribute(OBJECT_NAME_ATTR)}
+    assert names == {"base", "arm", "arm_joint"}
+    assert stage.GetPrimAtPath("/root/base/arm").HasAPI(UsdPhysics.RigidBodyAPI)
+    assert [o.name for o in bpy.context.selected_objects] == ["base"] and not other.select_get()
