@@ -6,10 +6,13 @@
 SHELL := /bin/bash
 # .venv runs Blender 5.2 LTS (Python 3.13), .venv-bpy45 Blender 4.5 LTS (Python 3.11). Each interpreter is
 # taken from PYTHON313 / PYTHON311 when set, else from PATH, else from pyenv.
-PYTHON311 ?= $(shell command -v python3.11 2>/dev/null || { pyenv prefix 3.11 2>/dev/null | sed 's,$$,/bin/python3.11,'; })
-PYTHON313 ?= $(shell { command -v python3.13 >/dev/null 2>&1 && python3.13 -c '' 2>/dev/null && command -v python3.13; } \
-	|| { p=$$(pyenv prefix 3.13.0 2>/dev/null || pyenv prefix 3.13 2>/dev/null) && echo "$$p/bin/python3.13"; })
-PYTHON312 ?= $(shell command -v python3.12 2>/dev/null || { pyenv prefix 3.12 2>/dev/null | sed 's,$$,/bin/python3.12,'; })
+# find_python: python$(1) from PATH when it really runs (a pyenv shim may exist for a version that is
+# not selected), else pyenv's install of that version.
+find_python = $(shell { command -v python$(1) >/dev/null 2>&1 && python$(1) -c '' 2>/dev/null && command -v python$(1); } \
+	|| { p=$$(pyenv prefix $(1) 2>/dev/null | head -n1) && test -n "$$p" && echo "$$p/bin/python$(1)"; })
+PYTHON311 ?= $(call find_python,3.11)
+PYTHON313 ?= $(call find_python,3.13)
+PYTHON312 ?= $(call find_python,3.12)
 PYTEST_ARGS ?= -q
 WHEELHOUSE ?= $(HOME)/.cache/articula/pip-wheels
 
