@@ -98,6 +98,9 @@ class Dof:
     # Passive spring toward the joint's zero (MuJoCo joint ``stiffness``, Newton ``joint_stiffness``),
     # always on, drive or not: N*m/rad or N/m.
     spring_stiffness: float = 0.0
+    # The state a file starts from (UsdPhysics JointStateAPI), not the joint's zero: 0 at rest.
+    initial_position: float = 0.0  # rad or m
+    initial_velocity: float = 0.0  # rad/s or m/s
 
 
 #: The DOF axes each joint type has, in order. Revolute/prismatic use ``Joint.axis``.

@@ -122,6 +122,14 @@ def drive_attr(instance: str, name: str) -> str:
     return f"drive:{instance}:physics:{name}"
 
 
+JOINT_STATE_API = "PhysicsJointStateAPI"  # the joint's initial position/velocity, per DOF instance
+
+
+def state_attr(instance: str, name: str) -> str:
+    """``state:<instance>:physics:<name>`` of a JointStateAPI instance (position, velocity)."""
+    return f"state:{instance}:physics:{name}"
+
+
 DRIVE_TYPE_TOKENS = {DriveType.FORCE: "force", DriveType.ACCELERATION: "acceleration"}
 DRIVE_TYPES_BY_TOKEN = {token: kind for kind, token in DRIVE_TYPE_TOKENS.items()}
 
@@ -191,6 +199,7 @@ DOF_STAGE_DIMENSIONS: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
     "drive_stiffness": ((1, 0), (1, 2)), "drive_damping": ((1, 0), (1, 2)),
     "limit_stiffness": ((1, 0), (1, 2)), "limit_damping": ((1, 0), (1, 2)),
     "viscous_damping": ((1, 0), (1, 2)), "spring_stiffness": ((1, 0), (1, 2)),
+    "initial_position": ((0, 1), (0, 0)), "initial_velocity": ((0, 1), (0, 0)),  # m, m/s | rad, rad/s
 }
 
 

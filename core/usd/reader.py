@@ -754,12 +754,19 @@ class _StageReader:
             dof.target_velocity = read("targetVelocity", D.Unit.ANGLE)
             max_force = self.value(prim, D.drive_attr(instance, "maxForce"), default=INF)
             dof.max_effort = INF if max_force < 0.0 else max_force
+        self._read_joint_state(prim, dof, instance, angular)
         read_fields: set[str] = set()
         for p, names in _dialect_names(instance):
             self._read_dof_property(prim, dof, p, names, angular, read_fields)
         if dof.dynamic_friction > dof.static_friction:
             dof.static_friction = dof.dynamic_friction
         return dof
+
+    def _read_joint_state(self, prim: Usd.Prim, dof: Dof, instance: str, angular: bool) -> None:
+        """JointStateAPI: where the file starts this DOF (the joint's zero stays its frames')."""
+        for name, field in (("position", "initial_position"), ("velocity", "initial_velocity")):
+            value = self.value(prim, D.state_attr(instance, name), default=0.0, allow_inf=False)
+            setattr(dof, field, D.from_usd(value, D.Unit.ANGLE, angular))
 
     def _read_limit(self, prim: Usd.Prim, joint_type: JointType, dof: Dof, instance: str) -> None:
         angular = dof.axis.is_angular

@@ -374,6 +374,7 @@ class _LayerWriter:
         if dof.drive_enabled:
             self._write_drive(prim, dof, instance, angular)
         self._write_physx_axis(prim, dof, instance, angular)
+        self._write_joint_state(prim, dof, instance, angular)
 
     def _write_limit(self, prim: _Prim, joint: Joint, dof: Dof, instance: str) -> None:
         angular = dof.axis.is_angular
@@ -407,6 +408,13 @@ class _LayerWriter:
                                   ("targetVelocity", dof.target_velocity, D.Unit.ANGLE),
                                   ("maxForce", dof.max_effort, D.Unit.PLAIN)):
             prim.set(D.drive_attr(instance, name), T.Float, D.to_usd(value, unit, angular))
+
+    def _write_joint_state(self, prim: _Prim, dof: Dof, instance: str, angular: bool) -> None:
+        if not (dof.initial_position or dof.initial_velocity):
+            return  # at rest: nothing to say
+        prim.apply(f"{D.JOINT_STATE_API}:{instance}")
+        prim.set(D.state_attr(instance, "position"), T.Float, D.to_usd(dof.initial_position, D.Unit.ANGLE, angular))
+        prim.set(D.state_attr(instance, "velocity"), T.Float, D.to_usd(dof.initial_velocity, D.Unit.ANGLE, angular))
 
     def _write_physx_axis(self, prim: _Prim, dof: Dof, instance: str, angular: bool) -> None:
         authored = [p for p in D.DOF_PROPERTIES
