@@ -43,7 +43,15 @@ def _with_descendants(objects) -> list:
     return result
 
 
-def export_scene(context, filepath: str, layout: str, selected_only: bool, allow_warnings: bool) -> list[str]:
+STATE_ITEMS = (
+    ("REST", "Rest", "The robot at its rest pose, every joint at zero"),
+    ("CURRENT", "Current Pose", "The bodies where they are now (a kept simulation, a baked frame) as initial "
+     "joint positions that Newton and Isaac Sim start from; the joint frames stay the rest's"),
+)
+
+
+def export_scene(context, filepath: str, layout: str, selected_only: bool, allow_warnings: bool,
+                 state: str = "REST") -> list[str]:
     """Write the scene's (or the selection's) robot; returns the warnings (written anyway).
 
     NESTED: Blender's own ``wm.usd_export`` writes the objects (meshes, UVs, normals, n-gons,
@@ -63,6 +71,9 @@ def export_scene(context, filepath: str, layout: str, selected_only: bool, allow
     if errors:
         raise writer.UsdWriteError(filepath, errors)
     desc = scene_from_blender(context.scene, objects, frames)
+    if state == "CURRENT":
+        desc, notes = _with_current_state(context.scene, desc)
+        warnings += notes
     if not desc.bodies:
         warnings.append("no rigid bodies to export: the file holds only a physics scene"
                         + (" and the objects" if layout == "NESTED" else ""))
@@ -73,6 +84,15 @@ def export_scene(context, filepath: str, layout: str, selected_only: bool, allow
         raise writer.UsdWriteError(filepath, refused)
     _blender_export(context, filepath, desc, masses, objects)
     return warnings + reported
+
+
+def _with_current_state(scene, desc):
+    """``desc`` (at rest) with its bodies where they stand now and the matching joint positions."""
+    from ..addon.adapters.blender_to_description import world_pose
+    from ..core.joint_state import with_state
+
+    return with_state(desc, {body.name: world_pose(scene.objects[body.name]) for body in desc.bodies
+                             if body.name in scene.objects})
 
 
 def _blender_export(context, filepath: str, desc, masses, objects) -> None:
@@ -127,6 +147,8 @@ class ARTICULA_OT_export_usd(bpy.types.Operator, ExportHelper):
                                 description="Export only the selected objects and what is parented to them")
     allow_warnings: BoolProperty(name="Allow Warnings", default=False,
                                  description="Export even when validation finds warnings (never errors)")
+    state: EnumProperty(name="State", items=STATE_ITEMS, default="REST",
+                        description="Which pose the file starts from; the robot's joint frames are always its rest")
 
     def check(self, context):
         # ExportHelper would force .usda onto .usd/.usdc names: keep any USD extension.
@@ -137,7 +159,8 @@ class ARTICULA_OT_export_usd(bpy.types.Operator, ExportHelper):
     def execute(self, context):
         _, writer = _usd()
         try:
-            warnings = export_scene(context, self.filepath, self.layout, self.selected_only, self.allow_warnings)
+            warnings = export_scene(context, self.filepath, self.layout, self.selected_only, self.allow_warnings,
+                                    self.state)
         except writer.UsdWriteError as error:
             for problem in error.problems:
                 self.report({"ERROR"}, problem)

@@ -212,3 +212,38 @@ def test_compute_mass_says_it_switched_to_manual(capfd):
     assert "switched pendulum_link from Auto to Manual" in capfd.readouterr().out
     assert bpy.ops.articula.compute_mass() == {"FINISHED"}  # already Manual: nothing to say
     assert "switched" not in capfd.readouterr().out
+
+
+@pytest.mark.parametrize("layout", ["NESTED", "FLAT"])
+def test_export_current_state_writes_initial_joint_positions_and_keeps_the_joint_frames(tmp_path, layout):
+    from articula.addon.pxr_runtime import ensure_blender_pxr
+
+    ensure_blender_pxr()
+    from articula.core.usd.reader import read_usd
+
+    scene = bpy.context.scene
+    objects = load()
+    rest = scene_from_blender(scene)
+    assert bpy.ops.articula.bake(frame_start=1, frame_end=12) == {"FINISHED"}
+    scene.frame_set(10)
+    shown = {b.name: np.array(objects[b.name].matrix_world.translation) for b in rest.bodies}
+    assert max(np.linalg.norm(shown[b.name] - b.pose.pos) for b in rest.bodies) > 1e-3
+
+    at_rest, posed = tmp_path / "rest.usda", tmp_path / "posed.usda"
+    assert bpy.ops.articula.export_usd(filepath=str(at_rest), layout=layout) == {"FINISHED"}
+    assert bpy.ops.articula.export_usd(filepath=str(posed), layout=layout, state="CURRENT") == {"FINISHED"}
+    assert "JointStateAPI" not in at_rest.read_text()
+    read_rest, _ = read_usd(str(at_rest))
+    read_posed, _ = read_usd(str(posed))
+    assert_same_robot(read_rest, rest)
+    for body in rest.bodies:  # the file starts where the bodies stand
+        assert np.allclose(read_posed.body(body.name).pose.pos, shown[body.name], atol=1e-4), body.name
+    positions = [d.initial_position for j in read_posed.joints for d in j.dofs]
+    assert max(map(abs, positions)) > 1e-3
+    for joint in rest.joints:  # ... and the robot is the same robot
+        got = read_posed.joint(joint.name)
+        for side in ("local_pose0", "local_pose1"):
+            a, b = getattr(got, side), getattr(joint, side)
+            assert np.allclose(a.pos, b.pos, atol=POS_TOL) and angle(a.rot, b.rot) < ROT_TOL, joint.name
+    assert scene.frame_current == 10  # the export changes nothing it shows
+    assert np.allclose(np.array(objects["elbow_link"].matrix_world.translation), shown["elbow_link"])
