@@ -405,6 +405,7 @@ class _TemplateBuilder:
         q0, qd0 = b.joint_q_start[new], b.joint_qd_start[new]
         for i, dof in enumerate(linear + angular):
             template.dofs.append((joint.name, dof.axis.value, q0 + i, qd0 + i, dof))
+            _set_initial_state(b, q0 + i, qd0 + i, dof)
         return new
 
     def _add_stacked_joints(self, template, joints: list[Joint], index: dict[str, int]) -> int:
@@ -438,6 +439,7 @@ class _TemplateBuilder:
         q0, qd0 = b.joint_q_start[new], b.joint_qd_start[new]
         for i, (joint, dof, _) in enumerate(linear + angular):
             template.dofs.append((joint.name, dof.axis.value, q0 + i, qd0 + i, dof))
+            _set_initial_state(b, q0 + i, qd0 + i, dof)
         return new
 
     def _add_ball(self, template, joint: Joint, parent: int, child: int, common: dict) -> int:
@@ -567,6 +569,14 @@ def build_model(scene: PhysicsScene, solver: Solver | str | None = None, device=
         replica_offsets=offsets,
         notes=notes,
     )
+
+
+def _set_initial_state(builder: newton.ModelBuilder, q: int, qd: int, dof: Dof) -> None:
+    """The DOF's initial position/velocity (a file's JointStateAPI), as Newton's add_usd sets them."""
+    if dof.initial_position:
+        builder.joint_q[q] = dof.initial_position
+    if dof.initial_velocity:
+        builder.joint_qd[qd] = dof.initial_velocity
 
 
 def dof_inertia(model: newton.Model) -> np.ndarray:

@@ -210,7 +210,7 @@ def test_simulates_one_second_where_newton_does(key, solver, reads, tmp_path, mo
 
 # ------------------------------------------------------------------ Newton's own USD robots
 
-from .test_usd_newton import COMPARED_ASSETS, INITIAL_STATE_ASSETS, _asset  # noqa: E402
+from .test_usd_newton import COMPARED_ASSETS, INITIAL_STATE_ASSETS, JOINT_STATE_ASSETS, _asset  # noqa: E402
 
 #: Kept out of the 1 s simulation check, each for a written reason.
 NEWTON_SIM_SKIPPED = {
@@ -231,7 +231,7 @@ for _kind in ("revolute_actuated", "revolute_passive", "universal_actuated", "un
 
 
 @pytest.mark.parametrize("solver", ["MUJOCO", "FEATHERSTONE"])
-@pytest.mark.parametrize("rel", COMPARED_ASSETS + INITIAL_STATE_ASSETS)
+@pytest.mark.parametrize("rel", COMPARED_ASSETS + JOINT_STATE_ASSETS + INITIAL_STATE_ASSETS)
 def test_newton_asset_simulates_one_second_where_newton_does(rel, solver, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     if (rel, solver) in NEWTON_SIM_SKIPPED:

@@ -102,3 +102,25 @@ def test_spherical_joint_state_is_named_not_guessed():
     poses = {b.name: Pose(pos=b.pose.pos, rot=(math.cos(0.2), math.sin(0.2), 0.0, 0.0)) for b in scene.bodies}
     _, notes = with_state(scene, poses)
     assert any(spherical[0].name in note for note in notes)
+
+
+def test_simulation_starts_from_a_files_initial_joint_positions():
+    """Newton's ant_mixed.usda starts its legs at 10-40 degrees (JointStateAPI): Articula's simulation
+    starts where Newton's forward kinematics of add_usd puts the bodies."""
+    import os
+
+    from articula.sim.simulation import Simulation
+
+    path = os.path.join(os.path.dirname(newton.__file__), "tests", "assets", "ant_mixed.usda")
+    scene = read_usd(path).scene
+    assert any(abs(d.initial_position) > 0.1 for j in scene.joints for d in j.dofs)
+    model = _newton(path)
+    state = model.state()
+    newton.eval_fk(model, model.joint_q, model.joint_qd, state)
+    reference = {_leaf(label): state.body_q.numpy()[i][:3] for i, label in enumerate(model.body_label)}
+    sim = Simulation(scene, device="cpu", solver="FEATHERSTONE")
+    ours = dict(zip(sim.body_names, sim.body_poses()[:, :3]))
+    moved = max(np.linalg.norm(reference[n] - np.array(scene.body(n).pose.pos)) for n in reference)
+    assert moved > 0.01  # the written state is not the written body poses
+    for name, position in reference.items():
+        assert np.allclose(ours[name], position, atol=1e-5), name
