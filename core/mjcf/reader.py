@@ -1,0 +1,540 @@
+"""MJCF (MuJoCo's XML) -> the physics description, through MuJoCo's own compiler.
+
+``mujoco.MjSpec`` parses the file (includes, default classes, compiler options: angle units,
+autolimits, inertiafromgeom, ``fromto``, mesh assets) and ``spec.compile()`` gives the resolved
+numbers; nothing here reads XML. What becomes what:
+
+- each MuJoCo body -> a :class:`Body` at its world pose at ``qpos0`` (the file's pose), with the
+  compiled mass, center of mass and principal inertia (MuJoCo's own, from ``<inertial>`` or geoms);
+- a top-level body with a free joint floats; one without joints is fixed to the world (a FIXED
+  world joint); a child body without joints is welded to its parent (a FIXED joint);
+- hinge/slide joints -> REVOLUTE/PRISMATIC, ball -> SPHERICAL (cone limit = range[1]). A body with
+  several joints keeps them as several joints between the same two bodies (core/articulation.py's
+  stacked joints, as mujoco-usd-converter writes them and as Newton's ``add_usd`` merges them into
+  one D6). The joint frame sits at the joint's anchor with its X (or the matching Y/Z) on the axis;
+  ``ref`` is handled as Newton does (the file's pose is the description's zero, limits shift by -ref);
+- per DOF: range, armature, damping (viscous), frictionloss (static = dynamic friction),
+  stiffness (passive spring), ``actuatorfrcrange`` (effort limit); position actuators -> PD drives
+  (kp*gear^2 stiffness, kv or dampratio -> damping), velocity actuators -> damping drives, motors ->
+  effort limits (gear*ctrlrange, forcerange);
+- geoms follow Newton's ``add_mjcf``: class ``visual*`` or contype = conaffinity = 0 -> visuals,
+  the rest -> colliders (which MuJoCo also draws: a visual copy is added for each one in a drawn
+  group 0-2); friction -> physics materials; contype/conaffinity -> collision groups where exact,
+  else filtered body pairs plus a warning; ``<exclude>`` -> filtered pairs;
+- what the description cannot hold (tendons, equality constraints, sites, sensors, explicit contact
+  pairs, keyframes, non-joint actuators, ...) is named in one warning.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from ..model import (INF, Body, Dof, DofAxis, DofMotion, Joint, JointType, MassProperties, MeshData,
+                     PhysicsMaterial, PhysicsScene, Pose, SceneSettings, Shape, ShapeKind, Solver, Visual,
+                     make_joint)
+from ..transforms import pose_inverse, pose_mul, quat_normalize
+from . import primitives
+
+#: MuJoCo draws geom groups 0, 1 and 2 by default.
+DRAWN_GROUPS = range(0, 3)
+
+
+class MjcfReadError(Exception):
+    """An MJCF file that MuJoCo cannot load (or that holds no robot the description can take)."""
+
+    def __init__(self, file: str, message: str):
+        self.file = file
+        self.message = message
+        super().__init__(f"file {file}: {message}")
+
+
+@dataclass
+class MjcfRead:
+    scene: PhysicsScene
+    warnings: list[str] = field(default_factory=list)
+
+
+def _mujoco():
+    try:
+        import mujoco
+    except ImportError as error:  # pragma: no cover - bundled with the extension
+        raise MjcfReadError("", f"MuJoCo is not available to read MJCF ({error})") from error
+    return mujoco
+
+
+def _quat(q) -> tuple:
+    return quat_normalize(tuple(float(c) for c in q))
+
+
+def _vec(v) -> tuple:
+    return tuple(float(c) for c in v)
+
+
+def _axis_frame(axis) -> tuple[str, tuple]:
+    """(letter, rotation) putting the joint frame's letter axis onto ``axis`` (a unit vector).
+
+    An axis along +X, +Y or +Z keeps an unrotated frame with that letter; any other gets X rotated
+    onto it (the shortest arc; 180 degrees about Z for -X)."""
+    a = np.asarray(axis, dtype=float)
+    a = a / (np.linalg.norm(a) or 1.0)
+    for k, letter in enumerate("XYZ"):
+        if a[k] > 1.0 - 1e-12:
+            return letter, (1.0, 0.0, 0.0, 0.0)
+    x = np.array([1.0, 0.0, 0.0])
+    d = float(np.dot(x, a))
+    if d < -1.0 + 1e-12:
+        return "X", (0.0, 0.0, 0.0, 1.0)
+    c = np.cross(x, a)
+    q = np.array([1.0 + d, *c])
+    return "X", _quat(q / np.linalg.norm(q))
+
+
+def _name(mujoco, model, kind, index: int, fallback: str) -> str:
+    return mujoco.mj_id2name(model, kind, index) or fallback
+
+
+class _Reader:
+    def __init__(self, path: str, visuals_from_colliders: bool = True):
+        self.path = path
+        self.visuals_from_colliders = visuals_from_colliders
+        self.warnings: list[str] = []
+        self.unsupported: list[str] = []
+        self.mujoco = _mujoco()
+
+    # --- load ------------------------------------------------------------------------------
+    def load(self):
+        mujoco = self.mujoco
+        if not os.path.isfile(self.path):
+            raise MjcfReadError(self.path, "no such file")
+        try:
+            self.spec = mujoco.MjSpec.from_file(self.path)
+        except Exception as error:  # MuJoCo names the element and line
+            raise MjcfReadError(self.path, " ".join(str(error).split())) from error
+        try:
+            self.model = self._compile()
+        except Exception as error:
+            # Sensors are not carried over: one MuJoCo rejects (Newton's nv_humanoid.xml names a
+            # sensorized object that does not exist) need not stop the robot from loading.
+            if not self.spec.sensors:
+                raise MjcfReadError(self.path, " ".join(str(error).split())) from error
+            for sensor in list(self.spec.sensors):
+                self.spec.delete(sensor)
+            try:
+                self.model = self._compile()
+            except Exception:
+                raise MjcfReadError(self.path, " ".join(str(error).split())) from error
+            self.warn("sensors left out: MuJoCo cannot compile them (" + " ".join(str(error).split()) + ")")
+        self.data = mujoco.MjData(self.model)
+        mujoco.mj_kinematics(self.model, self.data)  # qpos = qpos0: the file's pose
+
+    def _compile(self):
+        """spec.compile(), MuJoCo's own Python warnings (deprecated attributes) kept as ours."""
+        import warnings
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model = self.spec.compile()
+        for warning in caught:
+            self.warn(f"MuJoCo: {warning.message}")
+        return model
+
+    def read(self) -> MjcfRead:
+        self.load()
+        m, mujoco = self.model, self.mujoco
+        name = m.names[:m.names.find(b"\0")].decode() if m.names else ""
+        scene = PhysicsScene(name=name or os.path.splitext(os.path.basename(self.path))[0])
+        self.scene = scene
+        scene.settings = SceneSettings(gravity=_vec(m.opt.gravity), steps_per_second=1.0 / m.opt.timestep,
+                                       solver=Solver.MUJOCO, solver_iterations=int(m.opt.iterations))
+        # Unnamed bodies are called as Newton's add_mjcf calls them (its index: MuJoCo's - 1).
+        self.body_names = [""] + [_name(mujoco, m, mujoco.mjtObj.mjOBJ_BODY, i, f"body_{i - 1}")
+                                  for i in range(1, m.nbody)]
+        self.joint_names = [_name(mujoco, m, mujoco.mjtObj.mjOBJ_JOINT, j,
+                                  f"{self.body_names[m.jnt_bodyid[j]]}_joint_{j}") for j in range(m.njnt)]
+        self._unique_names()
+        self.poses = [Pose(_vec(self.data.xpos[i]), _quat(self.data.xquat[i])) for i in range(m.nbody)]
+        for i in range(1, m.nbody):
+            self.add_body(i)
+        for i in range(1, m.nbody):
+            self.add_joints(i)
+        self.add_actuators()
+        self.add_geoms()
+        self.add_excludes()
+        self.list_unsupported()
+        return MjcfRead(scene=scene, warnings=self.warnings)
+
+    def _unique_names(self) -> None:
+        """Body names and joint names each unique (MuJoCo's are, unnamed ones get body_<i>)."""
+        seen: set = set()
+        for names in (self.body_names, self.joint_names):
+            seen.clear()
+            for k, n in enumerate(names):
+                base, count = n, 1
+                while n in seen:
+                    n, count = f"{base}_{count}", count + 1
+                names[k] = n
+                seen.add(n)
+
+    def warn(self, message: str) -> None:
+        self.warnings.append(f"{os.path.basename(self.path)}: {message}")
+
+    # --- bodies and joints -----------------------------------------------------------------
+    def add_body(self, i: int) -> None:
+        m = self.model
+        parent = int(m.body_parentid[i])
+        body = Body(name=self.body_names[i], pose=self.poses[i], parent=self.body_names[parent] if parent else None)
+        mass = float(m.body_mass[i])
+        if mass > 0.0:
+            body.mass = MassProperties(mass=mass, center_of_mass=_vec(m.body_ipos[i]),
+                                       diagonal_inertia=_vec(m.body_inertia[i]),
+                                       principal_axes=_quat(m.body_iquat[i]))
+        else:
+            body.mass = MassProperties(mass=0.0)
+        if m.body_mocapid[i] >= 0:
+            body.kinematic = True
+        self.scene.bodies.append(body)
+
+    def _frames(self, i: int, pos, rot) -> tuple[Pose, Pose]:
+        """Joint frame ``(pos, rot)`` in body ``i``'s frame -> (local_pose0, local_pose1)."""
+        local1 = Pose(_vec(pos), rot)
+        parent = int(self.model.body_parentid[i])
+        world = pose_mul(self.poses[i], local1)
+        local0 = world if parent == 0 else pose_mul(pose_inverse(self.poses[parent]), world)
+        return Pose(local0.pos, quat_normalize(local0.rot)), local1
+
+    def add_joints(self, i: int) -> None:
+        m, mj = self.model, self.mujoco
+        body_name = self.body_names[i]
+        parent = int(m.body_parentid[i])
+        body0 = self.body_names[parent] if parent else None
+        first, count = int(m.body_jntadr[i]), int(m.body_jntnum[i])
+        if count == 0:
+            local0, local1 = self._frames(i, (0.0, 0.0, 0.0), (1.0, 0.0, 0.0, 0.0))
+            kind = "fixed_base" if parent == 0 else "joint"
+            if m.body_mocapid[i] < 0:
+                self.scene.joints.append(Joint(name=self._free_joint_name(f"{body_name}_{kind}"),
+                                               type=JointType.FIXED, body0=body0, body1=body_name,
+                                               local_pose0=local0, local_pose1=local1))
+            return
+        for j in range(first, first + count):
+            jtype = int(m.jnt_type[j])
+            if jtype == int(mj.mjtJoint.mjJNT_FREE):
+                if count > 1 or parent != 0:
+                    self.warn(f"body {body_name}: a free joint with other joints or under a body is not "
+                              "representable; the body floats")
+                continue
+            self.scene.joints.append(self.joint(i, j, body0))
+
+    def _free_joint_name(self, name: str) -> str:
+        taken = set(self.joint_names) | {j.name for j in self.scene.joints}
+        base, count = name, 1
+        while name in taken:
+            name, count = f"{base}_{count}", count + 1
+        return name
+
+    def joint(self, i: int, j: int, body0: Optional[str]) -> Joint:
+        m, mj = self.model, self.mujoco
+        jtype, dof = int(m.jnt_type[j]), int(m.jnt_dofadr[j])
+        name = self.joint_names[j]
+        if jtype == int(mj.mjtJoint.mjJNT_BALL):
+            local0, local1 = self._frames(i, m.jnt_pos[j], (1.0, 0.0, 0.0, 0.0))
+            joint = make_joint(name, JointType.SPHERICAL, body0, self.body_names[i],
+                               local_pose0=local0, local_pose1=local1)
+            if m.jnt_limited[j]:
+                joint.cone_limit0 = joint.cone_limit1 = float(m.jnt_range[j][1])
+            for k, d in enumerate(joint.dofs):
+                self._dof_values(d, j, dof + k)
+            return joint
+        letter, rot = _axis_frame(m.jnt_axis[j])
+        local0, local1 = self._frames(i, m.jnt_pos[j], rot)
+        joint_type = JointType.REVOLUTE if jtype == int(mj.mjtJoint.mjJNT_HINGE) else JointType.PRISMATIC
+        joint = make_joint(name, joint_type, body0, self.body_names[i], axis=letter,
+                           local_pose0=local0, local_pose1=local1)
+        d = joint.dofs[0]
+        self._dof_values(d, j, dof)
+        ref = float(m.qpos0[m.jnt_qposadr[j]])
+        if m.jnt_limited[j]:
+            d.motion, d.lower, d.upper = DofMotion.LIMITED, float(m.jnt_range[j][0]) - ref, \
+                float(m.jnt_range[j][1]) - ref
+        springref = float(m.qpos_spring[m.jnt_qposadr[j]])
+        if d.spring_stiffness and not math.isclose(springref, 0.0, abs_tol=1e-12) or \
+                (d.spring_stiffness and ref):
+            self.warn(f"joint {name}: its spring's rest (springref {springref:g} - ref {ref:g}) is not "
+                      "modelled: the description's spring pulls toward the file's pose")
+        return joint
+
+    def _dof_values(self, d: Dof, j: int, dof: int) -> None:
+        m = self.model
+        d.armature = float(m.dof_armature[dof])
+        d.viscous_damping = float(m.dof_damping[dof])
+        d.static_friction = d.dynamic_friction = float(m.dof_frictionloss[dof])
+        d.spring_stiffness = float(m.jnt_stiffness[j])
+        if m.jnt_actfrclimited[j]:
+            d.max_effort = float(max(abs(m.jnt_actfrcrange[j][0]), abs(m.jnt_actfrcrange[j][1])))
+
+    # --- actuators -------------------------------------------------------------------------
+    def add_actuators(self) -> None:
+        m, mj = self.model, self.mujoco
+        joints_by_name = {j.name: j for j in self.scene.joints}
+        skipped = []
+        for a in range(m.nu):
+            name = _name(mj, m, mj.mjtObj.mjOBJ_ACTUATOR, a, f"actuator_{a}")
+            if int(m.actuator_trntype[a]) != int(mj.mjtTrn.mjTRN_JOINT) \
+                    or int(m.actuator_dyntype[a]) != int(mj.mjtDyn.mjDYN_NONE):
+                skipped.append(name)
+                continue
+            j = int(m.actuator_trnid[a][0])
+            joint = joints_by_name.get(self.joint_names[j])
+            if joint is None or joint.type not in (JointType.REVOLUTE, JointType.PRISMATIC):
+                skipped.append(name)
+                continue
+            d = joint.dofs[0]
+            gear = float(m.actuator_gear[a][0])
+            gain, bias = m.actuator_gainprm[a], m.actuator_biasprm[a]
+            gaintype, biastype = int(m.actuator_gaintype[a]), int(m.actuator_biastype[a])
+            limits = []
+            if m.actuator_forcelimited[a]:
+                limits.append(abs(gear) * max(abs(m.actuator_forcerange[a][0]), abs(m.actuator_forcerange[a][1])))
+            if gaintype != int(mj.mjtGain.mjGAIN_FIXED):
+                skipped.append(name)
+                continue
+            if biastype == int(mj.mjtBias.mjBIAS_NONE):  # motor: ctrl * gain * gear
+                if m.actuator_ctrllimited[a]:
+                    limits.append(abs(gear * gain[0]) * max(abs(m.actuator_ctrlrange[a][0]),
+                                                           abs(m.actuator_ctrlrange[a][1])))
+            elif biastype == int(mj.mjtBias.mjBIAS_AFFINE) and bias[0] == 0.0:
+                kp, kv = -float(bias[1]), -float(bias[2])
+                if not math.isclose(kp, 0.0, abs_tol=1e-12) and not math.isclose(kp, float(gain[0]), rel_tol=1e-9):
+                    skipped.append(name)
+                    continue
+                if kv < 0.0:  # an unresolved dampratio (MuJoCo resolves it at run time)
+                    kv = self._damping_from_ratio(-kv, kp, int(m.jnt_dofadr[j]))
+                elif kp == 0.0 and not math.isclose(kv, float(gain[0]), rel_tol=1e-9):
+                    skipped.append(name)
+                    continue
+                d.drive_enabled = True
+                d.drive_stiffness = kp * gear * gear
+                d.drive_damping = kv * gear * gear
+            else:
+                skipped.append(name)
+                continue
+            if limits:
+                d.max_effort = min([d.max_effort, *limits])
+        if skipped:
+            self.unsupported.append(f"{len(skipped)} actuators not on one hinge/slide joint or not "
+                                    f"position/velocity/motor ({', '.join(skipped[:8])}"
+                                    f"{', ...' if len(skipped) > 8 else ''})")
+
+    def _damping_from_ratio(self, ratio: float, kp: float, dof: int) -> float:
+        """MuJoCo's dampratio: kv = ratio * 2 * sqrt(kp * (the DOF's inertia at qpos0 + armature))."""
+        mujoco = self.mujoco
+        mujoco.mj_forward(self.model, self.data)
+        inertia = float(self.model.dof_M0[dof]) if hasattr(self.model, "dof_M0") else 0.0
+        return ratio * 2.0 * math.sqrt(max(kp * inertia, 0.0))
+
+    # --- geoms -----------------------------------------------------------------------------
+    def add_geoms(self) -> None:
+        m, mj = self.model, self.mujoco
+        materials: dict[tuple, str] = {}
+        self.geom_classes: dict[str, tuple[int, int]] = {}
+        collider_masks = []
+        used = {b.name for b in self.scene.bodies} | {j.name for j in self.scene.joints}
+        for g in range(m.ngeom):
+            name = _name(mj, m, mj.mjtObj.mjOBJ_GEOM, g, "")
+            b = int(m.geom_bodyid[g])
+            body = self.body_names[b] if b else None
+            base = name or f"{body or 'world'}_geom_{g}"
+            name = base
+            count = 1
+            while name in used:
+                name, count = f"{base}_{count}", count + 1
+            used.add(name)
+            spec_geom = self.spec.geom(mj.mj_id2name(m, mj.mjtObj.mjOBJ_GEOM, g)) if m.name_geomadr[g] >= 0 \
+                and mj.mj_id2name(m, mj.mjtObj.mjOBJ_GEOM, g) else None
+            geom_class = getattr(getattr(spec_geom, "classname", None), "name", "") if spec_geom else ""
+            contype, conaffinity = int(m.geom_contype[g]), int(m.geom_conaffinity[g])
+            is_visual = geom_class.startswith("visual") or (contype == 0 and conaffinity == 0)
+            if geom_class.startswith("collision"):
+                is_visual = False
+            pose = Pose(_vec(m.geom_pos[g]), _quat(m.geom_quat[g]))
+            if body is None:
+                pose = Pose(_vec(self.data.geom_xpos[g]), _quat(_mat_to_quat(self.data.geom_xmat[g])))
+            if not is_visual:
+                shape = self.shape(g, name, body, pose)
+                if shape is not None:
+                    friction = tuple(float(f) for f in m.geom_friction[g])
+                    material = materials.get(friction)
+                    if material is None:
+                        material = materials[friction] = f"mjcf_friction_{len(materials)}"
+                        self.scene.materials.append(PhysicsMaterial(
+                            name=material, static_friction=friction[0], dynamic_friction=friction[0],
+                            torsional_friction=friction[1], rolling_friction=friction[2]))
+                    shape.material = material
+                    if body is None:
+                        shape.world = -1
+                    self.scene.shapes.append(shape)
+                    collider_masks.append((shape, contype, conaffinity))
+            drawn = int(m.geom_group[g]) in DRAWN_GROUPS
+            if is_visual or (self.visuals_from_colliders and drawn):
+                mesh = self.geom_mesh(g)
+                if mesh is not None:
+                    visual_name = name if is_visual else self._visual_name(name, used)
+                    self.scene.visuals.append(Visual(name=visual_name, body=body, mesh=mesh, pose=pose,
+                                                     color=self.geom_color(g),
+                                                     material_name=self.material_name(g)))
+        self.collision_groups(collider_masks)
+
+    def _visual_name(self, name: str, used: set) -> str:
+        base, candidate, count = f"{name}_visual", f"{name}_visual", 1
+        while candidate in used:
+            candidate, count = f"{base}_{count}", count + 1
+        used.add(candidate)
+        return candidate
+
+    def geom_color(self, g: int) -> tuple:
+        m = self.model
+        mat = int(m.geom_matid[g])
+        rgba = m.mat_rgba[mat] if mat >= 0 else m.geom_rgba[g]
+        return tuple(float(c) for c in rgba)
+
+    def material_name(self, g: int) -> Optional[str]:
+        m, mj = self.model, self.mujoco
+        mat = int(m.geom_matid[g])
+        if mat < 0:
+            return None
+        return mj.mj_id2name(m, mj.mjtObj.mjOBJ_MATERIAL, mat) or f"mjcf_material_{mat}"
+
+    def shape(self, g: int, name: str, body: Optional[str], pose: Pose) -> Optional[Shape]:
+        m, mj = self.model, self.mujoco
+        t, size = int(m.geom_type[g]), m.geom_size[g]
+        G = _GeomTypes(mj)
+        if t == G.mjGEOM_BOX:
+            return Shape(name=name, kind=ShapeKind.BOX, body=body, pose=pose, half_extents=_vec(size))
+        if t == G.mjGEOM_SPHERE:
+            return Shape(name=name, kind=ShapeKind.SPHERE, body=body, pose=pose, radius=float(size[0]))
+        if t in (G.mjGEOM_CAPSULE, G.mjGEOM_CYLINDER):
+            kind = ShapeKind.CAPSULE if t == G.mjGEOM_CAPSULE else ShapeKind.CYLINDER
+            return Shape(name=name, kind=kind, body=body, pose=pose, radius=float(size[0]),
+                         half_height=float(size[1]), axis="Z")
+        if t == G.mjGEOM_PLANE:
+            return Shape(name=name, kind=ShapeKind.PLANE, body=body, pose=pose)
+        if t == G.mjGEOM_ELLIPSOID:
+            self.warn(f"geom {name}: an ellipsoid collides as its convex hull (no ellipsoid shape)")
+            return Shape(name=name, kind=ShapeKind.CONVEX_HULL, body=body, pose=pose,
+                         mesh=primitives.ellipsoid(_vec(size)))
+        if t == G.mjGEOM_MESH:
+            # MuJoCo collides a mesh as its convex hull.
+            return Shape(name=name, kind=ShapeKind.CONVEX_HULL, body=body, pose=pose, mesh=self.mesh(g))
+        self.unsupported.append(f"geom {name} of type {self.mujoco.mjtGeom(t).name[7:].lower()}")
+        return None
+
+    def mesh(self, g: int) -> MeshData:
+        m = self.model
+        mesh = int(m.geom_dataid[g])
+        v0, nv = int(m.mesh_vertadr[mesh]), int(m.mesh_vertnum[mesh])
+        f0, nf = int(m.mesh_faceadr[mesh]), int(m.mesh_facenum[mesh])
+        vertices = [tuple(float(c) for c in v) for v in m.mesh_vert[v0:v0 + nv]]
+        triangles = [tuple(int(c) for c in f) for f in m.mesh_face[f0:f0 + nf]]
+        return MeshData(vertices=vertices, triangles=triangles)
+
+    def geom_mesh(self, g: int) -> Optional[MeshData]:
+        m, G = self.model, _GeomTypes(self.mujoco)
+        t, size = int(m.geom_type[g]), m.geom_size[g]
+        if t == G.mjGEOM_BOX:
+            return primitives.box(_vec(size))
+        if t == G.mjGEOM_SPHERE:
+            return primitives.sphere(float(size[0]))
+        if t == G.mjGEOM_CAPSULE:
+            return primitives.capsule(float(size[0]), float(size[1]))
+        if t == G.mjGEOM_CYLINDER:
+            return primitives.cylinder(float(size[0]), float(size[1]))
+        if t == G.mjGEOM_ELLIPSOID:
+            return primitives.ellipsoid(_vec(size))
+        if t == G.mjGEOM_MESH:
+            return self.mesh(g)
+        if t == G.mjGEOM_PLANE:
+            return primitives.plane(float(size[0]) or 10.0, float(size[1]) or 10.0)
+        return None
+
+    def collision_groups(self, colliders: list) -> None:
+        """contype/conaffinity -> Newton collision groups where exact: when every two different mask
+        classes that collide at all may touch each other, a class whose geoms touch each other goes in
+        group 1 and one whose geoms do not (MuJoCo's usual robot 1/0 against a 1/1 floor) gets its own
+        negative group (-1, -2, ...: all but the same negative); colliders that touch nothing, group 0.
+        Else every collider stays in group 1, body pairs none of whose geoms may touch become filtered
+        pairs, and a warning says the masks are approximated."""
+        classes = sorted({(c, a) for _, c, a in colliders})
+
+        def touch(x, y):
+            return bool((x[0] & y[1]) or (y[0] & x[1]))
+
+        live = [k for k in classes if any(touch(k, o) for o in classes)]
+        if all(touch(x, y) for x in live for y in live if x != y):
+            groups, negative = {}, 0
+            for k in live:
+                if touch(k, k):
+                    groups[k] = 1
+                else:
+                    negative -= 1
+                    groups[k] = negative
+            for shape, c, a in colliders:
+                shape.collision_group = groups.get((c, a), 0)
+            return
+        by_body: dict[Optional[str], set] = {}
+        for shape, c, a in colliders:
+            by_body.setdefault(shape.body, set()).add((c, a))
+        names = [n for n in by_body if n is not None]
+        for k, x in enumerate(names):
+            for y in names[k + 1:]:
+                if not any(touch(p, q) for p in by_body[x] for q in by_body[y]):
+                    self.scene.filtered_pairs.append((x, y))
+        self.warn("contype/conaffinity masks " + ", ".join(f"{c}/{a}" for c, a in sorted(classes))
+                  + " have no exact collision groups: colliders share one group, body pairs that never "
+                  "touch are filtered pairs; geoms of one body pair collide where any of theirs may")
+
+    def add_excludes(self) -> None:
+        for exclude in self.spec.excludes:
+            pair = (exclude.bodyname1, exclude.bodyname2)
+            if all(self.scene.body(n) for n in pair):
+                self.scene.filtered_pairs.append(pair)
+
+    # --- what cannot be represented -----------------------------------------------------
+    def list_unsupported(self) -> None:
+        m = self.model
+        counts = (("tendons", m.ntendon), ("equality constraints", m.neq), ("sites", m.nsite),
+                  ("sensors", m.nsensor), ("explicit contact pairs", m.npair), ("keyframes", m.nkey),
+                  ("cameras", m.ncam), ("lights", m.nlight), ("height fields", m.nhfield),
+                  ("flexes", getattr(m, "nflex", 0)), ("skins", m.nskin))
+        parts = [f"{n} {what}" for what, n in counts if n] + self.unsupported
+        if parts:
+            self.warn("not carried over (the description has no place for them): " + "; ".join(parts))
+
+
+class _GeomTypes:
+    """MuJoCo's geom type numbers as plain ints (its enum and numpy ints do not compare in tuples)."""
+
+    def __init__(self, mujoco):
+        for name in ("BOX", "SPHERE", "CAPSULE", "CYLINDER", "PLANE", "ELLIPSOID", "MESH"):
+            setattr(self, f"mjGEOM_{name}", int(getattr(mujoco.mjtGeom, f"mjGEOM_{name}")))
+
+
+def _mat_to_quat(mat) -> tuple:
+    import mujoco
+
+    q = np.zeros(4)
+    mujoco.mju_mat2Quat(q, np.asarray(mat, dtype=float))
+    return q
+
+
+def read_mjcf(path: str, visuals_from_colliders: bool = True) -> MjcfRead:
+    """Read an MJCF file into the description; raises :class:`MjcfReadError` naming file and element.
+
+    ``visuals_from_colliders``: add a drawn visual for each collider of a drawn group (MuJoCo shows
+    them; a file with only colliders would otherwise show nothing rendered).
+    """
+    return _Reader(path, visuals_from_colliders).read()

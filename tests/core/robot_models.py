@@ -1,0 +1,122 @@
+"""Newton 1.8 models of one robot from two sources, compared by meaning (shared by the MJCF and URDF tests).
+
+Bodies are matched by name (the last part of Newton's label; USD prim names are the description's
+names made valid identifiers); joints by their child body (a tree has one joint per child). Joint
+frames are compared in world space (anchor and DOF axes at the rest pose), because an MJCF axis
+``0 1 1`` is a rotated frame with axis X in USD and an unrotated frame with that axis in add_mjcf.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+
+PER_DOF = ("joint_limit_lower", "joint_limit_upper", "joint_armature", "joint_friction", "joint_target_ke",
+           "joint_target_kd", "joint_effort_limit", "joint_stiffness")
+
+
+def leaf(label: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_]", "_", label.rsplit("/", 1)[-1])
+
+
+def quat_rotate(q_xyzw, v):
+    x, y, z, w = q_xyzw
+    u = np.array([x, y, z])
+    v = np.asarray(v, dtype=float)
+    return v + 2.0 * w * np.cross(u, v) + 2.0 * np.cross(u, np.cross(u, v))
+
+
+def quat_mul(a, b):
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return np.array([aw * bx + ax * bw + ay * bz - az * by, aw * by - ax * bz + ay * bw + az * bx,
+                     aw * bz + ax * by - ay * bx + az * bw, aw * bw - ax * bx - ay * by - az * bz])
+
+
+def load_usd(source):
+    import newton
+
+    from .test_usd_newton import ALL_RESOLVERS
+
+    builder = newton.ModelBuilder()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        builder.add_usd(source, schema_resolvers=[r() for r in ALL_RESOLVERS])
+        return builder.finalize(device="cpu")
+
+
+def model_differences(original, ours, skip=(), atol=1e-5, rtol=1e-4) -> list[str]:
+    """Readable differences between two Newton models (empty when they agree).
+
+    ``skip``: per-DOF array names (``joint_armature``...) or ``"body_inertia"`` ... not compared."""
+    found = []
+    names_a, names_b = [leaf(x) for x in original.body_label], [leaf(x) for x in ours.body_label]
+    if sorted(names_a) != sorted(names_b):
+        return [f"bodies {sorted(names_a)} != {sorted(names_b)}"]
+    index = {n: i for i, n in enumerate(names_b)}
+    order = [index[n] for n in names_a]
+    for attr in ("body_mass", "body_com", "body_inertia"):
+        if attr in skip:
+            continue
+        a, b = getattr(original, attr).numpy(), getattr(ours, attr).numpy()[order]
+        for k, name in enumerate(names_a):
+            if not np.allclose(a[k], b[k], rtol=rtol, atol=atol):
+                found.append(f"body {name} {attr}: {a[k].ravel()} != {b[k].ravel()}")
+    qa, qb = original.body_q.numpy(), ours.body_q.numpy()[order]
+    for k, name in enumerate(names_a):
+        same = np.allclose(qa[k, :3], qb[k, :3], atol=atol) and min(
+            np.abs(qa[k, 3:] - qb[k, 3:]).max(), np.abs(qa[k, 3:] + qb[k, 3:]).max()) < atol
+        if not same:
+            found.append(f"body {name} pose: {qa[k]} != {qb[k]}")
+
+    def joints_by_child(model, names):
+        child = model.joint_child.numpy()
+        return {names[c]: j for j, c in enumerate(child)}
+
+    ja, jb = joints_by_child(original, names_a), joints_by_child(ours, names_b)
+    if sorted(ja) != sorted(jb) or original.joint_count != ours.joint_count:
+        return found + [f"joints by child body {sorted(ja)} != {sorted(jb)}"]
+    arrays = {name: (original, ours) for name in PER_DOF if name not in skip}
+    for child in names_a:
+        i, j = ja[child], jb[child]
+        subject = f"joint {leaf(original.joint_label[i])} (child {child})"
+        ta, tb = int(original.joint_type.numpy()[i]), int(ours.joint_type.numpy()[j])
+        if ta != tb:
+            found.append(f"{subject}: type {ta} != {tb}")
+            continue
+        frames = []
+        for model, k, names in ((original, i, names_a), (ours, j, names_b)):
+            parent = int(model.joint_parent.numpy()[k])
+            x_p = model.joint_X_p.numpy()[k]
+            if parent >= 0:
+                pq = model.body_q.numpy()[parent]
+                pos = pq[:3] + quat_rotate(pq[3:], x_p[:3])
+                rot = quat_mul(pq[3:], x_p[3:])
+            else:
+                pos, rot = x_p[:3], x_p[3:]
+            s, e = model.joint_qd_start.numpy()[k], model.joint_qd_start.numpy()[k + 1]
+            axes = [quat_rotate(rot, model.joint_axis.numpy()[d]) for d in range(s, e)]
+            frames.append((pos, axes, list(range(s, e))))
+        (pa, axes_a, dofs_a), (pb, axes_b, dofs_b) = frames
+        if not np.allclose(pa, pb, atol=atol):
+            found.append(f"{subject}: anchor {pa} != {pb}")
+        if len(dofs_a) != len(dofs_b):
+            found.append(f"{subject}: {len(dofs_a)} DOFs != {len(dofs_b)}")
+            continue
+        if ta == 6:  # D6: add_usd merges stacked joints in prim-name order, add_mjcf in file order
+            match = [next((k for k, y in enumerate(axes_b) if np.allclose(x, y, atol=atol)), None) for x in axes_a]
+            if None not in match and len(set(match)) == len(match):
+                dofs_b = [dofs_b[k] for k in match]
+                axes_b = [axes_b[k] for k in match]
+        if ta in (0, 1, 6) and not all(np.allclose(x, y, atol=atol) for x, y in zip(axes_a, axes_b)):
+            found.append(f"{subject}: axes {np.round(axes_a, 5).tolist()} != {np.round(axes_b, 5).tolist()}")
+        for name in arrays:
+            a = getattr(original, name).numpy()[dofs_a]
+            b = getattr(ours, name).numpy()[dofs_b]
+            if name == "joint_effort_limit":  # Newton's "no limit" is 1e6 from add_mjcf, inf from add_usd
+                a, b = np.minimum(a, 1e6), np.minimum(b, 1e6)
+            if not np.allclose(a, b, rtol=rtol, atol=atol):
+                found.append(f"{subject} {name}: {a} != {b}")
+    return found

@@ -1,0 +1,183 @@
+"""core.mjcf.read_mjcf on small hand-made MJCF files: each mapping rule, and bad input."""
+
+import math
+
+import pytest
+
+pytest.importorskip("mujoco")
+
+from articula.core.mjcf import MjcfReadError, read_mjcf  # noqa: E402
+from articula.core.model import DofMotion, JointType, ShapeKind  # noqa: E402
+from articula.core.transforms import quat_rotate  # noqa: E402
+
+ARM = """
+<mujoco model="arm">
+  <compiler angle="degree" autolimits="true"/>
+  <option timestep="0.002" gravity="0 0 -9"/>
+  <default><joint armature="0.1" damping="0.5"/></default>
+  <worldbody>
+    <geom name="floor" type="plane" size="5 5 0.1"/>
+    <body name="base" pos="0 0 0.5">
+      <geom name="base_geom" type="box" size="0.1 0.1 0.1" contype="1" conaffinity="0"/>
+      <body name="upper" pos="0 0 0.2">
+        <joint name="shoulder" type="hinge" axis="0 1 1" range="-90 45" frictionloss="0.3" stiffness="2"/>
+        <geom name="upper_geom" type="capsule" fromto="0 0 0 0 0 0.4" size="0.05" contype="1" conaffinity="0"/>
+        <body name="lower" pos="0 0 0.4">
+          <joint name="elbow" type="slide" axis="0 0 -1" range="-0.1 0.2" ref="0.05"/>
+          <geom name="lower_geom" type="sphere" size="0.05" mass="2" contype="1" conaffinity="0"/>
+          <geom name="decor" type="box" size="0.01 0.01 0.01" contype="0" conaffinity="0" rgba="1 0 0 1"/>
+          <site name="tip"/>
+        </body>
+        <body name="wrist" pos="0.1 0 0.4">
+          <joint name="wrist_ball" type="ball" range="0 30"/>
+          <geom type="sphere" size="0.02"/>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <tendon><fixed name="t"><joint joint="shoulder" coef="1"/></fixed></tendon>
+  <actuator>
+    <position name="p" joint="shoulder" kp="50" kv="3" gear="2" forcerange="-7 7"/>
+    <motor name="m" joint="elbow" gear="3" ctrlrange="-1 2"/>
+  </actuator>
+  <sensor><jointpos joint="shoulder"/></sensor>
+</mujoco>
+"""
+
+
+@pytest.fixture
+def arm(tmp_path):
+    path = tmp_path / "arm.xml"
+    path.write_text(ARM)
+    return read_mjcf(str(path))
+
+
+def test_bodies_joints_and_fixed_base(arm):
+    scene = arm.scene
+    assert [b.name for b in scene.bodies] == ["base", "upper", "lower", "wrist"]
+    assert scene.body("upper").parent == "base" and scene.body("base").parent is None
+    base = [j for j in scene.joints if j.body1 == "base"]
+    assert len(base) == 1 and base[0].type == JointType.FIXED and base[0].body0 is None  # no free joint
+    assert scene.body("upper").pose.pos == pytest.approx((0.0, 0.0, 0.7))
+    assert scene.settings.steps_per_second == pytest.approx(500.0)
+    assert scene.settings.gravity == pytest.approx((0.0, 0.0, -9.0))
+
+
+def test_hinge_axis_limits_and_dof_properties(arm):
+    shoulder = arm.scene.joint("shoulder")
+    assert shoulder.type == JointType.REVOLUTE and shoulder.axis == "X"
+    axis = quat_rotate(shoulder.local_pose1.rot, (1.0, 0.0, 0.0))  # X of the frame is MuJoCo's axis
+    assert axis == pytest.approx((0.0, math.sqrt(0.5), math.sqrt(0.5)))
+    d = shoulder.dofs[0]
+    assert d.motion == DofMotion.LIMITED
+    assert (d.lower, d.upper) == pytest.approx((-math.pi / 2, math.pi / 4))  # degrees resolved
+    assert d.armature == pytest.approx(0.1) and d.viscous_damping == pytest.approx(0.5)
+    assert d.static_friction == d.dynamic_friction == pytest.approx(0.3)
+    assert d.spring_stiffness == pytest.approx(2.0)
+
+
+def test_position_actuator_is_a_pd_drive_and_motor_an_effort_limit(arm):
+    d = arm.scene.joint("shoulder").dofs[0]
+    assert d.drive_enabled
+    assert d.drive_stiffness == pytest.approx(50 * 4) and d.drive_damping == pytest.approx(3 * 4)  # gear^2
+    assert d.max_effort == pytest.approx(14.0)  # gear * forcerange
+    elbow = arm.scene.joint("elbow").dofs[0]
+    assert not elbow.drive_enabled and elbow.max_effort == pytest.approx(6.0)  # gear * max|ctrlrange|
+
+
+def test_slide_ref_shifts_limits_and_negative_axis(arm):
+    elbow = arm.scene.joint("elbow")
+    assert elbow.type == JointType.PRISMATIC
+    assert quat_rotate(elbow.local_pose1.rot, (1.0, 0.0, 0.0)) == pytest.approx((0.0, 0.0, -1.0))
+    d = elbow.dofs[0]
+    assert (d.lower, d.upper) == pytest.approx((-0.15, 0.15))  # range - ref, as Newton
+
+
+def test_ball_joint_cone(arm):
+    ball = arm.scene.joint("wrist_ball")
+    assert ball.type == JointType.SPHERICAL and len(ball.dofs) == 3
+    assert ball.cone_limit0 == ball.cone_limit1 == pytest.approx(math.radians(30))
+
+
+def test_colliders_visuals_masses_and_groups(arm):
+    scene = arm.scene
+    assert scene.body("lower").mass.mass == pytest.approx(2.0 + 1000 * 0.02 ** 3)  # MuJoCo: geom mass + decor box density
+    upper = next(s for s in scene.shapes if s.name == "upper_geom")
+    assert upper.kind == ShapeKind.CAPSULE and upper.half_height == pytest.approx(0.2)
+    assert upper.pose.pos == pytest.approx((0.0, 0.0, 0.2))  # fromto resolved
+    floor = next(s for s in scene.shapes if s.name == "floor")
+    assert floor.kind == ShapeKind.PLANE and floor.body is None
+    assert "decor" not in {s.name for s in scene.shapes}  # contype = conaffinity = 0: a visual only
+    decor = next(v for v in scene.visuals if v.name == "decor")
+    assert decor.color == pytest.approx((1, 0, 0, 1)) and decor.mesh.triangles
+    assert any(v.name == "upper_geom_visual" for v in scene.visuals)  # MuJoCo draws colliders too
+    # Robot geoms 1/0 touch the floor (1/1) but not each other: exact as a negative group.
+    groups = {s.name: s.collision_group for s in scene.shapes}
+    assert groups["floor"] == 1 and groups["base_geom"] == groups["upper_geom"] == -1
+    assert not scene.filtered_pairs
+
+
+def test_what_cannot_be_represented_is_one_warning(arm):
+    listed = [w for w in arm.warnings if "not carried over" in w]
+    assert len(listed) == 1
+    assert "1 tendons" in listed[0] and "1 sites" in listed[0] and "1 sensors" in listed[0]
+
+
+def test_free_joint_floats(tmp_path):
+    path = tmp_path / "free.xml"
+    path.write_text('<mujoco><worldbody><body name="b"><freejoint/><geom size="0.1"/></body></worldbody></mujoco>')
+    read = read_mjcf(str(path))
+    assert read.scene.joints == []  # floating base: no joint to the world
+
+
+def test_masks_without_exact_groups_become_filtered_pairs(tmp_path):
+    path = tmp_path / "masks.xml"
+    path.write_text("""<mujoco><worldbody>
+      <body name="a"><freejoint/><geom size="0.1" contype="1" conaffinity="1"/></body>
+      <body name="b" pos="1 0 0"><freejoint/><geom size="0.1" contype="2" conaffinity="2"/></body>
+      <body name="c" pos="2 0 0"><freejoint/><geom size="0.1" contype="3" conaffinity="3"/></body>
+    </worldbody></mujoco>""")
+    read = read_mjcf(str(path))
+    assert {frozenset(p) for p in read.scene.filtered_pairs} == {frozenset(("a", "b"))}
+    assert any("contype/conaffinity" in w for w in read.warnings)
+
+
+def test_exclude_becomes_a_filtered_pair(tmp_path):
+    path = tmp_path / "exclude.xml"
+    path.write_text("""<mujoco><worldbody>
+      <body name="a"><freejoint/><geom size="0.1"/></body>
+      <body name="b" pos="1 0 0"><freejoint/><geom size="0.1"/></body>
+    </worldbody><contact><exclude body1="a" body2="b"/></contact></mujoco>""")
+    assert read_mjcf(str(path)).scene.filtered_pairs == [("a", "b")]
+
+
+def test_bad_xml_names_file_and_element(tmp_path):
+    path = tmp_path / "bad.xml"
+    path.write_text('<mujoco><worldbody><body name="b"><geom type="nonsense"/></body></worldbody></mujoco>')
+    with pytest.raises(MjcfReadError) as error:
+        read_mjcf(str(path))
+    assert str(path) in str(error.value) and "geom" in str(error.value)
+
+
+def test_missing_mesh_file_names_it(tmp_path):
+    path = tmp_path / "mesh.xml"
+    path.write_text('<mujoco><asset><mesh name="m" file="missing_part.stl"/></asset><worldbody>'
+                    '<body name="b"><geom type="mesh" mesh="m"/></body></worldbody></mujoco>')
+    with pytest.raises(MjcfReadError) as error:
+        read_mjcf(str(path))
+    assert str(path) in str(error.value) and "missing_part.stl" in str(error.value)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(MjcfReadError, match="no such file"):
+        read_mjcf(str(tmp_path / "nope.xml"))
+
+
+def test_mesh_geom_becomes_a_convex_hull_with_mujocos_vertices(tmp_path):
+    (tmp_path / "tet.obj").write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n")
+    path = tmp_path / "mesh.xml"
+    path.write_text('<mujoco><asset><mesh name="m" file="tet.obj"/></asset><worldbody>'
+                    '<body name="b"><freejoint/><geom name="g" type="mesh" mesh="m"/></body></worldbody></mujoco>')
+    read = read_mjcf(str(path))
+    shape = read.scene.shapes[0]
+    assert shape.kind == ShapeKind.CONVEX_HULL and len(shape.mesh.vertices) == 4 and len(shape.mesh.triangles) == 4
