@@ -29,6 +29,11 @@ from .robot_models import load_usd, model_differences  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # MuJoCo writes MUJOCO_LOG.TXT into the working folder
+
+
 def _folder(pattern: str) -> str | None:
     found = sorted(glob.glob(os.path.join(ROOT, pattern)))
     return found[0] if found else None

@@ -10,6 +10,11 @@ from articula.core.mjcf import MjcfReadError, read_mjcf  # noqa: E402
 from articula.core.model import DofMotion, JointType, ShapeKind  # noqa: E402
 from articula.core.transforms import quat_rotate  # noqa: E402
 
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # MuJoCo writes MUJOCO_LOG.TXT into the working folder
+
+
 ARM = """
 <mujoco model="arm">
   <compiler angle="degree" autolimits="true"/>
