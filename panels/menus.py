@@ -9,6 +9,10 @@ def draw_import(self, context):
     self.layout.operator("articula.import_usd", text=LABEL)
 
 
+def draw_import_robot_formats(self, context):
+    self.layout.operator("articula.import_mjcf", text="Articula MuJoCo Robot (.xml)")
+
+
 def draw_export(self, context):
     self.layout.operator("articula.export_usd", text=LABEL)
 
@@ -17,7 +21,8 @@ def draw_object(self, context):
     self.layout.operator("articula.delete_body", icon="TRASH")
 
 
-_MENUS = (("TOPBAR_MT_file_import", draw_import), ("TOPBAR_MT_file_export", draw_export),
+_MENUS = (("TOPBAR_MT_file_import", draw_import), ("TOPBAR_MT_file_import", draw_import_robot_formats),
+          ("TOPBAR_MT_file_export", draw_export),
           ("VIEW3D_MT_object", draw_object))
 
 

@@ -1,0 +1,97 @@
+"""File > Import of robots in the formats most robots exist in: MJCF (MuJoCo) and URDF (ROS).
+
+Thin: the bpy-free parsers (core.mjcf, core.urdf) give the physics description and
+``description_to_blender.build_scene`` builds it, as the USD import does. Atomic: a file that
+cannot be read or built leaves the scene as it was, and the message names the file and element.
+"""
+
+import os
+
+import bpy
+from bpy.props import StringProperty
+from bpy_extras.io_utils import ImportHelper
+
+_DATA_COLLECTIONS = ("objects", "meshes", "materials", "collections")
+
+
+def _datablock_names() -> dict[str, set]:
+    return {name: set(getattr(bpy.data, name).keys()) for name in _DATA_COLLECTIONS}
+
+
+def _remove_new_datablocks(before: dict[str, set]) -> None:
+    for name in _DATA_COLLECTIONS:
+        collection = getattr(bpy.data, name)
+        for key in set(collection.keys()) - before[name]:
+            item = collection.get(key)
+            if item is not None:
+                collection.remove(item)
+
+
+def build_robot(context, scene_desc, filepath: str) -> tuple[dict, list[str]]:
+    """Build ``scene_desc`` into a new collection named after the file; returns (objects, notes).
+
+    Into a scene that already has rigid bodies the scene keeps its physics settings and material
+    list (the file's are added). Whatever fails while building is undone, then re-raised."""
+    from ..addon.adapters.description_to_blender import build_scene
+    from ..addon.property_snapshot import restore, snapshot
+
+    notes = []
+    has_robot = any(obj.articula.body.enabled for obj in context.scene.objects)
+    if has_robot:
+        notes.append("kept this scene's physics settings (it already has rigid bodies); "
+                     "the file's gravity, solver and step were not applied")
+    before = _datablock_names()
+    settings_before = snapshot(context.scene.articula)
+    try:
+        collection = bpy.data.collections.new(scene_desc.name or os.path.basename(filepath))
+        context.scene.collection.children.link(collection)
+        objects = build_scene(context, scene_desc, collection, merge=True, apply_scene_settings=not has_robot)
+    except Exception:
+        _remove_new_datablocks(before)
+        restore(context.scene.articula, settings_before)
+        raise
+    return objects, notes
+
+
+def _finish(operator, filepath: str, objects: dict, warnings: list[str]) -> set:
+    for warning in warnings:
+        operator.report({"WARNING"}, warning)
+    bodies = sum(1 for obj in set(objects.values()) if obj.articula.body.enabled)
+    operator.report({"INFO"}, f"Imported {bodies} rigid bodies ({len(set(objects.values()))} objects) "
+                              f"from {filepath}")
+    return {"FINISHED"}
+
+
+def _build_or_report(operator, context, read, filepath: str) -> set:
+    try:
+        objects, notes = build_robot(context, read.scene, filepath)
+    except Exception as error:  # build_robot removed what it made
+        operator.report({"ERROR"}, f"file {filepath}: import failed, nothing was added ({error})")
+        return {"CANCELLED"}
+    return _finish(operator, filepath, objects, list(read.warnings) + notes)
+
+
+class ARTICULA_OT_import_mjcf(bpy.types.Operator, ImportHelper):
+    """Import a MuJoCo MJCF robot (bodies, joints, actuators as drives, colliders, visuals, masses)"""
+
+    bl_idname = "articula.import_mjcf"
+    bl_label = "Import MJCF Robot"
+    bl_options = {"REGISTER", "UNDO"}
+
+    filename_ext = ".xml"
+    filter_glob: StringProperty(default="*.xml;*.mjcf", options={"HIDDEN"})
+
+    def execute(self, context):
+        from ..core.mjcf import MjcfReadError, read_mjcf
+
+        try:
+            read = read_mjcf(self.filepath)
+        except MjcfReadError as error:
+            self.report({"ERROR"}, f"{error}; nothing was imported")
+            return {"CANCELLED"}
+        return _build_or_report(self, context, read, self.filepath)
+
+
+classes = (ARTICULA_OT_import_mjcf,)
+
+register, unregister = bpy.utils.register_classes_factory(classes)

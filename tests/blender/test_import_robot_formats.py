@@ -1,0 +1,125 @@
+"""File > Import > URDF / MJCF in real Blender (4.5 and 5.2): representative robots of the corpus come
+in with their bodies, joints, colliders and visual meshes; a failed import leaves the scene as it was
+and names the file and element. The full corpus is checked bpy-free (tests/core/test_mjcf_corpus.py,
+tests/core/test_urdf_corpus.py)."""
+
+import glob
+import os
+
+import bpy
+import pytest
+
+pytest.importorskip("mujoco")
+
+from articula.addon.adapters.blender_to_description import scene_from_blender  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_NEWTON = glob.glob(os.path.join(ROOT, ".venv", "lib", "python3.*", "site-packages", "newton", "examples", "assets"))
+NEWTON_ASSETS = _NEWTON[0] if _NEWTON else None
+_GYM = glob.glob(os.path.join(ROOT, ".venv-converter", "lib", "python3.*", "site-packages", "gymnasium", "envs",
+                              "mujoco", "assets"))
+GYM = _GYM[0] if _GYM else None
+PYBULLET_DATA = os.environ.get("ARTICULA_PYBULLET_DATA", os.path.expanduser("~/.cache/articula/pybullet_data"))
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # MuJoCo writes MUJOCO_LOG.TXT into the working folder
+
+
+def _asset(folder, name):
+    path = os.path.join(folder, name) if folder else ""
+    if not os.path.exists(path):
+        pytest.skip(f"{name} not found (gymnasium's files come with `make corpus`, pybullet's with "
+                    "`make urdf-corpus`)")
+    return path
+
+
+def _state():
+    return ({name: sorted(getattr(bpy.data, name).keys()) for name in ("objects", "meshes", "materials",
+                                                                        "collections")},
+            len(bpy.context.scene.articula.materials))
+
+
+def _imported(scene):
+    bodies = [o for o in scene.objects if o.articula.body.enabled]
+    joints = [o for o in scene.objects if o.articula.joint.enabled]
+    colliders = [o for o in scene.objects if o.articula.collider.enabled]
+    visuals = [o for o in scene.objects if o.type == "MESH" and not o.articula.collider.enabled
+               and not o.hide_render]
+    return bodies, joints, colliders, visuals
+
+
+@pytest.mark.parametrize("folder,name,bodies,joints", [
+    ("newton", "nv_ant.xml", 9, 8),       # floating: no world joint
+    ("gym", "hopper.xml", 4, 6),         # stacked slide/hinge joints on the root
+])
+def test_mjcf_robot_imports_with_visuals(clean_scene, folder, name, bodies, joints):
+    path = _asset(NEWTON_ASSETS if folder == "newton" else GYM, name)
+    assert bpy.ops.articula.import_mjcf(filepath=path) == {"FINISHED"}
+    found_bodies, found_joints, colliders, visuals = _imported(clean_scene)
+    assert len(found_bodies) == bodies and len(found_joints) == joints
+    assert colliders and visuals and all(len(v.data.polygons) > 0 for v in visuals)
+    assert os.path.splitext(name)[0] in bpy.data.collections or bpy.data.collections  # a new collection
+    desc = scene_from_blender(clean_scene)  # reads back as a robot
+    assert len(desc.bodies) == bodies
+
+
+def test_mjcf_drives_limits_and_masses_reach_the_properties(clean_scene):
+    path = _asset(NEWTON_ASSETS, "nv_ant.xml")
+    from articula.core.mjcf import read_mjcf
+
+    expected = read_mjcf(path).scene
+    bpy.ops.articula.import_mjcf(filepath=path)
+    desc = scene_from_blender(clean_scene)
+    for joint in expected.joints:
+        ours = desc.joint(joint.name)
+        assert ours is not None and ours.type == joint.type
+        for a, b in zip(joint.dofs, ours.dofs):
+            assert (a.lower, a.upper) == pytest.approx((b.lower, b.upper), rel=1e-5)
+            assert a.drive_enabled == b.drive_enabled
+            assert a.drive_stiffness == pytest.approx(b.drive_stiffness, rel=1e-5)
+            assert a.armature == pytest.approx(b.armature, rel=1e-5)
+    for body in expected.bodies:
+        assert desc.body(body.name).mass.mass == pytest.approx(body.mass.mass, rel=1e-5)
+
+
+def test_mjcf_bad_xml_leaves_the_scene_as_it_was(clean_scene, tmp_path):
+    path = _asset(NEWTON_ASSETS, "nv_ant.xml")
+    bpy.ops.articula.import_mjcf(filepath=path)
+    before = _state()
+    bad = tmp_path / "broken.xml"
+    bad.write_text('<mujoco><worldbody><body name="b"><geom type="nonsense"/></body></worldbody></mujoco>')
+    with pytest.raises(RuntimeError) as error:
+        bpy.ops.articula.import_mjcf(filepath=str(bad))
+    assert str(bad) in str(error.value) and "geom" in str(error.value)
+    assert _state() == before
+
+
+def test_mjcf_missing_mesh_leaves_the_scene_as_it_was(clean_scene, tmp_path):
+    before = _state()
+    bad = tmp_path / "mesh.xml"
+    bad.write_text('<mujoco><asset><mesh name="m" file="gone.stl"/></asset><worldbody>'
+                   '<body name="b"><geom type="mesh" mesh="m"/></body></worldbody></mujoco>')
+    with pytest.raises(RuntimeError) as error:
+        bpy.ops.articula.import_mjcf(filepath=str(bad))
+    assert "gone.stl" in str(error.value)
+    assert _state() == before
+
+
+def test_failure_while_building_removes_everything(clean_scene, monkeypatch):
+    """A failure after objects were made (here: forced in build_scene) undoes them all."""
+    path = _asset(NEWTON_ASSETS, "nv_ant.xml")
+    before = _state()
+    from articula.addon.adapters import description_to_blender
+
+    real = description_to_blender.build_scene
+
+    def failing(context, desc, collection=None, **kwargs):
+        real(context, desc, collection, **kwargs)
+        raise ValueError("forced failure")
+
+    monkeypatch.setattr(description_to_blender, "build_scene", failing)
+    with pytest.raises(RuntimeError, match="forced failure"):
+        bpy.ops.articula.import_mjcf(filepath=path)
+    assert _state() == before
