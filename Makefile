@@ -26,7 +26,7 @@ PY := $(VENV)/bin/python
 PY45 := $(VENV45)/bin/python
 STAMP := .requirements-installed
 
-.PHONY: venv test demo extension bench test-in-blender clean distclean corpus
+.PHONY: venv test demo extension bench test-in-blender clean distclean corpus urdf-corpus
 
 venv: $(VENV)/$(STAMP) $(VENV45)/$(STAMP)
 
@@ -63,12 +63,25 @@ $(VENV_CONV)/$(STAMP): requirements/converter.txt requirements/converter-nodeps.
 corpus: $(VENV_CONV)/$(STAMP) $(VENV)/$(STAMP)
 	ARTICULA_CORPUS=$(CORPUS) $(VENV_CONV)/bin/python tools/convert_corpus.py
 
+# URDF robots for the tests: pybullet 3.2.7's pybullet_data, from its source archive (downloaded, never
+# built or installed), extracted without its 1,000 random_urdfs into $(PYBULLET_DATA).
+PYBULLET_DATA ?= $(HOME)/.cache/articula/pybullet_data
+urdf-corpus: $(PYBULLET_DATA)/.extracted
+
+$(PYBULLET_DATA)/.extracted: requirements/urdf-corpus.txt $(VENV)/$(STAMP)
+	$(PY) -m pip download --quiet --disable-pip-version-check --no-deps --no-binary :all: \
+		--dest $(WHEELHOUSE) -r requirements/urdf-corpus.txt
+	rm -rf $(PYBULLET_DATA) && mkdir -p $(PYBULLET_DATA)
+	tar xzf $(WHEELHOUSE)/pybullet-3.2.7.tar.gz -C $(PYBULLET_DATA) --strip-components=5 \
+		--exclude='*/random_urdfs/*' --exclude='*/random_urdfs.zip' pybullet-3.2.7/examples/pybullet/gym/pybullet_data
+	touch $@
+
 $(VENV_PTB)/$(STAMP): requirements/pytest-blender.txt
 	$(call make_venv,$(VENV_PTB),requirements/pytest-blender.txt,3.11,$(PYTHON311))
 
 # Three tiers, each its own pytest process: the bpy-free core and simulation; then the Blender tier
 # on bpy 5.2.3 LTS and on bpy 4.5.15 LTS. Every tier runs even when an earlier one fails.
-test: venv corpus
+test: venv corpus urdf-corpus
 	@status=0; \
 	tools/pytest-tier $(PY) tests/core tests/sim $(PYTEST_ARGS) || status=1; \
 	tools/pytest-tier $(PY) tests/blender $(PYTEST_ARGS) || status=1; \

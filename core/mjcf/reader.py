@@ -99,6 +99,8 @@ def _name(mujoco, model, kind, index: int, fallback: str) -> str:
 
 
 class _Reader:
+    Error = MjcfReadError
+
     def __init__(self, path: str, visuals_from_colliders: bool = True):
         self.path = path
         self.visuals_from_colliders = visuals_from_colliders
@@ -107,30 +109,40 @@ class _Reader:
         self.mujoco = _mujoco()
 
     # --- load ------------------------------------------------------------------------------
+    def parse(self):
+        """The file's MjSpec (MuJoCo parses it: includes, defaults, compiler options)."""
+        try:
+            return self.mujoco.MjSpec.from_file(self.path)
+        except Exception as error:  # MuJoCo names the element and line
+            raise self.Error(self.path, " ".join(str(error).split())) from error
+
     def load(self):
         mujoco = self.mujoco
         if not os.path.isfile(self.path):
-            raise MjcfReadError(self.path, "no such file")
-        try:
-            self.spec = mujoco.MjSpec.from_file(self.path)
-        except Exception as error:  # MuJoCo names the element and line
-            raise MjcfReadError(self.path, " ".join(str(error).split())) from error
-        try:
-            self.model = self._compile()
-        except Exception as error:
-            # Sensors are not carried over: one MuJoCo rejects (Newton's nv_humanoid.xml names a
-            # sensorized object that does not exist) need not stop the robot from loading.
-            if not self.spec.sensors:
-                raise MjcfReadError(self.path, " ".join(str(error).split())) from error
-            for sensor in list(self.spec.sensors):
-                self.spec.delete(sensor)
+            raise self.Error(self.path, "no such file")
+        self.spec = self.parse()
+        self.model = None
+        while self.model is None:
             try:
                 self.model = self._compile()
-            except Exception:
-                raise MjcfReadError(self.path, " ".join(str(error).split())) from error
-            self.warn("sensors left out: MuJoCo cannot compile them (" + " ".join(str(error).split()) + ")")
+            except Exception as error:  # MuJoCo names the element
+                message = " ".join(str(error).split())
+                if not self.recover(message):
+                    raise self.Error(self.path, message) from error
         self.data = mujoco.MjData(self.model)
         mujoco.mj_kinematics(self.model, self.data)  # qpos = qpos0: the file's pose
+
+    def recover(self, message: str) -> bool:
+        """Change the spec so that a failed compile may pass; False when nothing is left to try.
+
+        Sensors are not carried over: ones MuJoCo rejects (Newton's nv_humanoid.xml names a
+        sensorized object that does not exist) need not stop the robot from loading."""
+        if self.spec.sensors:
+            for sensor in list(self.spec.sensors):
+                self.spec.delete(sensor)
+            self.warn(f"sensors left out: MuJoCo cannot compile them ({message})")
+            return True
+        return False
 
     def _compile(self):
         """spec.compile(), MuJoCo's own Python warnings (deprecated attributes) kept as ours."""
@@ -165,8 +177,12 @@ class _Reader:
         self.add_actuators()
         self.add_geoms()
         self.add_excludes()
+        self.finish()
         self.list_unsupported()
         return MjcfRead(scene=scene, warnings=self.warnings)
+
+    def finish(self) -> None:
+        """What a format adds after the MuJoCo model was read (nothing for MJCF)."""
 
     def _unique_names(self) -> None:
         """Body names and joint names each unique (MuJoCo's are, unnamed ones get body_<i>)."""
@@ -217,7 +233,7 @@ class _Reader:
             local0, local1 = self._frames(i, (0.0, 0.0, 0.0), (1.0, 0.0, 0.0, 0.0))
             kind = "fixed_base" if parent == 0 else "joint"
             if m.body_mocapid[i] < 0:
-                self.scene.joints.append(Joint(name=self._free_joint_name(f"{body_name}_{kind}"),
+                self.scene.joints.append(Joint(name=self.fixed_joint_name(i, f"{body_name}_{kind}"),
                                                type=JointType.FIXED, body0=body0, body1=body_name,
                                                local_pose0=local0, local_pose1=local1))
             return
@@ -229,6 +245,10 @@ class _Reader:
                               "representable; the body floats")
                 continue
             self.scene.joints.append(self.joint(i, j, body0))
+
+    def fixed_joint_name(self, i: int, name: str) -> str:
+        """The name of the FIXED joint made for jointless body ``i``: ``name`` made unique."""
+        return self._free_joint_name(name)
 
     def _free_joint_name(self, name: str) -> str:
         taken = set(self.joint_names) | {j.name for j in self.scene.joints}
@@ -504,13 +524,15 @@ class _Reader:
                 self.scene.filtered_pairs.append(pair)
 
     # --- what cannot be represented -----------------------------------------------------
-    def list_unsupported(self) -> None:
+    def unsupported_counts(self) -> list[tuple[str, int]]:
         m = self.model
-        counts = (("tendons", m.ntendon), ("equality constraints", m.neq), ("sites", m.nsite),
+        return [("tendons", m.ntendon), ("equality constraints", m.neq), ("sites", m.nsite),
                   ("sensors", m.nsensor), ("explicit contact pairs", m.npair), ("keyframes", m.nkey),
                   ("cameras", m.ncam), ("lights", m.nlight), ("height fields", m.nhfield),
-                  ("flexes", getattr(m, "nflex", 0)), ("skins", m.nskin))
-        parts = [f"{n} {what}" for what, n in counts if n] + self.unsupported
+                ("flexes", getattr(m, "nflex", 0)), ("skins", m.nskin)]
+
+    def list_unsupported(self) -> None:
+        parts = [f"{n} {what}" for what, n in self.unsupported_counts() if n] + self.unsupported
         if parts:
             self.warn("not carried over (the description has no place for them): " + "; ".join(parts))
 

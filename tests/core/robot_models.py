@@ -47,25 +47,41 @@ def load_usd(source):
         return builder.finalize(device="cpu")
 
 
-def model_differences(original, ours, skip=(), atol=1e-5, rtol=1e-4) -> list[str]:
+def body_poses(model) -> np.ndarray:
+    """Body poses at the model's joint_q by Newton's own forward kinematics (add_urdf leaves body_q
+    at the origin)."""
+    import newton
+
+    state = model.state()
+    newton.eval_fk(model, model.joint_q, model.joint_qd, state)
+    return state.body_q.numpy()
+
+
+def model_differences(original, ours, skip=(), atol=1e-5, rtol=1e-4, world_links=()) -> list[str]:
     """Readable differences between two Newton models (empty when they agree).
 
-    ``skip``: per-DOF array names (``joint_armature``...) or ``"body_inertia"`` ... not compared."""
+    ``skip``: per-DOF array names (``joint_armature``...) or ``"body_inertia"`` ... not compared.
+    ``world_links``: bodies of ``original`` that are the world in ``ours`` (a URDF link named
+    ``world``, which Newton's add_urdf makes a body welded to the world and MuJoCo the world itself)."""
     found = []
     names_a, names_b = [leaf(x) for x in original.body_label], [leaf(x) for x in ours.body_label]
-    if sorted(names_a) != sorted(names_b):
-        return [f"bodies {sorted(names_a)} != {sorted(names_b)}"]
+    names_a = [n if n not in world_links else None for n in names_a]
+    kept_a = [n for n in names_a if n is not None]
+    if sorted(kept_a) != sorted(names_b):
+        return [f"bodies {sorted(kept_a)} != {sorted(names_b)}"]
     index = {n: i for i, n in enumerate(names_b)}
-    order = [index[n] for n in names_a]
+    kept = [k for k, n in enumerate(names_a) if n is not None]
+    order = [index[names_a[k]] for k in kept]
     for attr in ("body_mass", "body_com", "body_inertia"):
         if attr in skip:
             continue
-        a, b = getattr(original, attr).numpy(), getattr(ours, attr).numpy()[order]
-        for k, name in enumerate(names_a):
+        a, b = getattr(original, attr).numpy()[kept], getattr(ours, attr).numpy()[order]
+        for k, name in enumerate(kept_a):
             if not np.allclose(a[k], b[k], rtol=rtol, atol=atol):
                 found.append(f"body {name} {attr}: {a[k].ravel()} != {b[k].ravel()}")
-    qa, qb = original.body_q.numpy(), ours.body_q.numpy()[order]
-    for k, name in enumerate(names_a):
+    poses_a, poses_b = body_poses(original), body_poses(ours)
+    qa, qb = poses_a[kept], poses_b[order]
+    for k, name in enumerate(kept_a):
         same = np.allclose(qa[k, :3], qb[k, :3], atol=atol) and min(
             np.abs(qa[k, 3:] - qb[k, 3:]).max(), np.abs(qa[k, 3:] + qb[k, 3:]).max()) < atol
         if not same:
@@ -73,13 +89,13 @@ def model_differences(original, ours, skip=(), atol=1e-5, rtol=1e-4) -> list[str
 
     def joints_by_child(model, names):
         child = model.joint_child.numpy()
-        return {names[c]: j for j, c in enumerate(child)}
+        return {names[c]: j for j, c in enumerate(child) if names[c] is not None}
 
     ja, jb = joints_by_child(original, names_a), joints_by_child(ours, names_b)
-    if sorted(ja) != sorted(jb) or original.joint_count != ours.joint_count:
+    if sorted(ja) != sorted(jb):
         return found + [f"joints by child body {sorted(ja)} != {sorted(jb)}"]
     arrays = {name: (original, ours) for name in PER_DOF if name not in skip}
-    for child in names_a:
+    for child in kept_a:
         i, j = ja[child], jb[child]
         subject = f"joint {leaf(original.joint_label[i])} (child {child})"
         ta, tb = int(original.joint_type.numpy()[i]), int(ours.joint_type.numpy()[j])
@@ -87,11 +103,11 @@ def model_differences(original, ours, skip=(), atol=1e-5, rtol=1e-4) -> list[str
             found.append(f"{subject}: type {ta} != {tb}")
             continue
         frames = []
-        for model, k, names in ((original, i, names_a), (ours, j, names_b)):
+        for model, k, names, poses in ((original, i, names_a, poses_a), (ours, j, names_b, poses_b)):
             parent = int(model.joint_parent.numpy()[k])
             x_p = model.joint_X_p.numpy()[k]
             if parent >= 0:
-                pq = model.body_q.numpy()[parent]
+                pq = poses[parent]
                 pos = pq[:3] + quat_rotate(pq[3:], x_p[:3])
                 rot = quat_mul(pq[3:], x_p[3:])
             else:

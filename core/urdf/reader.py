@@ -1,0 +1,282 @@
+"""URDF -> the physics description, through MuJoCo's own URDF compiler.
+
+Why MuJoCo's parser: it is bundled already (no new wheel per platform and Python), maintained
+(MuJoCo 3.17), and it resolves what a URDF means into numbers the same way MJCF is resolved:
+link frames, inertials, joint axes and limits, ``<dynamics damping friction>``, ``<limit effort>``,
+primitive and mesh geometry (STL, OBJ) with their material colors, mimic joints (as equality
+constraints). Told to by MuJoCo's own URDF extension element (``<mujoco><compiler
+discardvisual="false" fusestatic="false" strippath="false"/></mujoco>``, added to the text handed
+to MuJoCo), it keeps visuals and fixed links. The alternatives weighed: urdf-parser-py (ROS's own,
+pure Python, but last released in 2021 and importing PyYAML, a per-platform binary wheel) and
+yourdfpy (lxml and trimesh: heavy binary dependencies); neither is bundled.
+
+What MuJoCo's compiler drops is read from the same ElementTree: ``<limit velocity>`` (MuJoCo has no
+joint velocity limit), ``<transmission>`` elements and ``<mimic>`` (named in the one warning of what
+is not carried over). Mesh URIs (``package://name/...``, relative or absolute paths, ``file://``)
+are resolved here against the file's folder, its parents and the package search path; a mesh format
+MuJoCo cannot read (COLLADA ``.dae``...) is left out with its geoms, and the warning lists which
+visuals and colliders were left out. A missing mesh file is an error naming the link and the file.
+
+Mapping: each link -> a body (fixed links stay bodies, welded by FIXED joints named as in the
+URDF); the root link is fixed to the world (Newton's add_urdf default); revolute/continuous ->
+REVOLUTE (continuous unlimited), prismatic -> PRISMATIC; ``<collision>`` -> colliders (meshes as
+convex hulls, as MuJoCo collides them), ``<visual>`` -> visual meshes with their colors. Masses are
+MuJoCo's (the ``<inertial>``, else computed from the geometry).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from urllib.parse import unquote, urlparse
+
+import numpy as np
+
+from ..mjcf.reader import MjcfRead, _quat, _Reader, _vec
+from ..model import INF, MassProperties
+from ..transforms import quat_from_matrix, quat_mul, quat_normalize
+
+#: What a moving link without an <inertial> gets (MuJoCo cannot compile a massless moving body).
+MIN_MASS = 1e-9
+MIN_INERTIA = 1e-12
+#: Mesh formats MuJoCo's compiler reads.
+MUJOCO_MESH_FORMATS = (".stl", ".obj", ".msh")
+
+
+class UrdfReadError(Exception):
+    """A URDF file that cannot be read: the message names the file and the element."""
+
+    def __init__(self, file: str, message: str):
+        self.file = file
+        self.message = message
+        super().__init__(f"file {file}: {message}")
+
+
+@dataclass
+class UrdfRead(MjcfRead):
+    #: Mesh files that were left out (a format MuJoCo cannot read), with the links using them.
+    left_out_meshes: list[tuple[str, str]] = field(default_factory=list)
+
+
+def resolve_uri(uri: str, urdf_path: str, package_paths=()) -> str | None:
+    """The file a URDF mesh ``uri`` names, or None when no candidate exists.
+
+    ``package://pkg/rest``: ``<dir>/pkg/rest`` then ``<dir>/rest`` for each dir of the package search
+    path, the URDF's folder and its parents (ROS packages sit above their ``urdf`` folder);
+    ``file://`` and plain paths: as given when absolute, else against the URDF's folder."""
+    folder = os.path.dirname(os.path.abspath(urdf_path))
+    if uri.startswith("package://"):
+        rest = uri[len("package://"):]
+        package, _, inner = rest.partition("/")
+        bases = [*package_paths, folder, *_parents(folder)]
+        for base in bases:
+            for candidate in (os.path.join(base, package, inner), os.path.join(base, inner)):
+                if os.path.isfile(candidate):
+                    return os.path.abspath(candidate)
+        return None
+    if uri.startswith("file://"):
+        uri = unquote(urlparse(uri).path)
+    if os.path.isabs(uri):
+        return uri if os.path.isfile(uri) else None
+    # Relative: the URDF's folder first, then the search path and the parents (pybullet's
+    # additional search path: differential/diff_ring.urdf names differential/diff_ring.stl).
+    for base in [folder, *package_paths, *_parents(folder)]:
+        path = os.path.join(base, uri)
+        if os.path.isfile(path):
+            return os.path.abspath(path)
+    return None
+
+
+def _parents(folder: str) -> list[str]:
+    found = []
+    while os.path.dirname(folder) != folder:
+        folder = os.path.dirname(folder)
+        found.append(folder)
+    return found
+
+
+class _UrdfReader(_Reader):
+    Error = UrdfReadError
+
+    def __init__(self, path: str, package_paths=()):
+        super().__init__(path, visuals_from_colliders=False)
+        self.package_paths = [os.path.abspath(p) for p in package_paths]
+        self.left_out: list[tuple[str, str]] = []
+
+    def parse(self):
+        try:
+            with open(self.path, encoding="utf-8") as f:
+                text = f.read()
+            parser = ET.XMLParser(target=ET.TreeBuilder(insert_comments=True))  # keeps the line count
+            parser.feed(text.lstrip())  # blank lines before <?xml are common
+            root = parser.close()
+        except OSError as error:
+            raise UrdfReadError(self.path, f"cannot be read ({error.strerror})") from error
+        except (ET.ParseError, UnicodeDecodeError) as error:
+            raise UrdfReadError(self.path, f"not valid XML ({error})") from error
+        if root.tag != "robot":
+            raise UrdfReadError(self.path, f"the root element is <{root.tag}>, not <robot>")
+        self.xml = root
+        self.velocity_limits = {}
+        self.mimics, self.fixed_joints = [], {}
+        for joint in root.findall("joint"):
+            name = joint.get("name", "")
+            limit = joint.find("limit")
+            if limit is not None and limit.get("velocity") is not None:
+                try:
+                    self.velocity_limits[name] = float(limit.get("velocity"))
+                except ValueError as error:
+                    raise UrdfReadError(self.path, f"joint {name}: <limit velocity> is not a number") from error
+            if joint.find("mimic") is not None:
+                self.mimics.append(name)
+            child = joint.find("child")
+            if joint.get("type") == "fixed" and child is not None:
+                self.fixed_joints[child.get("link")] = name
+        self.transmissions = [t.get("name", "") for t in root.findall("transmission")]
+        self.deformables = [d.get("name", "") for d in root.findall("deformable")]  # pybullet's extension
+        extension = root.find("mujoco")
+        if extension is None:
+            extension = ET.SubElement(root, "mujoco")
+        compiler = extension.find("compiler")
+        if compiler is None:
+            compiler = ET.SubElement(extension, "compiler")
+        compiler.set("discardvisual", "false")
+        compiler.set("fusestatic", "false")
+        compiler.set("strippath", "false")
+        compiler.set("inertiafromgeom", "false")  # URDF masses are the <inertial>s alone
+        serialized = ET.tostring(root, encoding="unicode")
+        # MuJoCo's messages count lines of the text it was given: shift them to the file's.
+        offset = text[:text.find("<robot")].count("\n") - serialized[:serialized.find("<robot")].count("\n")
+        try:
+            spec = self.mujoco.MjSpec.from_string(serialized)
+        except Exception as error:
+            message = re.sub(r"line (\d+)", lambda m: f"line {int(m.group(1)) + offset}", " ".join(str(error).split()))
+            raise UrdfReadError(self.path, message) from error
+        self.resolve_meshes(spec)
+        self.drop_empty_geoms(spec)
+        # Each link's <inertial> as written, before compiling may balance, bound or fill it in.
+        self.inertials = {b.name: _urdf_inertial(b) for b in spec.bodies}
+        return spec
+
+    def drop_empty_geoms(self, spec) -> None:
+        """Geometry of size 0 (a ``<sphere radius="0"/>`` marker) is no shape: left out, named."""
+        G = self.mujoco.mjtGeom
+        sized = {int(G.mjGEOM_SPHERE): 1, int(G.mjGEOM_CAPSULE): 2, int(G.mjGEOM_CYLINDER): 2,
+                 int(G.mjGEOM_BOX): 3, int(G.mjGEOM_ELLIPSOID): 3}
+        empty = [g for g in spec.geoms if int(g.type) in sized and min(g.size[:sized[int(g.type)]]) <= 0.0]
+        for geom in empty:
+            spec.delete(geom)
+        if empty:
+            self.warn(f"{len(empty)} geometries of size 0 left out (links "
+                      f"{', '.join(sorted({g.parent.name for g in empty}))})")
+
+    def resolve_meshes(self, spec) -> None:
+        users: dict[str, list] = {}
+        for geom in spec.geoms:
+            if geom.meshname:
+                users.setdefault(geom.meshname, []).append(geom)
+        for mesh in list(spec.meshes):
+            uri = mesh.file
+            geoms = users.get(mesh.name, [])
+            links = sorted({g.parent.name for g in geoms})
+            path = resolve_uri(uri, self.path, self.package_paths)
+            if path is None:
+                raise UrdfReadError(self.path, f"link {', '.join(links) or '?'}: mesh {uri} not found (searched "
+                                    "the file's folder, its parents and the package paths)")
+            if os.path.splitext(path)[1].lower() not in MUJOCO_MESH_FORMATS:
+                for geom in geoms:
+                    kind = "visual" if geom.contype == 0 and geom.conaffinity == 0 else "collision"
+                    self.left_out.append((uri, f"{geom.parent.name} ({kind})"))
+                    spec.delete(geom)
+                spec.delete(mesh)
+                continue
+            mesh.file = path
+
+    def recover(self, message: str) -> bool:
+        """URDF files that ROS and Newton load but MuJoCo's checks refuse."""
+        compiler = self.spec.compiler
+        if "balanceinertia" in message and not compiler.balanceinertia:
+            compiler.balanceinertia = True
+            self.warn(f"inertias that break the triangle inequality were balanced as MuJoCo does ({message})")
+            return True
+        if "mjMINVAL" in message and compiler.boundmass <= 0.0:
+            compiler.boundmass, compiler.boundinertia = MIN_MASS, MIN_INERTIA
+            self.warn(f"moving links without mass got {MIN_MASS:g} kg and {MIN_INERTIA:g} kg m^2 ({message})")
+            return True
+        flat = re.search(r"mesh volume is too small: (\S+)", message)
+        if flat:  # a flat mesh (a floor plane, cloth): MuJoCo's own advice, its surface as the shell
+            mesh = self.spec.mesh(flat.group(1))
+            if mesh is not None and mesh.inertia != self.mujoco.mjtMeshInertia.mjMESH_INERTIA_SHELL:
+                mesh.inertia = self.mujoco.mjtMeshInertia.mjMESH_INERTIA_SHELL
+                return True
+        return super().recover(message)
+
+    def add_body(self, i: int) -> None:
+        """The link's own <inertial>, as written (MuJoCo may have balanced or bounded it to compile;
+        a link without one has no mass, as in Newton's add_urdf)."""
+        super().add_body(i)
+        body = self.scene.bodies[-1]
+        body.mass = self.inertials.get(self.mujoco.mj_id2name(self.model, self.mujoco.mjtObj.mjOBJ_BODY, i),
+                                       MassProperties(mass=0.0))
+
+    def fixed_joint_name(self, i: int, name: str) -> str:
+        own = self.fixed_joints.get(self.body_names[i])
+        return own if own and not any(j.name == own for j in self.scene.joints) else self._free_joint_name(name)
+
+    def finish(self) -> None:
+        for joint in self.scene.joints:
+            limit = self.velocity_limits.get(joint.name)
+            if limit is not None and limit > 0.0:
+                for dof in joint.dofs:
+                    dof.velocity_limit = limit
+            for dof in joint.dofs:  # URDF effort limits are symmetric: MuJoCo keeps them as actuator
+                if dof.max_effort == 0.0:  # force ranges; 0 means none given
+                    dof.max_effort = INF
+        if self.left_out:
+            files = sorted({uri for uri, _ in self.left_out})
+            self.warn(f"{len(self.left_out)} geometries left out, their mesh format cannot be read "
+                      f"({', '.join(sorted({os.path.splitext(f)[1] for f in files}))}): "
+                      + "; ".join(f"{where}: {uri}" for uri, where in self.left_out))
+        if self.mimics:
+            self.unsupported.append(f"mimic joints {', '.join(self.mimics)} (they move on their own)")
+        if self.deformables:
+            self.unsupported.append(f"{len(self.deformables)} deformables ({', '.join(self.deformables)})")
+        if self.transmissions:
+            self.unsupported.append(f"{len(self.transmissions)} transmissions ({', '.join(self.transmissions)})")
+
+    def unsupported_counts(self) -> list[tuple[str, int]]:
+        # MuJoCo turns each <mimic> into an equality constraint: named above as mimic joints instead.
+        return [(what, n) for what, n in super().unsupported_counts()
+                if not (what == "equality constraints" and self.mimics)]
+
+    def read(self) -> UrdfRead:
+        result = super().read()
+        return UrdfRead(scene=result.scene, warnings=result.warnings, left_out_meshes=self.left_out)
+
+
+def _urdf_inertial(spec_body) -> MassProperties:
+    if spec_body is None or not spec_body.explicitinertial:
+        return MassProperties(mass=0.0)
+    full = np.asarray(spec_body.fullinertia, dtype=float)
+    if np.all(np.isfinite(full)) and np.any(full != 0.0):
+        xx, yy, zz, xy, xz, yz = full
+        tensor = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
+    else:
+        tensor = np.diag(np.asarray(spec_body.inertia, dtype=float))
+    moments, axes = np.linalg.eigh(tensor)
+    if np.linalg.det(axes) < 0.0:
+        axes[:, 0] = -axes[:, 0]
+    frame = _quat(spec_body.iquat)
+    principal = quat_normalize(quat_mul(frame, quat_from_matrix(axes.tolist())))
+    return MassProperties(mass=float(spec_body.mass), center_of_mass=_vec(spec_body.ipos),
+                          diagonal_inertia=tuple(float(max(m, 0.0)) for m in moments), principal_axes=principal)
+
+
+def read_urdf(path: str, package_paths=()) -> UrdfRead:
+    """Read a URDF file into the description; raises :class:`UrdfReadError` naming file and element.
+
+    ``package_paths``: folders searched for ``package://`` meshes (after which the file's own folder
+    and its parents are searched)."""
+    return _UrdfReader(path, package_paths).read()
