@@ -92,6 +92,32 @@ class ARTICULA_OT_import_mjcf(bpy.types.Operator, ImportHelper):
         return _build_or_report(self, context, read, self.filepath)
 
 
-classes = (ARTICULA_OT_import_mjcf,)
+class ARTICULA_OT_import_urdf(bpy.types.Operator, ImportHelper):
+    """Import a URDF robot (links, joints, limits, colliders, visual meshes, masses)"""
+
+    bl_idname = "articula.import_urdf"
+    bl_label = "Import URDF Robot"
+    bl_options = {"REGISTER", "UNDO"}
+
+    filename_ext = ".urdf"
+    filter_glob: StringProperty(default="*.urdf;*.xml", options={"HIDDEN"})
+    package_paths: StringProperty(
+        name="Package Paths", default="",
+        description="Folders searched for package:// meshes, separated by ';' (the file's own folder and "
+                    "its parents are always searched)")
+
+    def execute(self, context):
+        from ..core.urdf import UrdfReadError, read_urdf
+
+        paths = [p.strip() for p in self.package_paths.split(";") if p.strip()]
+        try:
+            read = read_urdf(self.filepath, package_paths=[bpy.path.abspath(p) for p in paths])
+        except UrdfReadError as error:
+            self.report({"ERROR"}, f"{error}; nothing was imported")
+            return {"CANCELLED"}
+        return _build_or_report(self, context, read, self.filepath)
+
+
+classes = (ARTICULA_OT_import_mjcf, ARTICULA_OT_import_urdf)
 
 register, unregister = bpy.utils.register_classes_factory(classes)

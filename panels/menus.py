@@ -10,6 +10,7 @@ def draw_import(self, context):
 
 
 def draw_import_robot_formats(self, context):
+    self.layout.operator("articula.import_urdf", text="Articula Robot (.urdf)")
     self.layout.operator("articula.import_mjcf", text="Articula MuJoCo Robot (.xml)")
 
 

@@ -123,3 +123,62 @@ def test_failure_while_building_removes_everything(clean_scene, monkeypatch):
     with pytest.raises(RuntimeError, match="forced failure"):
         bpy.ops.articula.import_mjcf(filepath=path)
     assert _state() == before
+
+
+# ----------------------------------------------------------------------------------------------- URDF
+
+@pytest.mark.parametrize("name,bodies,joints", [
+    ("r2d2.urdf", 16, 16),                    # STL meshes and material colors, fixed links welded
+    ("franka_panda/panda.urdf", 13, 13),       # OBJ meshes through package://, a mimic finger
+])
+def test_urdf_robot_imports_with_visual_meshes(clean_scene, name, bodies, joints):
+    path = _asset(PYBULLET_DATA, name)
+    assert bpy.ops.articula.import_urdf(filepath=path) == {"FINISHED"}
+    found_bodies, found_joints, colliders, visuals = _imported(clean_scene)
+    assert len(found_bodies) == bodies and len(found_joints) == joints
+    assert colliders and visuals and all(len(v.data.polygons) > 0 for v in visuals)
+    desc = scene_from_blender(clean_scene)
+    assert len(desc.bodies) == bodies
+
+
+def test_urdf_colors_reach_render_materials(clean_scene):
+    path = _asset(PYBULLET_DATA, "r2d2.urdf")
+    bpy.ops.articula.import_urdf(filepath=path)
+    colors = {tuple(round(c, 3) for c in o.active_material.diffuse_color) if o.active_material else
+              tuple(round(c, 3) for c in o.color) for o in _imported(clean_scene)[3]}
+    assert (0.0, 0.0, 0.8, 1.0) in colors  # r2d2's blue
+
+
+def test_urdf_package_paths_property(clean_scene, tmp_path):
+    import struct
+
+    pkgs = tmp_path / "pkgs" / "bot" / "meshes"
+    pkgs.mkdir(parents=True)
+    faces = [(0, 2, 1), (0, 1, 3), (0, 3, 2), (1, 2, 3)]
+    v = [(0, 0, 0), (0.1, 0, 0), (0, 0.1, 0), (0, 0, 0.1)]
+    data = b"\0" * 80 + struct.pack("<I", 4) + b"".join(
+        struct.pack("<3f", 0, 0, 0) + b"".join(struct.pack("<3f", *v[i]) for i in f) + b"\0\0" for f in faces)
+    (pkgs / "part.stl").write_bytes(data)
+    (tmp_path / "robot").mkdir()
+    urdf = tmp_path / "robot" / "r.urdf"
+    urdf.write_text('<robot name="r"><link name="only"><inertial><mass value="1"/><inertia ixx="1" iyy="1" '
+                    'izz="1" ixy="0" ixz="0" iyz="0"/></inertial><visual><geometry>'
+                    '<mesh filename="package://bot/meshes/part.stl"/></geometry></visual></link></robot>')
+    before = _state()
+    with pytest.raises(RuntimeError, match="package://bot/meshes/part.stl"):  # not found: named, nothing added
+        bpy.ops.articula.import_urdf(filepath=str(urdf))
+    assert _state() == before
+    assert bpy.ops.articula.import_urdf(filepath=str(urdf), package_paths=str(tmp_path / "pkgs")) == {"FINISHED"}
+    assert clean_scene.objects["only"].articula.body.enabled
+
+
+def test_urdf_bad_file_leaves_the_scene_as_it_was(clean_scene, tmp_path):
+    path = _asset(PYBULLET_DATA, "r2d2.urdf")
+    bpy.ops.articula.import_urdf(filepath=path)
+    before = _state()
+    bad = tmp_path / "bad.urdf"
+    bad.write_text('<robot name="r">\n<link name="a">\n</robot>')
+    with pytest.raises(RuntimeError) as error:
+        bpy.ops.articula.import_urdf(filepath=str(bad))
+    assert str(bad) in str(error.value) and "line 3" in str(error.value)
+    assert _state() == before
