@@ -20,10 +20,15 @@ class ArticulaPreferences(bpy.types.AddonPreferences):
     usd_export_physics: BoolProperty(
         name="Physics in File > Export > USD", default=True,
         description="Blender's own USD export also writes Articula's rigid bodies, joints and colliders")
+    usd_import_physics: BoolProperty(
+        name="Physics in File > Import > USD", default=True,
+        description="Blender's own USD import also brings the file's UsdPhysics rigid bodies, joints and "
+                    "colliders as Articula physics")
 
     def draw(self, _context):
         self.layout.prop(self, "device")
         self.layout.prop(self, "usd_export_physics")
+        self.layout.prop(self, "usd_import_physics")
 
 
 def preferences(context=None):

@@ -13,6 +13,15 @@ Two ways in:
 - a plain *File > Export > USD* of a scene with Articula bodies authors them too when the
   preference ``usd_export_physics`` is on (the default); problems are printed, never raised
   (Blender's own export is not ours to fail).
+
+Import mirrors it: Blender's ``wm.usd_import`` makes the objects (meshes, UVs, normals, n-gons,
+materials, textures, hierarchy); ``on_import`` reads the physics from the same stage with the
+bpy-free reader and turns the objects Blender made into bodies, joints and colliders, matched by
+prim path through ``get_prim_map()`` (a dict of ``Sdf.Path`` -> list of IDs, the Object first, on
+4.5 and 5.2 alike; world matrices are only valid after a depsgraph update there).
+``articula.import_usd`` runs it inside :func:`articula_import` and rolls everything back on an
+error; a plain *File > Import > USD* brings the physics too while the preference
+``usd_import_physics`` is on (the default), printing problems instead of raising.
 """
 
 from __future__ import annotations
@@ -39,6 +48,151 @@ def articula_export(scene_description, masses):
         yield state
     finally:
         _pending = None
+
+
+# The import being run by ``articula.import_usd`` (None: a plain File > Import > USD).
+_pending_import: dict | None = None
+
+
+@contextlib.contextmanager
+def articula_import(renest: bool = True):
+    """Run ``wm.usd_import`` inside this block to bring the file's physics; yields a dict that
+    holds ``error``, ``result`` (the reader's), ``objects`` and ``warnings`` after the import."""
+    global _pending_import
+    state = {"renest": renest, "error": None, "result": None, "objects": {}, "warnings": [], "called": False}
+    _pending_import = state
+    try:
+        yield state
+    finally:
+        _pending_import = None
+
+
+def prim_objects(import_context) -> dict:
+    """Prim path (str) -> the Object Blender's importer made for that prim."""
+    found = {}
+    for path, ids in import_context.get_prim_map().items():
+        ids = ids if isinstance(ids, (list, tuple)) else (ids,)
+        obj = next((i for i in ids if isinstance(i, bpy.types.Object)), None)
+        if obj is not None:
+            found[str(path)] = obj
+    return found
+
+
+def import_physics(context, stage, objects_by_path: dict, renest: bool = True, collection=None):
+    """Read ``stage``'s physics and make the objects Blender imported from it Articula's bodies,
+    joints, colliders and visuals; returns (reader result, objects by description name, warnings).
+
+    Into a scene that already has a robot, its settings and materials are kept."""
+    from ..core.usd.reader import read_usd
+    from .adapters.blender_to_description import capture_rest
+    from .adapters.description_to_blender import adopt_imported
+
+    result = read_usd(stage, renest=renest)
+    warnings = list(result.warnings)
+    imported = set(objects_by_path.values())
+    has_robot = any(obj.articula.body.enabled for obj in context.scene.objects if obj not in imported)
+    if has_robot:
+        warnings.append("kept this scene's physics settings (it already has rigid bodies); "
+                        "the file's gravity, solver and step were not applied")
+    if collection is None:  # where Blender put the objects
+        collection = context.view_layer.active_layer_collection.collection
+    objects_by_path, taken = dict(objects_by_path), set()
+    objects = adopt_imported(context, result.scene, result.prim_paths, objects_by_path, collection,
+                             merge=True, apply_scene_settings=not has_robot,
+                             dissolve=_articulation_wrappers(stage, objects_by_path), taken=taken)
+    capture_rest(objects.values())
+    _remove_leftovers(stage, objects_by_path, taken)
+    _repair_lost_parents(stage, objects_by_path, taken)
+    return result, objects, warnings
+
+
+def _articulation_wrappers(stage, objects_by_path: dict) -> list[str]:
+    """Prims that only carry PhysicsArticulationRootAPI around bodies (the fixed-base wrapper
+    Articula's export writes): not bodies themselves, with a body directly under them."""
+    from pxr import UsdPhysics
+
+    found = []
+    for path in objects_by_path:
+        prim = stage.GetPrimAtPath(path)
+        if (prim and prim.HasAPI(UsdPhysics.ArticulationRootAPI) and not prim.HasAPI(UsdPhysics.RigidBodyAPI)
+                and any(child.HasAPI(UsdPhysics.RigidBodyAPI) for child in prim.GetChildren())):
+            found.append(path)
+    return found
+
+
+def _remove_leftovers(stage, objects_by_path: dict, taken: set) -> None:
+    """Objects Blender made that are no part of the robot and were not in the file to be seen:
+    childless Empties for non-transformable prims (Scopes, unsupported joints) and guide-purpose
+    gprims that are not colliders (guides are imported only for the colliders)."""
+    from pxr import UsdGeom
+
+    doomed = []
+    for path, obj in objects_by_path.items():
+        if obj in taken:
+            continue
+        prim = stage.GetPrimAtPath(path)
+        if not prim:
+            continue
+        if obj.type == "EMPTY" and not obj.children and not prim.IsA(UsdGeom.Xformable):
+            doomed.append(obj)
+        elif prim.IsA(UsdGeom.Imageable) and UsdGeom.Imageable(prim).ComputePurpose() == UsdGeom.Tokens.guide:
+            doomed.append(obj)
+    if doomed:
+        gone = set(doomed)
+        for path in [path for path, obj in objects_by_path.items() if obj in gone]:
+            del objects_by_path[path]
+        data = [obj.data for obj in doomed if obj.data is not None]
+        bpy.data.batch_remove(doomed)
+        bpy.data.batch_remove([d for d in data if d.users == 0])
+
+
+def _repair_lost_parents(stage, objects_by_path: dict, taken: set) -> None:
+    """Blender's importer drops the ancestors of gprims under a typeless prim (``def "visuals"``,
+    as Newton's assets have): such objects come without a parent, at their local transform. Put
+    them under the nearest ancestor prim's object at their world transform from the stage."""
+    from mathutils import Matrix
+    from pxr import Gf, Usd, UsdGeom
+
+    cache, conversion = None, None
+    for path, obj in objects_by_path.items():
+        if obj in taken or obj.parent is not None:
+            continue
+        ancestor = path.rpartition("/")[0]
+        while ancestor and ancestor not in objects_by_path:
+            ancestor = ancestor.rpartition("/")[0]
+        prim = stage.GetPrimAtPath(path)
+        if not ancestor or not prim or not prim.IsA(UsdGeom.Xformable):
+            continue
+        if cache is None:
+            cache = UsdGeom.XformCache(Usd.TimeCode.Default())
+            conversion = Gf.Matrix4d().SetScale(UsdGeom.GetStageMetersPerUnit(stage))  # as the reader
+            if UsdGeom.GetStageUpAxis(stage) == UsdGeom.Tokens.y:
+                conversion = conversion * Gf.Matrix4d().SetRotate(Gf.Rotation(Gf.Vec3d(1.0, 0.0, 0.0), 90.0))
+        parent = objects_by_path[ancestor]
+        world = Matrix([list(row) for row in cache.GetLocalToWorldTransform(prim) * conversion]).transposed()
+        obj.parent = parent
+        obj.matrix_parent_inverse = parent.matrix_world.inverted()
+        obj.matrix_basis = world
+
+
+def _plain_import_enabled() -> bool:
+    from .preferences import preferences
+
+    prefs = preferences()
+    return prefs is None or getattr(prefs, "usd_import_physics", True)
+
+
+def _plain_import(import_context) -> None:
+    """File > Import > USD of a physics file: the physics too (never raises into Blender)."""
+    from pxr import UsdPhysics
+
+    stage = import_context.get_stage()
+    if not any(prim.HasAPI(UsdPhysics.RigidBodyAPI) or prim.HasAPI(UsdPhysics.CollisionAPI)
+               or prim.IsA(UsdPhysics.Joint) for prim in stage.Traverse()):
+        return
+    _, _, warnings = import_physics(bpy.context, stage, prim_objects(import_context))
+    for warning in warnings:
+        print(f"Articula: {warning}")
 
 
 def object_paths(stage) -> dict:
@@ -111,6 +265,26 @@ class ARTICULA_USDHook(bpy.types.USDHook):
             _plain_export(export_context)
         except Exception:  # a plain export must still write Blender's part
             print("Articula: the USD export was written without physics:")
+            traceback.print_exc()
+        return True
+
+    @staticmethod
+    def on_import(import_context):
+        state = _pending_import
+        if state is not None:
+            state["called"] = True
+            try:
+                state["result"], state["objects"], state["warnings"] = import_physics(
+                    bpy.context, import_context.get_stage(), prim_objects(import_context), state["renest"])
+            except Exception as error:  # handed to articula.import_usd, which rolls back and reports
+                state["error"] = error
+            return True
+        if not _plain_import_enabled():
+            return True
+        try:
+            _plain_import(import_context)
+        except Exception:  # Blender's own import stands; the physics could not be added
+            print("Articula: the USD import brought no physics:")
             traceback.print_exc()
         return True
 

@@ -18,7 +18,6 @@ LAYOUT_ITEMS = (
     ("FLAT", "Flat", "Bodies side by side in world space, for consumers on older USD"),
 )
 USD_FILTER = "*.usd;*.usda;*.usdc"
-_DATA_COLLECTIONS = ("objects", "meshes", "materials", "collections")
 
 
 def _usd():
@@ -175,48 +174,87 @@ class ARTICULA_OT_export_usd(bpy.types.Operator, ExportHelper):
         return {"FINISHED"}
 
 
-def _datablock_names() -> dict[str, set]:
-    return {name: set(getattr(bpy.data, name).keys()) for name in _DATA_COLLECTIONS}
+# Every kind of data Blender's USD import (or Articula on top of it) may create.
+_IMPORT_DATA = ("objects", "meshes", "materials", "images", "textures", "node_groups", "actions", "collections",
+                "cameras", "lights", "curves", "hair_curves", "pointclouds", "volumes", "armatures", "worlds")
+
+
+def _datablocks() -> dict[str, set]:
+    return {name: {item.as_pointer() for item in getattr(bpy.data, name)}
+            for name in _IMPORT_DATA if hasattr(bpy.data, name)}
+
+
+def _new_datablocks(before: dict[str, set]) -> list:
+    return [item for name, pointers in before.items() for item in getattr(bpy.data, name)
+            if item.as_pointer() not in pointers]
 
 
 def _remove_new_datablocks(before: dict[str, set]) -> None:
-    for name in _DATA_COLLECTIONS:
-        collection = getattr(bpy.data, name)
-        for key in set(collection.keys()) - before[name]:
-            item = collection.get(key)
-            if item is not None:
-                collection.remove(item)
+    new = _new_datablocks(before)
+    if new:
+        bpy.data.batch_remove(new)
+
+
+IMPORT_OPTIONS = dict(
+    import_guide=True,  # collider prims are guide purpose: Blender makes their objects too
+    set_frame_range=False,  # the scene's frame range is the user's
+    create_collection=False,  # into the collection made here, named after the robot
+)
+# USD attributes as custom properties: only ``userProperties:`` (the physics is Articula's to read;
+# Blender's ALL would write ``physics:*``/``newton:*`` back as custom attributes on export).
+_PROPERTY_MODE = "property_import_mode" if bpy.app.version >= (5, 0, 0) else "attr_import_mode"
 
 
 def import_file(context, filepath: str, renest: bool = True):
-    """Read ``filepath`` and build its objects into a new collection; returns (objects, warnings).
+    """Import ``filepath`` with Blender's own USD importer plus its physics into a new collection;
+    returns (every object the import made, warnings).
 
-    Raises ``UsdReadError`` (nothing created) or re-raises whatever failed while building
-    after removing everything the import had made.
+    Blender makes the objects, meshes (UVs, normals, n-gons), materials and textures; the USD hook
+    (``addon/usd_hook.py``) reads the physics from the same stage and turns those objects into
+    bodies, joints and colliders. Atomic: raises ``UsdReadError`` or whatever failed after
+    removing everything the import made (objects, meshes, materials, images, actions,
+    collections...) and putting the scene's settings, selection and active collection back.
     """
-    from ..addon.adapters.description_to_blender import build_scene
+    from ..addon import usd_hook
     from ..addon.property_snapshot import restore, snapshot
 
     reader, _ = _usd()
-    result = reader.read_usd(filepath, renest=renest)
-    warnings = list(result.warnings)
-    # Into a scene that already has a robot: keep its settings and materials, add the file's.
-    has_robot = any(obj.articula.body.enabled for obj in context.scene.objects)
-    if has_robot:
-        warnings.append("kept this scene's physics settings (it already has rigid bodies); "
-                        "the file's gravity, solver and step were not applied")
-    before = _datablock_names()
+    path = os.path.abspath(filepath)
+    if not os.path.isfile(path):
+        raise reader.UsdReadError(filepath, None, None, "no such file")
+    before = _datablocks()
     settings_before = snapshot(context.scene.articula)
+    view_layer = context.view_layer
+    active_layer, active_object = view_layer.active_layer_collection, view_layer.objects.active
+    selected = [obj for obj in view_layer.objects if obj.select_get()]
+    collection = bpy.data.collections.new(os.path.splitext(os.path.basename(path))[0])
     try:
-        collection = bpy.data.collections.new(result.scene.name or os.path.basename(filepath))
         context.scene.collection.children.link(collection)
-        objects = build_scene(context, result.scene, collection, merge=True,
-                              apply_scene_settings=not has_robot)
-    except Exception:
+        view_layer.active_layer_collection = view_layer.layer_collection.children[collection.name]
+        failure = None
+        with usd_hook.articula_import(renest) as state:
+            try:
+                bpy.ops.wm.usd_import(filepath=path, **IMPORT_OPTIONS, **{_PROPERTY_MODE: "USER"})
+            except RuntimeError as error:  # Blender could not read it
+                failure = error
+        if state["error"] is not None:
+            raise state["error"]
+        if not state["called"]:
+            reader.read_usd(path)  # names what is wrong with the file, the reader's way
+            raise reader.UsdReadError(filepath, None, None, f"Blender's USD import failed ({failure})")
+    except BaseException:
+        view_layer.active_layer_collection = active_layer
         _remove_new_datablocks(before)
         restore(context.scene.articula, settings_before)
+        for obj in view_layer.objects:
+            if obj is not None:
+                obj.select_set(obj in selected)
+        view_layer.objects.active = active_object
         raise
-    return objects, warnings
+    view_layer.active_layer_collection = active_layer
+    result = state["result"]
+    collection.name = result.scene.name or collection.name
+    return _new_datablocks({"objects": before["objects"]}), state["warnings"]
 
 
 def import_summary(filepath: str, objects) -> tuple[str, str]:
@@ -232,7 +270,7 @@ def import_summary(filepath: str, objects) -> tuple[str, str]:
 
 
 class ARTICULA_OT_import_usd(bpy.types.Operator, ImportHelper):
-    """Import UsdPhysics robots: one object per rigid body, parented like the kinematic tree"""
+    """Import UsdPhysics robots with Blender's own USD importer (meshes, UVs, materials, textures) and their physics"""
 
     bl_idname = "articula.import_usd"
     bl_label = "Import Articula USD"

@@ -27,7 +27,8 @@ from ...core.model import (Body, Joint, MeshData, PhysicsMaterial, PhysicsScene,
 from ...core.transforms import pose_mul, pose_relative
 from ..properties.collider_props import MESH_KINDS, size_factors
 from ..properties.joint_props import dofs_unsynced
-from .blender_to_description import WorldFrames, mesh_data, parents_first, principled_node
+from .blender_to_description import (WorldFrames, mesh_data, parents_first, principled_node,
+                                     world_pose_and_scale)
 from .fields import (BODY_FIELDS, DOF_FIELDS, JOINT_FIELDS, SETTINGS_FIELDS, SHAPE_FIELDS, read_material,
                      write_fields, write_material, write_optional)
 
@@ -379,5 +380,218 @@ def build_scene(context, desc: PhysicsScene, collection=None, merge: bool = Fals
         desc = replace(desc, materials=[], shapes=[
             replace(s, material=renames.get(s.material, s.material)) for s in desc.shapes])
     objects = _Builder(context, desc, collection, merge, apply_scene_settings).build()
+    context.view_layer.update()
+    return objects
+
+
+# --- adopting the objects Blender's own USD importer made ------------------------------------
+
+POSE_TOLERANCE = 1e-5
+
+
+def _reparent_keep_world(obj, parent) -> None:
+    """Parent ``obj`` to ``parent`` without moving it (exact: the parent inverse takes the rest)."""
+    if obj.parent is parent:
+        return
+    world = obj.matrix_world.copy()
+    obj.parent = parent
+    if parent is None:  # Blender ignores the parent inverse of an object without a parent
+        obj.matrix_parent_inverse = Matrix.Identity(4)
+        obj.matrix_world = world
+        return
+    obj.matrix_parent_inverse = parent.matrix_world.inverted() @ world @ obj.matrix_basis.inverted()
+
+
+def _set_world_keep_children(obj, matrix: Matrix) -> None:
+    """Put ``obj`` at the world ``matrix`` (loc/rot/scale) and leave its children where they are."""
+    old = obj.matrix_world.copy()
+    parent_world = obj.parent.matrix_world if obj.parent is not None else Matrix.Identity(4)
+    obj.matrix_parent_inverse = parent_world.inverted()
+    obj.matrix_world = matrix
+    correction = matrix.inverted() @ old
+    for child in obj.children:
+        child.matrix_parent_inverse = correction @ child.matrix_parent_inverse
+
+
+def _poses_close(a: Pose, b: Pose) -> bool:
+    from ...core.transforms import poses_close
+
+    return poses_close(a, b, pos_tol=POSE_TOLERANCE, rot_tol=POSE_TOLERANCE)
+
+
+class _Adopter(_Builder):
+    """The builder, taking for each description item the object Blender's importer made for its
+    prim (by prim path, never by name) and creating only what Blender did not make."""
+
+    def __init__(self, context, desc: PhysicsScene, collection, merge: bool, apply_scene_settings: bool,
+                 prim_paths: dict, prim_objects: dict):
+        super().__init__(context, desc, collection, merge, apply_scene_settings)
+        self.prim_paths = prim_paths
+        self.prim_objects = prim_objects  # prim path (str) -> the Object Blender made for it
+        self.adopted: set = set()
+        self.body_set: set = set()
+        self.orphans: list = []  # Blender's data replaced by ours (removed when left unused)
+
+    def build(self) -> dict:
+        objects = super().build()
+        self.claim_names()
+        return objects
+
+    def claim_names(self) -> None:
+        """Each adopted object takes its description name (the reader's: the prim's name, made
+        unique per kind as ``name_1``), bodies first, as ``build_scene`` names what it creates.
+        A name held by another object of this import that has not claimed it goes over to the
+        description's owner (Blender named a joint prim before its body); a name the user's
+        objects or an earlier claim hold gets Blender's suffix."""
+        made = set(self.prim_objects.values())
+        claimed = set()
+        groups = (("body", self.desc.bodies), ("joint", self.desc.joints), ("shape", self.desc.shapes),
+                  ("visual", self.desc.visuals))
+        for kind, items in groups:
+            for item in items:
+                obj = self.imported(kind, item.name)
+                if obj is None or obj not in self.adopted or obj in claimed:
+                    continue
+                claimed.add(obj)
+                if obj.name == item.name:
+                    continue
+                holder = bpy.data.objects.get(item.name)
+                if holder is not None and holder in made and holder not in claimed:
+                    holder.name = item.name + ".articula_tmp"
+                    obj.name = item.name
+                    holder.name = item.name
+                else:  # free, or Blender suffixes it (``bthigh.001``), as build_scene's objects
+                    obj.name = item.name
+
+    def imported(self, kind: str, name: str):
+        path = self.prim_paths.get(f"{kind}:{name}")
+        if path is None:
+            return None
+        obj = self.prim_objects.get(path)
+        if obj is None and kind in ("visual", "shape"):  # a Mesh Blender merged into its parent Xform
+            parent = self.prim_objects.get(path.rpartition("/")[0])
+            if parent is not None and parent.type == "MESH":
+                return parent
+        return obj
+
+    def owner(self, obj):
+        current = obj.parent
+        while current is not None:
+            if current in self.body_set:
+                return current
+            current = current.parent
+        return None
+
+    def add_body(self, body: Body) -> None:
+        obj = self.imported("body", body.name)
+        if obj is None:
+            super().add_body(body)
+            self.body_set.add(self.body_objects[body.name])
+            return
+        self.adopted.add(obj)
+        parent = self.body_objects.get(body.parent) if body.parent else None
+        if obj.parent is not parent and (parent is not None or self.owner(obj) is not None):
+            _reparent_keep_world(obj, parent)
+        pose, scale = world_pose_and_scale(obj)
+        if obj.type == "EMPTY":
+            obj.empty_display_size = BODY_EMPTY_SIZE
+            if not _poses_close(pose, body.pose) or any(abs(s - 1.0) > 1e-6 for s in scale):
+                _set_world_keep_children(obj, pose_matrix(body.pose))  # its scale stays on its children
+        elif not _poses_close(pose, body.pose):
+            _set_world_keep_children(obj, pose_matrix(body.pose, scale))
+        apply_body(obj, body)
+        self.objects[body.name] = self.body_objects[body.name] = obj
+        self.body_set.add(obj)
+
+    def add_joint(self, joint: Joint) -> None:
+        obj = self.imported("joint", joint.name)
+        if obj is None or obj.type != "EMPTY" or obj.children or obj in self.adopted:
+            return super().add_joint(joint)
+        self.adopted.add(obj)
+        obj.empty_display_type, obj.empty_display_size = "ARROWS", JOINT_EMPTY_SIZE
+        body1 = self.body_objects.get(joint.body1)
+        place(obj, body1, pose_mul(self.frames.pose(body1), joint.local_pose1))
+        apply_joint(obj, joint, self.body_objects, self.frames)
+        self.objects.setdefault(joint.name, obj)
+
+    def add_shape(self, shape: Shape) -> None:
+        obj = self.imported("shape", shape.name)
+        if obj is None or obj.type != "MESH":
+            return super().add_shape(shape)
+        body = self.body_objects.get(shape.body) if shape.body else None
+        own = obj in self.adopted  # the collider is the body prim itself
+        self.adopted.add(obj)
+        if not own:
+            if self.owner(obj) is not body:
+                _reparent_keep_world(obj, body)
+            pose, scale = world_pose_and_scale(obj)
+            expected = pose_mul(self.frames.pose(body), shape.pose)
+            primitive = shape.kind.value not in MESH_KINDS
+            if not _poses_close(pose, expected) or (primitive and not _reads_back(shape, scale)):
+                scale = (1.0, 1.0, 1.0) if primitive else shape.scale
+                _set_world_keep_children(obj, pose_matrix(expected, scale))
+                if primitive:
+                    self.orphans.append(obj.data)
+                    obj.data = self.collider_mesh(shape)
+            obj.display_type = "WIRE"
+            obj.hide_render = True
+        else:
+            scale = world_pose_and_scale(obj)[1]
+        obj.articula.collider.collider_only = True
+        apply_shape(obj, shape, scale)
+        if not obj.data.vertices and shape.kind.value not in MESH_KINDS:
+            fill_primitive_mesh(obj.data, obj.articula.collider)
+        self.objects.setdefault(shape.name, obj)
+
+    def add_visual(self, visual: Visual) -> None:
+        obj = self.imported("visual", visual.name)
+        if obj is None or obj.type != "MESH":
+            return super().add_visual(visual)
+        body = self.body_objects.get(visual.body) if visual.body else None
+        if obj not in self.adopted and body is not None and self.owner(obj) is not body:
+            _reparent_keep_world(obj, body)
+        self.adopted.add(obj)
+        if visual.material_name is None:  # no material of its own in the file: the object color
+            self.orphans.extend(m for m in obj.data.materials if m is not None)
+            obj.data.materials.clear()
+            obj.color = visual.color
+        self.objects.setdefault(visual.name, obj)
+
+
+def _reads_back(shape: Shape, scale) -> bool:
+    """Whether a primitive collider object at world ``scale`` can hold ``shape``'s sizes."""
+    extents, radius, half_height = size_factors(shape.kind.value, shape.axis, scale)
+    return all(f > 0.0 for f in (*extents, radius, half_height))
+
+
+def adopt_imported(context, desc: PhysicsScene, prim_paths: dict, prim_objects: dict, collection=None,
+                   merge: bool = False, apply_scene_settings: bool = True, dissolve=(),
+                   taken: Optional[set] = None) -> dict:
+    """:func:`build_scene` onto the objects Blender's USD importer made: ``prim_objects`` maps
+    prim paths to them, ``prim_paths`` each description item (``"body:<name>"``...) to its prim.
+    Bodies, joints, colliders and visuals Blender made are taken over (their meshes, materials and
+    UVs kept), the rest is created as ``build_scene`` does. ``dissolve``: prim paths whose Empties
+    go, their children staying where they are (articulation-root wrappers around a body, which the
+    export writes again). Returns the objects by description name; ``taken`` (a set) receives every
+    object of ``prim_objects`` that became part of the robot."""
+    if merge:
+        renames = merge_materials(context.scene, desc.materials)
+        desc = replace(desc, materials=[], shapes=[
+            replace(s, material=renames.get(s.material, s.material)) for s in desc.shapes])
+    context.view_layer.update()  # the world matrices of what Blender made
+    wrappers = [prim_objects.pop(path) for path in dissolve if path in prim_objects]
+    wrappers = [obj for obj in wrappers if obj.type == "EMPTY"]
+    for wrapper in wrappers:
+        for child in list(wrapper.children):
+            _reparent_keep_world(child, wrapper.parent)
+    if wrappers:
+        bpy.data.batch_remove(wrappers)
+    adopter = _Adopter(context, desc, collection, merge, apply_scene_settings, prim_paths, prim_objects)
+    objects = adopter.build()
+    if taken is not None:
+        taken.update(adopter.adopted)
+    unused = {item.as_pointer(): item for item in adopter.orphans if item.users == 0}
+    if unused:
+        bpy.data.batch_remove(list(unused.values()))
     context.view_layer.update()
     return objects
