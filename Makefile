@@ -21,6 +21,8 @@ VENV45 := .venv-bpy45
 VENV_PTB := .venv-pytest-blender
 # Test data only: NVIDIA's mujoco-usd-converter (needs mujoco 3.16, Python 3.10-3.12) in its own venv.
 VENV_CONV := .venv-converter
+# Test only: NVIDIA's validators (asset validator, SimReady, Isaac robot schema; Python 3.12) for tests/nvidia.
+VENV_NV := .venv-nvidia
 CORPUS ?= $(HOME)/.cache/articula/corpus
 PY := $(VENV)/bin/python
 PY45 := $(VENV45)/bin/python
@@ -59,6 +61,15 @@ $(VENV_CONV)/$(STAMP): requirements/converter.txt requirements/converter-nodeps.
 	$(VENV_CONV)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -r requirements/converter-nodeps.txt
 	touch $(VENV_CONV)/$(STAMP)
 
+$(VENV_NV)/$(STAMP): requirements/nvidia.txt requirements/nvidia-nodeps.txt
+	@test -n "$(PYTHON312)" && test -x "$(PYTHON312)" || { echo "Python 3.12 not found (NVIDIA's validators"\
+		"need 3.12): install it or point PYTHON312=/path/to/python3.12 at it"; exit 1; }
+	rm -rf $(VENV_NV)
+	$(PYTHON312) -m venv $(VENV_NV)
+	$(VENV_NV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements/nvidia.txt
+	$(VENV_NV)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -r requirements/nvidia-nodeps.txt
+	touch $(VENV_NV)/$(STAMP)
+
 # MJCF robots (gymnasium's, Newton's) converted to USD once, cached in $(CORPUS) for tests/core/test_corpus.py.
 corpus: $(VENV_CONV)/$(STAMP) $(VENV)/$(STAMP)
 	ARTICULA_CORPUS=$(CORPUS) $(VENV_CONV)/bin/python tools/convert_corpus.py
@@ -79,13 +90,15 @@ $(PYBULLET_DATA)/.extracted: requirements/urdf-corpus.txt $(VENV)/$(STAMP)
 $(VENV_PTB)/$(STAMP): requirements/pytest-blender.txt
 	$(call make_venv,$(VENV_PTB),requirements/pytest-blender.txt,3.11,$(PYTHON311))
 
-# Three tiers, each its own pytest process: the bpy-free core and simulation; then the Blender tier
-# on bpy 5.2.3 LTS and on bpy 4.5.15 LTS. Every tier runs even when an earlier one fails.
-test: venv corpus urdf-corpus
+# Four tiers, each its own pytest process: the bpy-free core and simulation; then the Blender tier
+# on bpy 5.2.3 LTS and on bpy 4.5.15 LTS; then NVIDIA's validators on Articula's exports (tests/nvidia,
+# core writer only, in .venv-nvidia). Every tier runs even when an earlier one fails.
+test: venv corpus urdf-corpus $(VENV_NV)/$(STAMP)
 	@status=0; \
 	tools/pytest-tier $(PY) tests/core tests/sim $(PYTEST_ARGS) || status=1; \
 	tools/pytest-tier $(PY) tests/blender $(PYTEST_ARGS) || status=1; \
 	tools/pytest-tier $(PY45) tests/blender $(PYTEST_ARGS) || status=1; \
+	tools/pytest-tier $(VENV_NV)/bin/python tests/nvidia $(PYTEST_ARGS) || status=1; \
 	exit $$status
 
 demo: $(VENV)/$(STAMP)
@@ -113,4 +126,4 @@ clean:
 	find . -name __pycache__ -type d -not -path './.venv*' -prune -exec rm -rf {} +
 
 distclean: clean
-	rm -rf $(VENV) $(VENV45) $(VENV_PTB) .cache
+	rm -rf $(VENV) $(VENV45) $(VENV_PTB) $(VENV_NV) .cache

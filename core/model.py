@@ -276,6 +276,11 @@ class PhysicsScene:
     materials: list[PhysicsMaterial] = field(default_factory=list)
     # Extra body pairs that never collide (UsdPhysics FilteredPairsAPI).
     filtered_pairs: list[tuple[str, str]] = field(default_factory=list)
+    # Isaac robot schema (core/usd/isaac.py): robot type (None: inferred on export) and the
+    # kinematic order of links and joints a file gave (empty: computed on export).
+    robot_type: Optional[str] = None
+    robot_links: list[str] = field(default_factory=list)
+    robot_joints: list[str] = field(default_factory=list)
 
     def body(self, name: Optional[str]) -> Optional[Body]:
         return self._find(self.bodies, name)

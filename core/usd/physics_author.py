@@ -32,11 +32,12 @@ _XFORM_PREFIX = "xformOp:"
 
 def author_physics(stage: Usd.Stage, scene: PhysicsScene, object_paths: dict[str, Sdf.Path],
                    root: Optional[Sdf.Path] = None,
-                   masses: Optional[dict[str, MassProperties]] = None) -> list[str]:
+                   masses: Optional[dict[str, MassProperties]] = None, isaac_schema: bool = True) -> list[str]:
     """Author ``scene``'s physics onto ``stage``'s root layer at ``object_paths``.
 
     Returns the validation problems that do not block writing (as ``write_usd`` does); raises
-    :class:`~.errors.UsdWriteError` for the ones that do, before touching the stage."""
+    :class:`~.errors.UsdWriteError` for the ones that do, before touching the stage.
+    ``isaac_schema``: also what NVIDIA's robot checks ask for (:mod:`.isaac`), on ``root``."""
     reported = []
     if masses is None:
         refused, reported, masses = _validation_problems(scene)
@@ -53,7 +54,7 @@ def author_physics(stage: Usd.Stage, scene: PhysicsScene, object_paths: dict[str
             old_world[prim.GetPath()] = cache.GetLocalToWorldTransform(prim)
     layer = stage.GetRootLayer()
     with Sdf.ChangeBlock():
-        _OntoWriter(scene, layer, masses, object_paths, root, old_world).write()
+        _OntoWriter(scene, layer, masses, object_paths, root, old_world, isaac_schema).write()
     return reported
 
 
@@ -95,8 +96,8 @@ class _ExistingNamer(_Namer):
 
 
 class _OntoWriter(_LayerWriter):
-    def __init__(self, scene, layer, masses, object_paths, root, old_world):
-        super().__init__(scene, layer, nested=True, masses=masses)
+    def __init__(self, scene, layer, masses, object_paths, root, old_world, isaac_schema=False):
+        super().__init__(scene, layer, nested=True, masses=masses, isaac_schema=isaac_schema)
         self.names = _ExistingNamer(layer)
         self.object_paths = {name: Sdf.Path(str(path)) for name, path in object_paths.items()}
         self.root = root
@@ -132,6 +133,7 @@ class _OntoWriter(_LayerWriter):
         self._write_collision_groups()
         self._mark_visuals()
         self._write_object_colors()
+        self._write_isaac()
 
     def _wrap(self, path: Sdf.Path, name: str) -> None:
         """Move a fixed-base root body's prim under a new Xform holding the articulation root

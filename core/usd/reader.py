@@ -21,6 +21,7 @@ from pxr import Gf, Sdf, Tf, Usd, UsdGeom, UsdPhysics, UsdShade
 
 from . import dialect as D
 from .errors import UsdReadError
+from .isaac import is_generated_material, read_robot_schema
 from ..articulation import infer_parents
 from ..collision import should_collide
 from ..mass import MassError, mass_properties
@@ -381,7 +382,12 @@ class _StageReader:
         self._read_articulation_roots(prims)
         self._check_joint_cycles()
         self._complete_masses()
+        self._read_robot_schema()
         return ReadResult(self.scene, self.warnings, self.paths)
+
+    def _read_robot_schema(self) -> None:
+        """The Isaac robot schema's robot type and link/joint order (core/usd/isaac.py)."""
+        read_robot_schema(self.stage, self.scene, {path: key for key, path in self.paths.items()})
 
     # -- scene
     def _read_scene_settings(self, prims) -> None:
@@ -422,8 +428,8 @@ class _StageReader:
 
     def _read_physics_materials(self, prims) -> None:
         for prim in prims:
-            if not self.has_api(prim, UsdPhysics.MaterialAPI):
-                continue
+            if not self.has_api(prim, UsdPhysics.MaterialAPI) or is_generated_material(prim):
+                continue  # a generated one stands for "no material" (core/usd/isaac.py)
             density = self.value(prim, D.DENSITY)
             material = PhysicsMaterial(
                 name=self.unique_name("material", prim),

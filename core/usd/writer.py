@@ -36,7 +36,7 @@ T = Sdf.ValueTypeNames
 
 # ------------------------------------------------------------------------------ public entry points
 def write_usd(scene: PhysicsScene, path: str, layout: str = "NESTED",
-              allow_warnings: bool = True) -> list[str]:
+              allow_warnings: bool = True, isaac_schema: bool = True) -> list[str]:
     """Write ``scene`` to ``path`` atomically; returns the problems found, written anyway.
 
     Write first, warn after: every scene that gives a valid UsdPhysics file is written, and its
@@ -44,23 +44,25 @@ def write_usd(scene: PhysicsScene, path: str, layout: str = "NESTED",
     problems that make the file unwritable or unloadable (:func:`core.validation.blocks_writing`:
     a joint pointing at no body, a parent cycle, non-finite numbers...); the target file is then
     left untouched. ``allow_warnings`` is accepted for compatibility and ignored.
+    ``isaac_schema``: also the Isaac robot schema, physics material bindings on every collider and
+    the default prim's kind that NVIDIA's robot checks ask for (:mod:`.isaac`).
     """
     del allow_warnings
     refused, reported, masses = _validation_problems(scene)
     if refused:
         raise UsdWriteError(path, refused)
-    layer = build_layer(scene, layout, masses)
+    layer = build_layer(scene, layout, masses, isaac_schema)
     _export_atomically(layer, path)
     return reported
 
 
-def build_stage(scene: PhysicsScene, layout: str = "NESTED") -> Usd.Stage:
+def build_stage(scene: PhysicsScene, layout: str = "NESTED", isaac_schema: bool = True) -> Usd.Stage:
     """The in-memory stage of ``scene`` (no validation, nothing written)."""
-    return Usd.Stage.Open(build_layer(scene, layout))
+    return Usd.Stage.Open(build_layer(scene, layout, isaac_schema=isaac_schema))
 
 
 def build_layer(scene: PhysicsScene, layout: str = "NESTED",
-                masses: Optional[dict[str, MassProperties]] = None) -> Sdf.Layer:
+                masses: Optional[dict[str, MassProperties]] = None, isaac_schema: bool = True) -> Sdf.Layer:
     """The anonymous layer holding ``scene`` (keep a reference while using it).
 
     ``masses``: body mass properties already computed for this very scene (by validation)."""
@@ -68,7 +70,7 @@ def build_layer(scene: PhysicsScene, layout: str = "NESTED",
         raise ValueError(f"layout must be one of {LAYOUTS}, not {layout!r}")
     layer = Sdf.Layer.CreateAnonymous("articula.usda")
     with Sdf.ChangeBlock():
-        _LayerWriter(scene, layer, nested=layout == "NESTED", masses=masses).write()
+        _LayerWriter(scene, layer, nested=layout == "NESTED", masses=masses, isaac_schema=isaac_schema).write()
     return layer
 
 
@@ -192,8 +194,10 @@ class _Namer:
 # --------------------------------------------------------------------------------------- the writer
 class _LayerWriter:
     def __init__(self, scene: PhysicsScene, layer: Sdf.Layer, nested: bool,
-                 masses: Optional[dict[str, MassProperties]] = None):
+                 masses: Optional[dict[str, MassProperties]] = None, isaac_schema: bool = False):
         self.scene, self.layer, self.nested = scene, layer, nested
+        self.isaac_schema = isaac_schema
+        self.joint_paths: dict[str, Sdf.Path] = {}
         self.masses = masses or {}
         self.mass_shapes = mass_shapes_by_body(scene)
         self.names = _Namer()
@@ -227,6 +231,13 @@ class _LayerWriter:
         self._write_attachments()
         self._write_filtered_pairs()
         self._write_collision_groups()
+        self._write_isaac()
+
+    def _write_isaac(self) -> None:
+        """NVIDIA's robot schema, physics material bindings and model kind (core/usd/isaac.py)."""
+        if self.isaac_schema:
+            from .isaac import author_isaac
+            author_isaac(self.layer, self.scene, self.root, self.body_paths, self.joint_paths, self.shape_paths)
 
     # -- scene and materials
     def _write_physics_scene(self) -> None:
@@ -340,6 +351,7 @@ class _LayerWriter:
 
     def _write_joint(self, path: Sdf.Path, joint: Joint) -> None:
         prim = self.prim(path, D.JOINT_PRIM_TYPES[joint.type], joint.name)
+        self.joint_paths[joint.name] = path
         if joint.body0 is not None:
             prim.rel(D.BODY0, [self.body_paths[joint.body0]])
         prim.rel(D.BODY1, [self.body_paths[joint.body1]])
