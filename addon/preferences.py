@@ -25,9 +25,15 @@ class ArticulaPreferences(bpy.types.AddonPreferences):
         description="Blender's own USD import also brings the file's UsdPhysics rigid bodies, joints and "
                     "colliders as Articula physics")
 
+    usd_isaac_schema: BoolProperty(
+        name="Isaac Robot Schema in File > Export > USD", default=True,
+        description="Blender's own USD export also writes the Isaac robot schema (robot type, links and joints "
+                    "in kinematic order), a physics material on every collider and kind = component")
+
     def draw(self, _context):
         self.layout.prop(self, "device")
         self.layout.prop(self, "usd_export_physics")
+        self.layout.prop(self, "usd_isaac_schema")
         self.layout.prop(self, "usd_import_physics")
 
 

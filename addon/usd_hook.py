@@ -38,11 +38,12 @@ _pending: dict | None = None
 
 
 @contextlib.contextmanager
-def articula_export(scene_description, masses):
+def articula_export(scene_description, masses, isaac_schema: bool = True):
     """Run ``wm.usd_export`` inside this block to author ``scene_description``; yields a dict that
     holds ``error`` (an exception raised by the hook) and ``warnings`` after the export."""
     global _pending
-    state = {"scene": scene_description, "masses": masses, "error": None, "warnings": [], "called": False}
+    state = {"scene": scene_description, "masses": masses, "error": None, "warnings": [], "called": False,
+             "isaac_schema": isaac_schema}
     _pending = state
     try:
         yield state
@@ -207,10 +208,10 @@ def object_paths(stage) -> dict:
     return paths
 
 
-def _author(stage, scene_description, masses) -> list[str]:
+def _author(stage, scene_description, masses, isaac_schema: bool = True) -> list[str]:
     from ..core.usd.physics_author import author_physics
 
-    return author_physics(stage, scene_description, object_paths(stage), masses=masses)
+    return author_physics(stage, scene_description, object_paths(stage), masses=masses, isaac_schema=isaac_schema)
 
 
 def _plain_export_enabled() -> bool:
@@ -218,6 +219,13 @@ def _plain_export_enabled() -> bool:
 
     prefs = preferences()
     return prefs is None or prefs.usd_export_physics
+
+
+def _plain_export_isaac_schema() -> bool:
+    from .preferences import preferences
+
+    prefs = preferences()
+    return prefs is None or prefs.usd_isaac_schema
 
 
 def _plain_export(export_context) -> None:
@@ -240,7 +248,7 @@ def _plain_export(export_context) -> None:
             objects.append(obj)
             stack.extend(obj.children)
     description = scene_from_blender(scene, objects, WorldFrames())
-    for warning in _author(stage, description, None):
+    for warning in _author(stage, description, None, _plain_export_isaac_schema()):
         print(f"Articula: {warning}")
 
 
@@ -255,7 +263,8 @@ class ARTICULA_USDHook(bpy.types.USDHook):
         if state is not None:
             state["called"] = True
             try:
-                state["warnings"] = _author(export_context.get_stage(), state["scene"], state["masses"])
+                state["warnings"] = _author(export_context.get_stage(), state["scene"], state["masses"],
+                                            state["isaac_schema"])
             except Exception as error:  # handed to articula.export_usd, which reports it
                 state["error"] = error
             return True

@@ -50,8 +50,11 @@ STATE_ITEMS = (
 
 
 def export_scene(context, filepath: str, layout: str, selected_only: bool, allow_warnings: bool,
-                 state: str = "REST") -> list[str]:
+                 state: str = "REST", isaac_schema: bool = True) -> list[str]:
     """Write the scene's (or the selection's) robot; returns the warnings (written anyway).
+
+    ``isaac_schema``: also the Isaac robot schema, a physics material on every collider and the
+    default prim's kind, as NVIDIA's robot checks ask (core/usd/isaac.py).
 
     NESTED: Blender's own ``wm.usd_export`` writes the objects (meshes, UVs, normals, n-gons,
     modifiers, materials, hierarchy) and Articula's USD hook authors the physics onto its prims.
@@ -77,11 +80,11 @@ def export_scene(context, filepath: str, layout: str, selected_only: bool, allow
         warnings.append("no rigid bodies to export: the file holds only a physics scene"
                         + (" and the objects" if layout == "NESTED" else ""))
     if layout == "FLAT":
-        return warnings + writer.write_usd(desc, filepath, layout=layout)
+        return warnings + writer.write_usd(desc, filepath, layout=layout, isaac_schema=isaac_schema)
     refused, reported, masses = writer._validation_problems(desc)
     if refused:
         raise writer.UsdWriteError(filepath, refused)
-    _blender_export(context, filepath, desc, masses, objects)
+    _blender_export(context, filepath, desc, masses, objects, isaac_schema)
     return warnings + reported
 
 
@@ -94,7 +97,7 @@ def _with_current_state(scene, desc):
                              if body.name in scene.objects})
 
 
-def _blender_export(context, filepath: str, desc, masses, objects) -> None:
+def _blender_export(context, filepath: str, desc, masses, objects, isaac_schema: bool = True) -> None:
     """``wm.usd_export`` to a temporary sibling with the hook authoring ``desc``, then rename."""
     import tempfile
 
@@ -104,15 +107,18 @@ def _blender_export(context, filepath: str, desc, masses, objects) -> None:
     path = os.path.abspath(filepath)
     folder, name = os.path.split(path)
     extension = os.path.splitext(name)[1] or ".usda"
+    textures = os.path.join(folder, "textures")  # where Blender copies the images it exports
+    textures_before = set(os.listdir(textures)) if os.path.isdir(textures) else None
     fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=extension, dir=folder)
     os.close(fd)
+    written = False
     selection = None
     if objects is not None:  # the selection and what is parented to it
         selection = [obj for obj in context.view_layer.objects if obj.select_get()]
         for obj in objects:
             obj.select_set(True)
     try:
-        with usd_hook.articula_export(desc, masses) as state:
+        with usd_hook.articula_export(desc, masses, isaac_schema) as state:
             result = bpy.ops.wm.usd_export(filepath=temporary, selected_objects_only=objects is not None,
                                            export_animation=False, convert_world_material=False)
         if state["error"] is not None:
@@ -124,12 +130,33 @@ def _blender_export(context, filepath: str, desc, masses, objects) -> None:
             raise writer.UsdWriteError(filepath, ["Blender's USD export did not finish"])
         os.chmod(temporary, writer._mode_for(path))
         os.replace(temporary, path)
+        written = True
     finally:
         if os.path.exists(temporary):
             os.remove(temporary)
+        if not written:
+            _remove_new_textures(textures, textures_before)
         if selection is not None:
             for obj in objects:
                 obj.select_set(obj in selection)
+
+
+def _remove_new_textures(folder: str, before) -> None:
+    """A failed export leaves no textures behind: the files Blender copied into ``folder`` (and
+    the folder itself when the export made it)."""
+    import shutil
+
+    if not os.path.isdir(folder):
+        return
+    if before is None:
+        shutil.rmtree(folder, ignore_errors=True)
+        return
+    for entry in set(os.listdir(folder)) - before:
+        target = os.path.join(folder, entry)
+        if os.path.isdir(target):
+            shutil.rmtree(target, ignore_errors=True)
+        else:
+            os.remove(target)
 
 
 class ARTICULA_OT_export_usd(bpy.types.Operator, ExportHelper):
@@ -148,6 +175,10 @@ class ARTICULA_OT_export_usd(bpy.types.Operator, ExportHelper):
                                  description="Export even when validation finds warnings (never errors)")
     state: EnumProperty(name="State", items=STATE_ITEMS, default="REST",
                         description="Which pose the file starts from; the robot's joint frames are always its rest")
+    isaac_schema: BoolProperty(name="Isaac Robot Schema", default=True,
+                               description="Also write the Isaac robot schema (robot type, links and joints in "
+                                           "kinematic order), a physics material on every collider and "
+                                           "kind = component, which NVIDIA's robot checks ask for")
 
     def check(self, context):
         # ExportHelper would force .usda onto .usd/.usdc names: keep any USD extension.
@@ -159,7 +190,7 @@ class ARTICULA_OT_export_usd(bpy.types.Operator, ExportHelper):
         _, writer = _usd()
         try:
             warnings = export_scene(context, self.filepath, self.layout, self.selected_only, self.allow_warnings,
-                                    self.state)
+                                    self.state, self.isaac_schema)
         except writer.UsdWriteError as error:
             for problem in error.problems:
                 self.report({"ERROR"}, problem)
