@@ -399,7 +399,8 @@ class _Reader:
                         shape.world = -1
                     self.scene.shapes.append(shape)
                     collider_masks.append((shape, contype, conaffinity))
-            drawn = int(m.geom_group[g]) in DRAWN_GROUPS
+            # A collider's drawn copy, but for infinite planes (floors): shown by their collider.
+            drawn = int(m.geom_group[g]) in DRAWN_GROUPS and int(m.geom_type[g]) != int(mj.mjtGeom.mjGEOM_PLANE)
             if is_visual or (self.visuals_from_colliders and drawn):
                 mesh = self.geom_mesh(g)
                 if mesh is not None:

@@ -116,6 +116,7 @@ def test_colliders_visuals_masses_and_groups(arm):
     decor = next(v for v in scene.visuals if v.name == "decor")
     assert decor.color == pytest.approx((1, 0, 0, 1)) and decor.mesh.triangles
     assert any(v.name == "upper_geom_visual" for v in scene.visuals)  # MuJoCo draws colliders too
+    assert not any(v.name.startswith("floor") for v in scene.visuals)  # a floor shows as its collider
     # Robot geoms 1/0 touch the floor (1/1) but not each other: exact as a negative group.
     groups = {s.name: s.collision_group for s in scene.shapes}
     assert groups["floor"] == 1 and groups["base_geom"] == groups["upper_geom"] == -1
