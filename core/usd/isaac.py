@@ -136,7 +136,7 @@ def author_isaac(layer: Sdf.Layer, scene: PhysicsScene, root: Sdf.Path, body_pat
     kind onto ``layer`` (``root``: the default prim's path; the maps: description name -> prim)."""
     robot = layer.GetPrimAtPath(root) if root != Sdf.Path.absoluteRootPath else None
     shapes = [shape_paths[s.name] for s in scene.shapes if s.name in shape_paths]
-    if robot is None:  # no default prim to carry the robot: the bindings only
+    if robot is None or not scene.bodies:  # no prim to carry a robot, or no robot: the bindings only
         _bind_physics_materials(layer, Sdf.Path.absoluteRootPath, shapes)
         return
     robot.SetInfo("kind", KIND_COMPONENT)

@@ -54,3 +54,16 @@ def test_option_off(quadruped, tmp_path):
     stage = Usd.Stage.Open(path)
     assert "IsaacRobotAPI" not in _applied(stage.GetDefaultPrim())
     assert not any("IsaacLinkAPI" in _applied(p) for p in stage.Traverse())
+
+
+@pytest.mark.parametrize("layout", ["NESTED", "FLAT"])
+def test_fixed_base_robot_is_a_manipulator_pinned_first(clean_scene, tmp_path, layout):
+    """RC.009 on the hook's path too: the finger's joint to the world comes first in robotJoints."""
+    build_scene(bpy.context, samples.robotic_finger())
+    path = str(tmp_path / "finger.usda")
+    assert bpy.ops.articula.export_usd(filepath=path, layout=layout) == {"FINISHED"}
+    stage = Usd.Stage.Open(path)
+    robot = stage.GetDefaultPrim()
+    assert robot.GetAttribute("isaac:robotType").Get() == "Manipulator"
+    first = UsdPhysics.Joint(stage.GetPrimAtPath(robot.GetRelationship("isaac:physics:robotJoints").GetTargets()[0]))
+    assert not first.GetBody0Rel().GetTargets()  # pinned to the world

@@ -151,6 +151,14 @@ def test_collider_takes_its_bodys_material_binding():
     assert not stage.GetPrimAtPath("/robot/PhysicsMaterials")
 
 
+def test_a_scene_without_bodies_is_no_robot_but_its_colliders_are_bound():
+    scene = PhysicsScene(name="ground", shapes=[Shape("floor", ShapeKind.PLANE)])
+    stage, _ = _stage(scene, "FLAT")
+    assert "IsaacRobotAPI" not in _applied(stage.GetDefaultPrim())
+    floor = [p for p in stage.Traverse() if p.HasAPI(UsdPhysics.CollisionAPI)]
+    assert floor and floor[0].GetRelationship("material:binding:physics").GetTargets()
+
+
 def test_option_off_writes_none_of_it():
     stage, _ = _stage(samples.SAMPLES["quadruped"](), isaac_schema=False)
     robot = stage.GetDefaultPrim()
