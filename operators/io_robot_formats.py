@@ -11,7 +11,9 @@ import bpy
 from bpy.props import StringProperty
 from bpy_extras.io_utils import ImportHelper
 
-_DATA_COLLECTIONS = ("objects", "meshes", "materials", "collections")
+_DATA_COLLECTIONS = ("objects", "meshes", "materials", "collections", "images")
+#: Blender's own importers for the mesh files of URDF visuals, with the axes that keep file coordinates.
+_MESH_IMPORTERS = {".obj": "obj_import", ".stl": "stl_import"}
 
 
 def _datablock_names() -> dict[str, set]:
@@ -27,7 +29,81 @@ def _remove_new_datablocks(before: dict[str, set]) -> None:
                 collection.remove(item)
 
 
-def build_robot(context, scene_desc, filepath: str) -> tuple[dict, list[str]]:
+def _import_mesh_file(path: str):
+    """The mesh Blender's own importer reads from ``path``, in file coordinates (an OBJ file's several
+    objects joined into one mesh, their materials kept); the imported objects are removed again.
+    None when it brings no mesh."""
+    import bmesh
+
+    importer = getattr(bpy.ops.wm, _MESH_IMPORTERS[os.path.splitext(path)[1].lower()])
+    before = set(bpy.data.objects)
+    importer(filepath=path, forward_axis="Y", up_axis="Z")
+    new = [obj for obj in bpy.data.objects if obj not in before]
+    parts = [obj for obj in new if obj.type == "MESH"]
+    mesh = None
+    if parts:
+        bm, materials = bmesh.new(), []
+        for obj in parts:
+            data = obj.data.copy()
+            data.transform(obj.matrix_world)
+            offset = len(materials)
+            materials.extend(data.materials if len(data.materials) else [None])
+            if offset and len(data.polygons):
+                indices = [0] * len(data.polygons)
+                data.polygons.foreach_get("material_index", indices)
+                data.polygons.foreach_set("material_index", [i + offset for i in indices])
+            bm.from_mesh(data)
+            bpy.data.meshes.remove(data)
+        mesh = bpy.data.meshes.new(os.path.basename(path))
+        bm.to_mesh(mesh)
+        bm.free()
+        if any(m is not None for m in materials):
+            for material in materials:
+                mesh.materials.append(material)
+    for obj in new:
+        data = obj.data
+        bpy.data.objects.remove(obj)
+        if data is not None and data.users == 0 and isinstance(data, bpy.types.Mesh):
+            bpy.data.meshes.remove(data)
+    return mesh
+
+
+def use_blender_meshes(objects: dict, mesh_sources: dict) -> list[str]:
+    """Replace each URDF visual's mesh (MuJoCo's triangles) by what Blender's own OBJ/STL importer reads
+    from the same file: UV maps, n-gons and OBJ materials come with it. Returns the files kept as
+    MuJoCo read them (the importer brought no mesh)."""
+    from mathutils import Matrix
+
+    from ..addon.adapters.description_to_blender import pose_matrix
+    from ..core.transforms import pose_inverse
+
+    imported, kept = {}, []
+    for name, source in mesh_sources.items():
+        obj = objects.get(name)
+        if obj is None or obj.type != "MESH" or os.path.splitext(source.path)[1].lower() not in _MESH_IMPORTERS:
+            continue
+        if source.path not in imported:
+            imported[source.path] = _import_mesh_file(source.path)
+        raw = imported[source.path]
+        if raw is None:
+            kept.append(source.path)
+            continue
+        mesh = raw.copy()
+        mesh.name = name
+        mesh.transform(pose_matrix(pose_inverse(source.offset)) @ Matrix.Diagonal((*source.scale, 1.0)))
+        if not mesh.materials:
+            for material in obj.data.materials:
+                mesh.materials.append(material)
+        old, obj.data = obj.data, mesh
+        if old.users == 0:
+            bpy.data.meshes.remove(old)
+    for raw in imported.values():
+        if raw is not None and raw.users == 0:
+            bpy.data.meshes.remove(raw)
+    return sorted(set(kept))
+
+
+def build_robot(context, scene_desc, filepath: str, mesh_sources=None) -> tuple[dict, list[str]]:
     """Build ``scene_desc`` into a new collection named after the file; returns (objects, notes).
 
     Into a scene that already has rigid bodies the scene keeps its physics settings and material
@@ -46,6 +122,11 @@ def build_robot(context, scene_desc, filepath: str) -> tuple[dict, list[str]]:
         collection = bpy.data.collections.new(scene_desc.name or os.path.basename(filepath))
         context.scene.collection.children.link(collection)
         objects = build_scene(context, scene_desc, collection, merge=True, apply_scene_settings=not has_robot)
+        if mesh_sources:
+            kept = use_blender_meshes(objects, mesh_sources)
+            if kept:
+                notes.append("visual meshes kept as MuJoCo reads them (Blender's importer found no mesh): "
+                             + ", ".join(os.path.basename(p) for p in kept))
     except Exception:
         _remove_new_datablocks(before)
         restore(context.scene.articula, settings_before)
@@ -64,7 +145,7 @@ def _finish(operator, filepath: str, objects: dict, warnings: list[str]) -> set:
 
 def _build_or_report(operator, context, read, filepath: str) -> set:
     try:
-        objects, notes = build_robot(context, read.scene, filepath)
+        objects, notes = build_robot(context, read.scene, filepath, getattr(read, "mesh_sources", None))
     except Exception as error:  # build_robot removed what it made
         operator.report({"ERROR"}, f"file {filepath}: import failed, nothing was added ({error})")
         return {"CANCELLED"}

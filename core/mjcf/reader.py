@@ -408,7 +408,11 @@ class _Reader:
                     self.scene.visuals.append(Visual(name=visual_name, body=body, mesh=mesh, pose=pose,
                                                      color=self.geom_color(g),
                                                      material_name=self.material_name(g)))
+                    self.visual_added(visual_name, g)
         self.collision_groups(collider_masks)
+
+    def visual_added(self, name: str, g: int) -> None:
+        """A visual named ``name`` was made from geom ``g`` (a hook for the URDF reader)."""
 
     def _visual_name(self, name: str, used: set) -> str:
         base, candidate, count = f"{name}_visual", f"{name}_visual", 1

@@ -184,3 +184,19 @@ def test_not_a_robot(tmp_path):
     path.write_text("<mujoco/>")
     with pytest.raises(UrdfReadError, match="not <robot>"):
         read_urdf(str(path))
+
+
+def test_mesh_source_maps_the_file_onto_mujocos_vertices(arm_file, tmp_path):
+    """A Blender importer reading the file, moved by the MeshSource, gives MuJoCo's re-centred mesh."""
+    from articula.core.transforms import pose_inverse, transform_point
+
+    read = read_urdf(str(arm_file))
+    visual = next(v for v in read.scene.visuals if v.body == "base")
+    source = read.mesh_sources[visual.name]
+    assert source.path == str(tmp_path / "arm_description" / "meshes" / "base.stl")
+    raw = [(0, 0, 0), (0.1, 0, 0), (0, 0.1, 0), (0, 0, 0.1)]  # write_stl's tetrahedron
+    inverse = pose_inverse(source.offset)
+    moved = [transform_point(inverse, tuple(s * c for s, c in zip(source.scale, v))) for v in raw]
+    assert len(visual.mesh.vertices) == 4
+    for a in moved:
+        assert min(math.dist(a, b) for b in visual.mesh.vertices) < 1e-7
