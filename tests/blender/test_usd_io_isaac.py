@@ -67,3 +67,24 @@ def test_fixed_base_robot_is_a_manipulator_pinned_first(clean_scene, tmp_path, l
     assert robot.GetAttribute("isaac:robotType").Get() == "Manipulator"
     first = UsdPhysics.Joint(stage.GetPrimAtPath(robot.GetRelationship("isaac:physics:robotJoints").GetTargets()[0]))
     assert not first.GetBody0Rel().GetTargets()  # pinned to the world
+
+
+def _robot_parts(path):
+    stage = Usd.Stage.Open(path)
+    robot = stage.GetDefaultPrim()
+    return (robot.GetAttribute("isaac:robotType").Get(),
+            [p.name for p in robot.GetRelationship("isaac:physics:robotLinks").GetTargets()],
+            [stage.GetPrimAtPath(p).GetName() for p in robot.GetRelationship("isaac:physics:robotJoints").GetTargets()])
+
+
+@pytest.mark.parametrize("name", ["quadruped", "robotic_finger"])
+def test_export_import_export_keeps_type_and_order(clean_scene, tmp_path, name):
+    """Blender keeps no robot type or order of its own: the second export infers the same ones."""
+    build_scene(bpy.context, samples.SAMPLES[name]())
+    first, second = str(tmp_path / "first.usda"), str(tmp_path / "second.usda")
+    assert bpy.ops.articula.export_usd(filepath=first) == {"FINISHED"}
+    for obj in list(bpy.data.objects):
+        bpy.data.objects.remove(obj)
+    assert bpy.ops.articula.import_usd(filepath=first) == {"FINISHED"}
+    assert bpy.ops.articula.export_usd(filepath=second) == {"FINISHED"}
+    assert _robot_parts(second) == _robot_parts(first)
