@@ -145,14 +145,22 @@ class _Reader:
         return False
 
     def _compile(self):
-        """spec.compile(), MuJoCo's own Python warnings (deprecated attributes) kept as ours."""
+        """spec.compile(), MuJoCo's warnings kept as ours: its Python warnings (deprecated attributes)
+        and its C library's (which would otherwise also go to MUJOCO_LOG.TXT in the working folder)."""
         import warnings
 
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            model = self.spec.compile()
-        for warning in caught:
-            self.warn(f"MuJoCo: {warning.message}")
+        mujoco = self.mujoco
+        previous = mujoco.get_mju_user_warning()
+        messages: list[str] = []
+        mujoco.set_mju_user_warning(messages.append)
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                model = self.spec.compile()
+        finally:
+            mujoco.set_mju_user_warning(previous)
+        for message in [str(w.message) for w in caught] + messages:
+            self.warn(f"MuJoCo: {' '.join(message.split())}")
         return model
 
     def read(self) -> MjcfRead:
