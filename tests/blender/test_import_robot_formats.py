@@ -210,3 +210,13 @@ def test_urdf_visual_meshes_come_from_blenders_importers(clean_scene, name):
             assert obj.data.uv_layers, visual.name
         checked += 1
     assert checked == len(read.mesh_sources)
+
+
+def test_mjcf_collision_masks_reach_the_colliders(clean_scene):
+    """gymnasium's ant: robot geoms 1/0 touch the 1/1 floor but not each other: own negative group."""
+    path = _asset(GYM, "ant.xml")
+    bpy.ops.articula.import_mjcf(filepath=path)
+    desc = scene_from_blender(clean_scene)
+    groups = {s.name: s.collision_group for s in desc.shapes}
+    assert groups["floor"] == 1
+    assert {g for name, g in groups.items() if name != "floor"} == {-1}
