@@ -128,13 +128,14 @@ def _remove_leftovers(stage, objects_by_path: dict, taken: set) -> None:
     from pxr import UsdGeom
 
     doomed = []
+    parents = {obj.parent for obj in objects_by_path.values() if obj.parent is not None}
     for path, obj in objects_by_path.items():
         if obj in taken:
             continue
         prim = stage.GetPrimAtPath(path)
         if not prim:
             continue
-        if obj.type == "EMPTY" and not obj.children and not prim.IsA(UsdGeom.Xformable):
+        if obj.type == "EMPTY" and obj not in parents and not prim.IsA(UsdGeom.Xformable):
             doomed.append(obj)
         elif prim.IsA(UsdGeom.Imageable) and UsdGeom.Imageable(prim).ComputePurpose() == UsdGeom.Tokens.guide:
             doomed.append(obj)
@@ -173,7 +174,7 @@ def _repair_lost_parents(stage, objects_by_path: dict, taken: set) -> None:
         world = Matrix([list(row) for row in cache.GetLocalToWorldTransform(prim) * conversion]).transposed()
         obj.parent = parent
         obj.matrix_parent_inverse = parent.matrix_world.inverted()
-        obj.matrix_basis = world
+        obj.matrix_world = world  # sets matrix_basis to ``world`` and keeps matrix_world valid
 
 
 def _plain_import_enabled() -> bool:

@@ -389,27 +389,40 @@ def build_scene(context, desc: PhysicsScene, collection=None, merge: bool = Fals
 POSE_TOLERANCE = 1e-5
 
 
-def _reparent_keep_world(obj, parent) -> None:
+def children_index() -> dict:
+    """Object -> its children, for every object of the file, in one pass (``Object.children``
+    scans every object of the file on each call: quadratic over an import)."""
+    index: dict = {}
+    for obj in bpy.data.objects:
+        if obj.parent is not None:
+            index.setdefault(obj.parent, []).append(obj)
+    return index
+
+
+def _reparent_keep_world(obj, parent, index: dict) -> None:
     """Parent ``obj`` to ``parent`` without moving it (exact: the parent inverse takes the rest)."""
     if obj.parent is parent:
         return
     world = obj.matrix_world.copy()
+    if obj.parent is not None and obj in index.get(obj.parent, ()):
+        index[obj.parent].remove(obj)
     obj.parent = parent
     if parent is None:  # Blender ignores the parent inverse of an object without a parent
         obj.matrix_parent_inverse = Matrix.Identity(4)
         obj.matrix_world = world
         return
+    index.setdefault(parent, []).append(obj)
     obj.matrix_parent_inverse = parent.matrix_world.inverted() @ world @ obj.matrix_basis.inverted()
 
 
-def _set_world_keep_children(obj, matrix: Matrix) -> None:
+def _set_world_keep_children(obj, matrix: Matrix, index: dict) -> None:
     """Put ``obj`` at the world ``matrix`` (loc/rot/scale) and leave its children where they are."""
     old = obj.matrix_world.copy()
     parent_world = obj.parent.matrix_world if obj.parent is not None else Matrix.Identity(4)
     obj.matrix_parent_inverse = parent_world.inverted()
     obj.matrix_world = matrix
     correction = matrix.inverted() @ old
-    for child in obj.children:
+    for child in index.get(obj, ()):
         child.matrix_parent_inverse = correction @ child.matrix_parent_inverse
 
 
@@ -431,6 +444,7 @@ class _Adopter(_Builder):
         self.adopted: set = set()
         self.body_set: set = set()
         self.orphans: list = []  # Blender's data replaced by ours (removed when left unused)
+        self.children: dict = {}  # object -> its children (children_index), kept up to date
 
     def build(self) -> dict:
         objects = super().build()
@@ -491,21 +505,21 @@ class _Adopter(_Builder):
         self.adopted.add(obj)
         parent = self.body_objects.get(body.parent) if body.parent else None
         if obj.parent is not parent and (parent is not None or self.owner(obj) is not None):
-            _reparent_keep_world(obj, parent)
+            _reparent_keep_world(obj, parent, self.children)
         pose, scale = world_pose_and_scale(obj)
         if obj.type == "EMPTY":
             obj.empty_display_size = BODY_EMPTY_SIZE
             if not _poses_close(pose, body.pose) or any(abs(s - 1.0) > 1e-6 for s in scale):
-                _set_world_keep_children(obj, pose_matrix(body.pose))  # its scale stays on its children
+                _set_world_keep_children(obj, pose_matrix(body.pose), self.children)  # its scale stays on its children
         elif not _poses_close(pose, body.pose):
-            _set_world_keep_children(obj, pose_matrix(body.pose, scale))
+            _set_world_keep_children(obj, pose_matrix(body.pose, scale), self.children)
         apply_body(obj, body)
         self.objects[body.name] = self.body_objects[body.name] = obj
         self.body_set.add(obj)
 
     def add_joint(self, joint: Joint) -> None:
         obj = self.imported("joint", joint.name)
-        if obj is None or obj.type != "EMPTY" or obj.children or obj in self.adopted:
+        if obj is None or obj.type != "EMPTY" or self.children.get(obj) or obj in self.adopted:
             return super().add_joint(joint)
         self.adopted.add(obj)
         obj.empty_display_type, obj.empty_display_size = "ARROWS", JOINT_EMPTY_SIZE
@@ -523,13 +537,13 @@ class _Adopter(_Builder):
         self.adopted.add(obj)
         if not own:
             if self.owner(obj) is not body:
-                _reparent_keep_world(obj, body)
+                _reparent_keep_world(obj, body, self.children)
             pose, scale = world_pose_and_scale(obj)
             expected = pose_mul(self.frames.pose(body), shape.pose)
             primitive = shape.kind.value not in MESH_KINDS
             if not _poses_close(pose, expected) or (primitive and not _reads_back(shape, scale)):
                 scale = (1.0, 1.0, 1.0) if primitive else shape.scale
-                _set_world_keep_children(obj, pose_matrix(expected, scale))
+                _set_world_keep_children(obj, pose_matrix(expected, scale), self.children)
                 if primitive:
                     self.orphans.append(obj.data)
                     obj.data = self.collider_mesh(shape)
@@ -549,7 +563,7 @@ class _Adopter(_Builder):
             return super().add_visual(visual)
         body = self.body_objects.get(visual.body) if visual.body else None
         if obj not in self.adopted and body is not None and self.owner(obj) is not body:
-            _reparent_keep_world(obj, body)
+            _reparent_keep_world(obj, body, self.children)
         self.adopted.add(obj)
         if visual.material_name is None:  # no material of its own in the file: the object color
             self.orphans.extend(m for m in obj.data.materials if m is not None)
@@ -579,19 +593,22 @@ def adopt_imported(context, desc: PhysicsScene, prim_paths: dict, prim_objects: 
         desc = replace(desc, materials=[], shapes=[
             replace(s, material=renames.get(s.material, s.material)) for s in desc.shapes])
     context.view_layer.update()  # the world matrices of what Blender made
+    index = children_index()
     wrappers = [prim_objects.pop(path) for path in dissolve if path in prim_objects]
     wrappers = [obj for obj in wrappers if obj.type == "EMPTY"]
     for wrapper in wrappers:
-        for child in list(wrapper.children):
-            _reparent_keep_world(child, wrapper.parent)
+        for child in list(index.get(wrapper, ())):
+            _reparent_keep_world(child, wrapper.parent, index)
+        index.pop(wrapper, None)
     if wrappers:
         bpy.data.batch_remove(wrappers)
     adopter = _Adopter(context, desc, collection, merge, apply_scene_settings, prim_paths, prim_objects)
+    adopter.children = index
     objects = adopter.build()
     if taken is not None:
         taken.update(adopter.adopted)
     unused = {item.as_pointer(): item for item in adopter.orphans if item.users == 0}
     if unused:
         bpy.data.batch_remove(list(unused.values()))
-    context.view_layer.update()
+    # No depsgraph update here: every matrix_world changed was set, the others kept their value.
     return objects
