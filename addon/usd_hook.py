@@ -226,7 +226,7 @@ def _plain_export_isaac_schema() -> bool:
     from .preferences import preferences
 
     prefs = preferences()
-    return prefs is None or prefs.usd_isaac_schema
+    return prefs is None or getattr(prefs, "usd_isaac_schema", True)
 
 
 def _plain_export(export_context) -> None:

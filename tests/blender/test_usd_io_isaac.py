@@ -88,3 +88,20 @@ def test_export_import_export_keeps_type_and_order(clean_scene, tmp_path, name):
     assert bpy.ops.articula.import_usd(filepath=first) == {"FINISHED"}
     assert bpy.ops.articula.export_usd(filepath=second) == {"FINISHED"}
     assert _robot_parts(second) == _robot_parts(first)
+
+
+def test_plain_usd_export_carries_the_schema_unless_turned_off(quadruped, tmp_path, monkeypatch):
+    import types
+
+    from articula.addon import preferences
+
+    path = str(tmp_path / "plain.usda")
+    assert bpy.ops.wm.usd_export(filepath=path) == {"FINISHED"}
+    assert "IsaacRobotAPI" in _applied(Usd.Stage.Open(path).GetDefaultPrim())
+    # the preference as the installed extension has it (tests load the add-on under another id)
+    off = types.SimpleNamespace(usd_export_physics=True, usd_isaac_schema=False, device="AUTO")
+    monkeypatch.setattr(preferences, "preferences", lambda context=None: off)
+    assert bpy.ops.wm.usd_export(filepath=path) == {"FINISHED"}
+    stage = Usd.Stage.Open(path)
+    assert "IsaacRobotAPI" not in _applied(stage.GetDefaultPrim())
+    assert any(p.HasAPI(UsdPhysics.RigidBodyAPI) for p in stage.Traverse())  # the physics still there
