@@ -14,7 +14,8 @@ import warnings
 import numpy as np
 
 PER_DOF = ("joint_limit_lower", "joint_limit_upper", "joint_armature", "joint_friction", "joint_target_ke",
-           "joint_target_kd", "joint_effort_limit", "joint_stiffness")
+           "joint_target_kd", "joint_effort_limit", "joint_stiffness", "joint_velocity_limit",
+           "joint_damping")
 
 
 def leaf(label: str) -> str:
