@@ -79,7 +79,7 @@ corpus: $(VENV_CONV)/$(STAMP) $(VENV)/$(STAMP)
 PYBULLET_DATA ?= $(HOME)/.cache/articula/pybullet_data
 urdf-corpus: $(PYBULLET_DATA)/.extracted
 
-$(PYBULLET_DATA)/.extracted: requirements/urdf-corpus.txt $(VENV)/$(STAMP)
+$(PYBULLET_DATA)/.extracted: requirements/urdf-corpus.txt | $(VENV)/$(STAMP)
 	$(PY) -m pip download --quiet --disable-pip-version-check --no-deps --no-binary :all: \
 		--dest $(WHEELHOUSE) -r requirements/urdf-corpus.txt
 	rm -rf $(PYBULLET_DATA) && mkdir -p $(PYBULLET_DATA)
