@@ -541,7 +541,8 @@ class _Adopter(_Builder):
             pose, scale = world_pose_and_scale(obj)
             expected = pose_mul(self.frames.pose(body), shape.pose)
             primitive = shape.kind.value not in MESH_KINDS
-            if not _poses_close(pose, expected) or (primitive and not _reads_back(shape, scale)):
+            unscaled = all(abs(abs(c) - 1.0) <= 1e-6 for c in scale)  # primitives: sizes carry the scale
+            if not _poses_close(pose, expected) or (primitive and not unscaled):
                 scale = (1.0, 1.0, 1.0) if primitive else shape.scale
                 _set_world_keep_children(obj, pose_matrix(expected, scale), self.children)
                 if primitive:
@@ -570,12 +571,6 @@ class _Adopter(_Builder):
             obj.data.materials.clear()
             obj.color = visual.color
         self.objects.setdefault(visual.name, obj)
-
-
-def _reads_back(shape: Shape, scale) -> bool:
-    """Whether a primitive collider object at world ``scale`` can hold ``shape``'s sizes."""
-    extents, radius, half_height = size_factors(shape.kind.value, shape.axis, scale)
-    return all(f > 0.0 for f in (*extents, radius, half_height))
 
 
 def adopt_imported(context, desc: PhysicsScene, prim_paths: dict, prim_objects: dict, collection=None,

@@ -60,6 +60,18 @@ def test_import_export_import_is_identity(clean_scene, finger_file, tmp_path):
     assert scene_differences(first, scene_from_blender(clean_scene)) == []
 
 
+@pytest.mark.parametrize("up", ["Z", "Y"])
+def test_import_reads_back_as_the_files_description(clean_scene, finger_file, tmp_path, up):
+    """Blender's objects, adopted, describe exactly what the reader reads from the file (Z- and
+    Y-up: Blender's importer and the reader turn a Y-up stage the same way)."""
+    path = tmp_path / f"finger_{up}.usda"
+    path.write_text(open(finger_file).read().replace('upAxis = "Z"', f'upAxis = "{up}"'))
+    assert bpy.ops.articula.import_usd(filepath=str(path)) == {"FINISHED"}
+    assert scene_differences(read_usd(str(path)).scene, scene_from_blender(clean_scene)) == []
+    colliders = [o for o in clean_scene.objects if o.articula.collider.enabled]
+    assert len(colliders) == 5 and all(tuple(o.scale) == pytest.approx((1.0, 1.0, 1.0)) for o in colliders)
+
+
 BROKEN = {
     "not_usd.usda": "just some text\n",
     "truncated.usda": None,  # half of a real file
