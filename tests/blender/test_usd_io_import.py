@@ -60,12 +60,14 @@ def test_import_export_import_is_identity(clean_scene, finger_file, tmp_path):
     assert scene_differences(first, scene_from_blender(clean_scene)) == []
 
 
-@pytest.mark.parametrize("up", ["Z", "Y"])
-def test_import_reads_back_as_the_files_description(clean_scene, finger_file, tmp_path, up):
-    """Blender's objects, adopted, describe exactly what the reader reads from the file (Z- and
-    Y-up: Blender's importer and the reader turn a Y-up stage the same way)."""
-    path = tmp_path / f"finger_{up}.usda"
-    path.write_text(open(finger_file).read().replace('upAxis = "Z"', f'upAxis = "{up}"'))
+@pytest.mark.parametrize("layout,up", [("NESTED", "Z"), ("NESTED", "Y"), ("FLAT", "Z")])
+def test_import_reads_back_as_the_files_description(clean_scene, tmp_path, layout, up):
+    """Blender's objects, adopted, describe exactly what the reader reads from the file (nested and
+    flat, re-nested; Z- and Y-up: Blender's importer and the reader turn a Y-up stage the same way)."""
+    source = str(tmp_path / "finger_source.usda")
+    write_usd(samples.robotic_finger(), source, layout=layout)
+    path = tmp_path / f"finger_{layout}_{up}.usda"
+    path.write_text(open(source).read().replace('upAxis = "Z"', f'upAxis = "{up}"'))
     assert bpy.ops.articula.import_usd(filepath=str(path)) == {"FINISHED"}
     assert scene_differences(read_usd(str(path)).scene, scene_from_blender(clean_scene)) == []
     colliders = [o for o in clean_scene.objects if o.articula.collider.enabled]
