@@ -78,6 +78,9 @@ DENSITY = "physics:density"
 
 # Seed custom ints (newton-collisions): Newton 1.8 ignores them, so PhysicsCollisionGroup
 # prims carry the same rules for every UsdPhysics consumer.
+MJC_FORCE_RANGE_MIN = "mjc:actuatorfrcrange:min"  # MuJoCo joint effort limit (N or N*m), as Newton reads it
+MJC_FORCE_RANGE_MAX = "mjc:actuatorfrcrange:max"
+MJC_FORCE_LIMITED = "mjc:actuatorfrclimited"  # "true", "false" or "auto" (limited when min < max)
 MJC_REF = "mjc:ref"  # MuJoCo joint reference position (read: the limits are shifted by it)
 COLLISION_GROUP_ATTR = "newton:collision_group"
 WORLD_ATTR = "newton:world"

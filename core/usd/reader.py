@@ -709,9 +709,23 @@ class _StageReader:
                 setattr(joint, name, D.angle_from_usd(cone) if 0.0 <= cone < INF else INF)
         joint.dofs = [self._read_dof(prim, joint_type, axis_) for axis_ in dof_axes_for(joint_type, axis)]
         self._read_seed_arrays(prim, joint)
+        self._read_mjc_force_range(prim, joint)
         self._dofs_to_si(joint)
         self._apply_mjc_reference(prim, joint)
         self.scene.joints.append(joint)
+
+    def _read_mjc_force_range(self, prim: Usd.Prim, joint: Joint) -> None:
+        """MuJoCo's joint force range bounds the same effort as a drive's maxForce: keep the tighter
+        (Newton's add_usd does the same; an asymmetric range keeps its larger magnitude)."""
+        low = self.value(prim, D.MJC_FORCE_RANGE_MIN, allow_inf=False)
+        high = self.value(prim, D.MJC_FORCE_RANGE_MAX, allow_inf=False)
+        if low is None and high is None or joint.type not in (JointType.REVOLUTE, JointType.PRISMATIC):
+            return
+        low, high = float(low or 0.0), float(high or 0.0)
+        limited = self.value(prim, D.MJC_FORCE_LIMITED, "token", "auto")
+        if limited == "true" or (limited == "auto" and low < high):
+            for dof in joint.active_dofs():
+                dof.max_effort = min(dof.max_effort, max(abs(low), abs(high)))
 
     def _apply_mjc_reference(self, prim: Usd.Prim, joint: Joint) -> None:
         """MuJoCo's ``mjc:ref``: the authored pose is the joint at ``ref``, limits are absolute. The

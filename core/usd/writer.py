@@ -442,12 +442,25 @@ class _LayerWriter:
         """MuJoCo-dialect joint scalars (``mjc:stiffness``) where every moving DOF agrees: the only
         names Newton 1.8 reads a passive joint spring from."""
         dofs = joint.active_dofs()
+        self._write_mjc_force_range(prim, joint, dofs)
         for p in D.DOF_PROPERTIES:
             if not p.mjc or p.newton or p.physx_axis or not dofs:
                 continue  # fields another written dialect already carries
             values = {D.to_usd(getattr(d, p.field), p.mjc_unit, d.axis.is_angular) for d in dofs}
             if len(values) == 1 and next(iter(values)) != getattr(_DEFAULT_DOF, p.field):
                 prim.set(p.mjc, T.Double, next(iter(values)), custom=True, uniform=True)
+
+    def _write_mjc_force_range(self, prim: _Prim, joint: Joint, dofs: list) -> None:
+        """An effort limit without a drive (UsdPhysics has no other place for it) as MuJoCo's joint
+        force range, which Newton reads as the joint's effort limit; with a drive, maxForce has it."""
+        if joint.type not in (JointType.REVOLUTE, JointType.PRISMATIC) or len(dofs) != 1:
+            return
+        dof = dofs[0]
+        if dof.drive_enabled or not math.isfinite(dof.max_effort):
+            return
+        prim.set(D.MJC_FORCE_RANGE_MIN, T.Double, -dof.max_effort, custom=True, uniform=True)
+        prim.set(D.MJC_FORCE_RANGE_MAX, T.Double, dof.max_effort, custom=True, uniform=True)
+        prim.set(D.MJC_FORCE_LIMITED, T.Token, "true", custom=True, uniform=True)
 
     def _write_newton_scalars(self, prim: _Prim, joint: Joint) -> None:
         """NewtonJointAPI scalars where every moving DOF agrees (in USD units), so Newton reads them."""

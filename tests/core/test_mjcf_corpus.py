@@ -95,6 +95,12 @@ def newton_reference(key: str, path: str, tmp_path):
         return builder.finalize(device="cpu")
 
 
+#: A motor's force (gear * ctrlrange, forcerange) becomes the DOF's effort limit in Articula, written
+#: as the joint's mjc:actuatorfrcrange, until actuators are modelled (issue 16); Newton's add_mjcf
+#: keeps it on the MuJoCo actuator, not on the joint. Checked on the description in test_mjcf_reader.
+MOTOR_LIMITS_SKIPPED = ("joint_effort_limit",)
+
+
 @pytest.mark.parametrize("key", CORPUS)
 def test_mjcf_robot_exports_to_newtons_own_model(key, tmp_path):
     path = corpus_file(key)
@@ -105,7 +111,8 @@ def test_mjcf_robot_exports_to_newtons_own_model(key, tmp_path):
     out = str(tmp_path / "robot.usda")
     write_usd(read.scene, out, layout="NESTED")
     skip, _ = NEWTON_SKIPS.get(key, ((), ""))
-    differences = model_differences(newton_reference(key, path, tmp_path), load_usd(out), skip=skip)
+    differences = model_differences(newton_reference(key, path, tmp_path), load_usd(out),
+                                    skip=tuple(skip) + MOTOR_LIMITS_SKIPPED)
     assert differences == [], "\n".join(differences)
 
 

@@ -72,10 +72,9 @@ SKIPS = {key: (("body_mass", "body_inertia"), _MASS_ZERO) for key in (
 SKIPS.update({key: (("body_inertia",), _INERTIA_ZERO) for key in (
     "pybullet/laikago/laikago.urdf", "pybullet/laikago/laikago_toes.urdf",
     "pybullet/laikago/laikago_toes_limits.urdf")})
-#: Everywhere: an effort limit without a drive is not written to USD yet (the writer authors max force
-#: only on a PhysicsDriveAPI; Newton reads undriven limits only from mjc:actuatorfrcrange), so Newton's
-#: add_usd has none. The description does carry it: tests/core/test_urdf_reader.py checks it.
-ALWAYS_SKIPPED = ("joint_effort_limit",)
+#: Effort limits without a drive are written as MuJoCo's joint force range (mjc:actuatorfrcrange),
+#: which Newton's add_usd reads as the joint's effort limit: compared everywhere.
+ALWAYS_SKIPPED = ()
 
 
 @pytest.fixture(autouse=True)
