@@ -12,6 +12,7 @@ from bpy.props import BoolProperty, EnumProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
 from ..addon.pxr_runtime import ensure_blender_pxr
+from ..addon.reports import plain
 
 LAYOUT_ITEMS = (
     ("NESTED", "Nested", "Each body under its parent body, transforms in parent space (proposal)"),
@@ -193,14 +194,14 @@ class ARTICULA_OT_export_usd(bpy.types.Operator, ExportHelper):
                                     self.state, self.isaac_schema)
         except writer.UsdWriteError as error:
             for problem in error.problems:
-                self.report({"ERROR"}, problem)
+                self.report({"ERROR"}, plain(problem))
             self.report({"ERROR"}, f"Nothing written to {self.filepath}")
             return {"CANCELLED"}
         except OSError as error:
             self.report({"ERROR"}, f"Cannot write {self.filepath}: {error}")
             return {"CANCELLED"}
         for warning in warnings:
-            self.report({"WARNING"}, warning)
+            self.report({"WARNING"}, plain(warning))
         self.report({"INFO"}, f"Exported {self.layout.lower()} robot to {self.filepath}")
         return {"FINISHED"}
 
@@ -323,7 +324,7 @@ class ARTICULA_OT_import_usd(bpy.types.Operator, ImportHelper):
             self.report({"ERROR"}, f"file {self.filepath}: import failed, nothing was added ({error})")
             return {"CANCELLED"}
         for warning in warnings:
-            self.report({"WARNING"}, warning)
+            self.report({"WARNING"}, plain(warning))
         level, message = import_summary(self.filepath, objects)
         self.report({level}, message)
         return {"FINISHED"}

@@ -426,6 +426,17 @@ def _set_world_keep_children(obj, matrix: Matrix, index: dict) -> None:
         child.matrix_parent_inverse = correction @ child.matrix_parent_inverse
 
 
+def _apply_scale_to_mesh(obj, scale) -> None:
+    """Move an object's scale into its own mesh (a copy when shared), as Ctrl+A does: bodies are
+    rigid frames, so a body that is itself a scaled mesh keeps its shape in its vertices."""
+    if obj.data.users > 1:
+        obj.data = obj.data.copy()
+    obj.data.transform(Matrix.Diagonal((*scale, 1.0)))
+    if scale[0] * scale[1] * scale[2] < 0.0:
+        obj.data.flip_normals()
+    obj.data.update()
+
+
 def _poses_close(a: Pose, b: Pose) -> bool:
     from ...core.transforms import poses_close
 
@@ -511,6 +522,9 @@ class _Adopter(_Builder):
             obj.empty_display_size = BODY_EMPTY_SIZE
             if not _poses_close(pose, body.pose) or any(abs(s - 1.0) > 1e-6 for s in scale):
                 _set_world_keep_children(obj, pose_matrix(body.pose), self.children)  # its scale stays on its children
+        elif any(abs(s - 1.0) > 1e-6 for s in scale):  # a scaled gprim as a body (Newton's cartpole)
+            _apply_scale_to_mesh(obj, scale)
+            _set_world_keep_children(obj, pose_matrix(body.pose), self.children)
         elif not _poses_close(pose, body.pose):
             _set_world_keep_children(obj, pose_matrix(body.pose, scale), self.children)
         apply_body(obj, body)

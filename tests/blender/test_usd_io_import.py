@@ -194,7 +194,7 @@ def test_newton_asset_import_names_objects_after_prims(clean_scene):
 
 @pytest.mark.skipif(NEWTON_DIR is None or not hasattr(__import__("pxr").UsdPhysics, "Axis"),
                     reason="newton not installed, or 4.5's USD 25.02 lacks UsdPhysics.Axis for add_usd")
-@pytest.mark.parametrize("asset", ["ant.usda", "humanoid.usda"])
+@pytest.mark.parametrize("asset", ["ant.usda", "humanoid.usda", "cartpole.usda"])
 def test_newton_asset_whose_joints_share_body_names_exports_to_the_same_model(clean_scene, tmp_path, asset):
     """Joints named like bodies (USD names are unique per parent, Blender's per file) keep pointing
     at the bodies: imported into an empty scene, exported, loaded in Newton like the original."""
@@ -230,3 +230,24 @@ def test_newton_asset_whose_joints_share_body_names_exports_to_the_same_model(cl
         return {leaf(model.body_label[c]): int(t) for c, t in zip(child, model.joint_type.numpy())}
 
     assert joints_by_child(a) == joints_by_child(b)
+
+
+@pytest.mark.skipif(NEWTON_DIR is None, reason="newton not installed")
+def test_export_reports_carry_one_severity_each(clean_scene, tmp_path, capfd):
+    """Newton's cartpole (bodies that are scaled gprims) imports, exports with its warnings and
+    refusals reported once each: 'Warning: <object>: ...', never 'Warning: WARNING: ...'."""
+    path = os.path.join(NEWTON_DIR, "examples", "assets", "cartpole.usda")
+    assert bpy.ops.articula.import_usd(filepath=path) == {"FINISHED"}
+    cart = clean_scene.objects["cart"]
+    assert tuple(round(s, 6) for s in cart.matrix_world.to_scale()) == (1.0, 1.0, 1.0)  # scale in the mesh
+    capfd.readouterr()
+    clean_scene.objects["pole1"].articula.body.mass_mode = "MANUAL"
+    clean_scene.objects["pole1"].articula.body.mass = 0.0  # a massless moving body: written, with a warning
+    assert bpy.ops.articula.export_usd(filepath=str(tmp_path / "cart.usda")) == {"FINISHED"}
+    clean_scene.objects["cart"].scale = (1.0, 2.0, 1.0)  # refused: a body must be a rigid frame
+    with pytest.raises(RuntimeError):
+        bpy.ops.articula.export_usd(filepath=str(tmp_path / "refused.usda"))
+    out = capfd.readouterr().out
+    assert "Warning: pole1:" in out and "Error: cart:" in out
+    for word in ("WARNING:", "ERROR:"):
+        assert f"Warning: {word}" not in out and f"Error: {word}" not in out, out

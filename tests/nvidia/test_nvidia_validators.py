@@ -50,9 +50,9 @@ ORIGINALS = {
     "gym_ant": CORPUS / "gym_ant" / "ant.usda",
 }
 SAMPLES = ["quadruped", "six_dof_arm", "robotic_finger", "four_bar"]
-# Through Blender: not Newton's cartpole, whose bodies carry non-uniform scale that Blender's import
-# path keeps on the body objects, so articula.export_usd refuses them ("apply the scale").
-BLENDER_ORIGINALS = ("newton_ant", "newton_humanoid", "gym_ant")
+# Through Blender too (Newton's cartpole: bodies that are scaled gprims, whose scale the import moves
+# into their meshes).
+BLENDER_ORIGINALS = ("newton_ant", "newton_humanoid", "newton_cartpole", "gym_ant")
 BLENDER_PYTHON = ROOT / ".venv/bin/python"
 LAYOUTS = ("NESTED", "FLAT")
 
