@@ -5,6 +5,7 @@ core.usd (with Blender's own pxr). Import is atomic: if anything fails, every da
 is removed again, so the file is as before.
 """
 
+import contextlib
 import os
 
 import bpy
@@ -286,7 +287,42 @@ def import_file(context, filepath: str, renest: bool = True):
     view_layer.active_layer_collection = active_layer
     result = state["result"]
     collection.name = result.scene.name or collection.name
+    collection[SOURCE_PROPERTY] = path
     return _new_datablocks({"objects": before["objects"]}), state["warnings"]
+
+
+SOURCE_PROPERTY = "articula_source"  # on an import's collection: the file it came from
+EXISTING_ITEMS = (
+    ("ADD", "Add a Copy", "Import the file again, as a second robot in its own collection"),
+    ("REPLACE", "Replace", "Remove the robot imported from this file before and import it again"),
+)
+
+
+def imported_from(scene, filepath: str) -> list:
+    """The scene's collections an earlier import of ``filepath`` made (with objects still in them)."""
+    path = os.path.abspath(filepath)
+    return [c for c in scene.collection.children_recursive
+            if c.get(SOURCE_PROPERTY) == path and c.all_objects]
+
+
+@contextlib.contextmanager
+def _set_aside(collections):
+    """Rename the objects of ``collections`` out of the way while the file is imported again (the new
+    robot takes the file's names); on success remove them and their collections, else rename back."""
+    objects = {obj for c in collections for obj in c.all_objects}
+    names = {obj: obj.name for obj in objects}
+    for obj in objects:
+        obj.name = f"{obj.name}.replaced"
+    try:
+        yield
+    except BaseException:
+        for obj, name in names.items():
+            obj.name = name
+        raise
+    data = [obj.data for obj in objects if obj.data is not None]
+    bpy.data.batch_remove(list(objects))
+    bpy.data.batch_remove([d for d in set(data) if d.users == 0])
+    bpy.data.batch_remove([c for c in collections if not c.all_objects])
 
 
 def import_summary(filepath: str, objects) -> tuple[str, str]:
@@ -312,17 +348,31 @@ class ARTICULA_OT_import_usd(bpy.types.Operator, ImportHelper):
     filter_glob: StringProperty(default=USD_FILTER, options={"HIDDEN"})
     renest: BoolProperty(name="Re-nest Flat Robots", default=True,
                          description="Parent flat bodies along their joints so the hierarchy shows the tree")
+    existing: EnumProperty(name="If Already Imported", items=EXISTING_ITEMS, default="ADD",
+                           description="What to do when this file's robot is already in the scene")
 
     def execute(self, context):
         reader, _ = _usd()
+        earlier = imported_from(context.scene, self.filepath)
+        replace = earlier and self.existing == "REPLACE"
+        earlier_name = earlier[0].name if earlier else ""
         try:
-            objects, warnings = import_file(context, self.filepath, self.renest)
+            with _set_aside(earlier) if replace else contextlib.nullcontext():
+                objects, warnings = import_file(context, self.filepath, self.renest)
         except reader.UsdReadError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
         except Exception as error:  # building failed: import_file removed what it made
             self.report({"ERROR"}, f"file {self.filepath}: import failed, nothing was added ({error})")
             return {"CANCELLED"}
+        if earlier and not replace:
+            warnings = [f"{self.filepath} is already in the scene (collection '{earlier[0].name}'): imported a "
+                        "second copy in its own collection (If Already Imported: Replace replaces it)", *warnings]
+        elif replace:
+            now = imported_from(context.scene, self.filepath)
+            if len(now) == 1:
+                now[0].name = earlier_name  # the replacement takes the place of the old collection
+            self.report({"INFO"}, f"Replaced the robot imported from {self.filepath} before")
         for warning in warnings:
             self.report({"WARNING"}, plain(warning))
         level, message = import_summary(self.filepath, objects)

@@ -251,3 +251,39 @@ def test_export_reports_carry_one_severity_each(clean_scene, tmp_path, capfd):
     assert "Warning: pole1:" in out and "Error: cart:" in out
     for word in ("WARNING:", "ERROR:"):
         assert f"Warning: {word}" not in out and f"Error: {word}" not in out, out
+
+
+def _robot_objects(scene):
+    return sorted(o.name for o in scene.objects if o.articula.body.enabled or o.articula.joint.enabled)
+
+
+def test_importing_a_file_again_says_so_and_adds_a_copy_or_replaces_it(clean_scene, tmp_path, capfd):
+    path = str(tmp_path / "finger.usda")
+    write_usd(samples.robotic_finger(), path)
+    assert bpy.ops.articula.import_usd(filepath=path) == {"FINISHED"}
+    first = _robot_objects(clean_scene)
+    capfd.readouterr()
+    assert bpy.ops.articula.import_usd(filepath=path) == {"FINISHED"}  # default: a second copy
+    assert "is already in the scene" in capfd.readouterr().out
+    assert len(_robot_objects(clean_scene)) == 2 * len(first)
+    assert len([c for c in bpy.data.collections if c.get("articula_source")]) == 2
+
+    clean_scene.objects[first[0]].location.x += 1.0  # an edit the replacement drops
+    name = next(c.name for c in bpy.data.collections if c.get("articula_source"))
+    assert bpy.ops.articula.import_usd(filepath=path, existing="REPLACE") == {"FINISHED"}
+    assert _robot_objects(clean_scene) == first  # the file's names again, one robot
+    assert not any(name.endswith(".replaced") for name in bpy.data.objects.keys())
+    assert [c.name for c in bpy.data.collections if c.get("articula_source")] == [name]
+    assert not [m for m in bpy.data.meshes if m.users == 0]  # the old meshes went with their objects
+    assert scene_differences(read_usd(path).scene, scene_from_blender(clean_scene)) == []
+
+
+def test_a_failed_replacement_keeps_the_robot_there(clean_scene, tmp_path):
+    path = tmp_path / "finger.usda"
+    write_usd(samples.robotic_finger(), str(path))
+    assert bpy.ops.articula.import_usd(filepath=str(path)) == {"FINISHED"}
+    before = _objects_state(clean_scene)
+    path.write_text("#usda 1.0\n(\n broken")
+    with pytest.raises(RuntimeError):
+        bpy.ops.articula.import_usd(filepath=str(path), existing="REPLACE")
+    assert _objects_state(clean_scene) == before
