@@ -105,6 +105,7 @@ class ARTICULA_PT_scene(_ScenePanel, bpy.types.Panel):
         props = context.scene.articula
         col = layout.column()
         col.prop(props, "world_name")
+        col.prop(props, "robot_type")
         col.prop(props, "gravity")
         col.prop(props, "steps_per_second")
         col.prop(props, "solver")

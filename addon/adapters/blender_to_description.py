@@ -330,6 +330,7 @@ def scene_from_blender(scene, objects: Optional[Iterable] = None,
     joints = [read_joint(o, frames) for o, _, joint, _ in roles if joint]
     return PhysicsScene(
         name=settings.world_name,
+        robot_type=settings.robot_type or None,
         settings=read_settings(settings),
         bodies=parents_first([read_body(o, bodies, frames) for o, body, _, _ in roles if body]),
         joints=joints + fixed_base_joints([o for o, body, _, _ in roles if body], joints, frames),

@@ -146,6 +146,7 @@ def apply_settings(scene, desc: PhysicsScene, keep_materials: bool = False) -> N
     """Scene settings, world name and physics materials (the list is replaced unless kept)."""
     props = scene.articula
     props.world_name = desc.name
+    props.robot_type = desc.robot_type or ""
     write_fields(props, desc.settings, SETTINGS_FIELDS)
     if keep_materials:
         return

@@ -16,6 +16,9 @@ _SOLVER_LABELS = {"FEATHERSTONE": "Featherstone", "MUJOCO": "MuJoCo", "XPBD": "X
 class ArticulaSceneProps(bpy.types.PropertyGroup):
     world_name: StringProperty(name="World Name", default="World",
                                description="Name of the physics scene (the USD default prim)")
+    robot_type: StringProperty(name="Robot Type", default="",
+                               description="Isaac robot type (Manipulator, Quadruped, Humanoid, Wheeled...) "
+                                           "written as isaac:robotType; empty: inferred on export")
     gravity: FloatVectorProperty(name="Gravity", size=3, subtype="ACCELERATION", unit="ACCELERATION",
                                  default=(0.0, 0.0, -9.81), **UNBOUNDED)
     steps_per_second: float_prop("Steps per Second", "Physics steps per second (time step = 1 / this)",

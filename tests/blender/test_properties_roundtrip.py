@@ -135,9 +135,18 @@ def every_field_scene() -> PhysicsScene:
     ]
     materials = [PhysicsMaterial("rubber", 1.25, 1.0, 0.25, 0.03125, 0.015625, 1100.0),
                  PhysicsMaterial("ice")]
-    return PhysicsScene(name="EveryField", settings=settings, bodies=[base, arm, hand],
+    return PhysicsScene(name="EveryField", robot_type="Manipulator", settings=settings, bodies=[base, arm, hand],
                         joints=[hinge, d6, ball, weld, slide], shapes=shapes, visuals=visuals,
                         materials=materials, filtered_pairs=[("base", "hand")])
+
+
+#: Description fields Blender holds elsewhere than in properties, with the reason.
+NOT_PROPERTIES = {
+    # a state, not the robot: Blender shows it as the bodies' poses (export option State: Current Pose)
+    Dof: {"initial_position", "initial_velocity"},
+    # the Isaac link and joint order: Blender's hierarchy gives it (core.usd.isaac.kinematic_order)
+    PhysicsScene: {"robot_links", "robot_joints"},
+}
 
 
 def test_every_field_scene_sets_every_field():
@@ -146,9 +155,9 @@ def test_every_field_scene_sets_every_field():
     instances = {PhysicsScene: [desc], SceneSettings: [desc.settings], Body: desc.bodies, Joint: desc.joints,
                  Dof: [d for j in desc.joints for d in j.dofs], Shape: desc.shapes, Visual: desc.visuals,
                  PhysicsMaterial: desc.materials, MassProperties: [b.mass for b in desc.bodies if b.mass]}
-    required = {Dof: {"axis"}, Joint: {"name", "type", "body1"}, Shape: {"name", "kind"},
+    required = {Dof: {"axis", *NOT_PROPERTIES[Dof]}, Joint: {"name", "type", "body1"}, Shape: {"name", "kind"},
                 Visual: {"name", "body", "mesh"}, PhysicsMaterial: {"name"}, Body: {"name"},
-                MassProperties: {"mass"}}
+                MassProperties: {"mass"}, PhysicsScene: NOT_PROPERTIES[PhysicsScene]}
     for cls, items in instances.items():
         for f in dataclasses.fields(cls):
             if f.name in required.get(cls, ()):

@@ -105,3 +105,16 @@ def test_plain_usd_export_carries_the_schema_unless_turned_off(quadruped, tmp_pa
     stage = Usd.Stage.Open(path)
     assert "IsaacRobotAPI" not in _applied(stage.GetDefaultPrim())
     assert any(p.HasAPI(UsdPhysics.RigidBodyAPI) for p in stage.Traverse())  # the physics still there
+
+
+@pytest.mark.parametrize("layout", ["NESTED", "FLAT"])
+def test_robot_type_set_in_blender_is_written_and_read_back(quadruped, tmp_path, layout):
+    quadruped.articula.robot_type = "Wheeled"
+    path = str(tmp_path / "typed.usda")
+    assert bpy.ops.articula.export_usd(filepath=path, layout=layout) == {"FINISHED"}
+    assert Usd.Stage.Open(path).GetDefaultPrim().GetAttribute("isaac:robotType").Get() == "Wheeled"
+    scene = bpy.context.scene
+    bpy.data.batch_remove(list(bpy.data.objects))  # an empty scene: the import applies the file's settings
+    scene.articula.robot_type = ""
+    assert bpy.ops.articula.import_usd(filepath=path) == {"FINISHED"}
+    assert scene.articula.robot_type == "Wheeled"
