@@ -98,11 +98,7 @@ def test_converted_robot_survives_import_and_export_through_the_operators(clean_
         return
     if key in EXCEPTIONS:
         pytest.xfail(EXCEPTIONS[key])
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
-    try:
-        from test_usd_newton import _compare_models
-    finally:
-        sys.path.pop(0)
+    _compare_models = _newton_comparison()
     read = _as_exported(read_usd(original), clean_scene)
     reference = _newton(original)
     for layout, path in exports.items():
@@ -110,6 +106,16 @@ def test_converted_robot_survives_import_and_export_through_the_operators(clean_
             _compare_models(reference, _newton(path), read)
         except AssertionError as error:
             raise AssertionError(f"{layout}: {error}") from error
+
+
+def _newton_comparison():
+    """tests/core/test_usd_newton.py's model comparison (the one the bpy-free tier uses)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
+    try:
+        from test_usd_newton import _compare_models
+    finally:
+        sys.path.pop(0)
+    return _compare_models
 
 
 def _newton_assets() -> list[str]:
@@ -135,11 +141,7 @@ def test_newton_robot_survives_import_and_export_through_the_operators(clean_sce
 
     original = os.path.join(os.path.dirname(newton.__file__), rel)
     assert bpy.ops.articula.import_usd(filepath=original) == {"FINISHED"}
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
-    try:
-        from test_usd_newton import _compare_models
-    finally:
-        sys.path.pop(0)
+    _compare_models = _newton_comparison()
     read = _as_exported(read_usd(original), clean_scene)
     reference = _newton(original)
     for layout in ("NESTED", "FLAT"):
