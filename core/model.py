@@ -101,6 +101,130 @@ class Dof:
     # The state a file starts from (UsdPhysics JointStateAPI), not the joint's zero: 0 at rest.
     initial_position: float = 0.0  # rad or m
     initial_velocity: float = 0.0  # rad/s or m/s
+    # Motors on this DOF (MuJoCo actuators; their UsdPhysics counterpart is the drive above).
+    actuators: list[Actuator] = field(default_factory=list)
+
+
+class ActuatorKind(str, Enum):
+    """The MuJoCo shortcut an actuator's gain and bias amount to (see :class:`Actuator`)."""
+
+    POSITION = "POSITION"  # servo toward ctrl: force = kp * (ctrl - q) - kv * qdot
+    VELOCITY = "VELOCITY"  # servo toward ctrl as a velocity: force = kv * (ctrl - qdot)
+    MOTOR = "MOTOR"  # open loop: force = ctrl
+    GENERAL = "GENERAL"  # any other gain/bias/dynamics, kept as the file wrote it
+
+
+#: MuJoCo's parameter vectors are 10 long; these helpers pad and trim them so equal actuators compare equal.
+MJC_PRM_SIZE = 10
+
+
+def _trim(values) -> tuple[float, ...]:
+    values = [float(v) for v in values][:MJC_PRM_SIZE]
+    while values and values[-1] == 0.0:
+        values.pop()
+    return tuple(values)
+
+
+@dataclass
+class Actuator:
+    """A motor on one DOF (``Dof.actuators``) or on a fixed tendon (``FixedTendon.actuators``).
+
+    Stored in MuJoCo's general form, of which the position, velocity and motor shortcuts are cases,
+    so an actuator leaves a file exactly as it came in::
+
+        force = gear * (gain[0] * ctrl + bias[0] + bias[1] * length + bias[2] * velocity)
+
+    with ``length = gear * q`` (``q`` the DOF's position or the tendon's length). SI units: a position
+    servo's ctrl is the DOF's position (rad or m), a velocity servo's its velocity, a motor's an effort
+    before ``gear`` (N*m or N). ``ctrl_range``/``force_range`` ``None`` means unlimited. ``control`` is
+    the ctrl the robot starts with (MuJoCo's ``ctrl = 0`` unless a file or an animation says otherwise).
+    """
+
+    name: str
+    gain: tuple[float, ...] = (1.0,)  # MuJoCo gainprm (trailing zeros trimmed)
+    bias: tuple[float, ...] = ()  # MuJoCo biasprm (trailing zeros trimmed)
+    gear: float = 1.0
+    ctrl_range: Optional[tuple[float, float]] = None
+    force_range: Optional[tuple[float, float]] = None
+    gravity_compensation: bool = False  # the actuator also carries its subtree's gravity (actgravcomp)
+    control: float = 0.0
+    # Beyond fixed gain / affine bias (MuJoCo's names): kept verbatim, simulated on MuJoCo only.
+    dyn_type: str = "none"
+    gain_type: str = "fixed"
+    dyn_params: tuple[float, ...] = (1.0,)
+
+    def __post_init__(self):
+        self.gain, self.bias, self.dyn_params = _trim(self.gain), _trim(self.bias), _trim(self.dyn_params)
+
+    @classmethod
+    def position(cls, name: str, kp: float, kv: float = 0.0, **kwargs) -> "Actuator":
+        return cls(name, gain=(kp,), bias=(0.0, -kp, -kv), **kwargs)
+
+    @classmethod
+    def velocity(cls, name: str, kv: float, **kwargs) -> "Actuator":
+        return cls(name, gain=(kv,), bias=(0.0, 0.0, -kv), **kwargs)
+
+    @classmethod
+    def motor(cls, name: str, **kwargs) -> "Actuator":
+        return cls(name, gain=(1.0,), bias=(), **kwargs)
+
+    @property
+    def kind(self) -> ActuatorKind:
+        if self.dyn_type != "none" or self.gain_type != "fixed" or len(self.gain) > 1 or len(self.bias) > 3:
+            return ActuatorKind.GENERAL
+        gain = self.gain[0] if self.gain else 0.0
+        bias = self.bias + (0.0,) * (3 - len(self.bias))
+        if bias == (0.0, 0.0, 0.0) and gain == 1.0:
+            return ActuatorKind.MOTOR
+        if bias[0] == 0.0 and bias[1] == -gain and gain != 0.0 and bias[2] <= 0.0:
+            return ActuatorKind.POSITION
+        if bias[0] == 0.0 and bias[1] == 0.0 and bias[2] == -gain and gain != 0.0:
+            return ActuatorKind.VELOCITY
+        return ActuatorKind.GENERAL
+
+    @property
+    def kp(self) -> float:
+        """Position gain (N*m/rad or N/m) of a POSITION servo, else 0."""
+        return self.gain[0] if self.kind == ActuatorKind.POSITION else 0.0
+
+    @property
+    def kv(self) -> float:
+        """Velocity gain (N*m*s/rad or N*s/m) of a POSITION or VELOCITY servo, else 0."""
+        kind = self.kind
+        if kind == ActuatorKind.POSITION:
+            return -self.bias[2] if len(self.bias) > 2 else 0.0
+        return self.gain[0] if kind == ActuatorKind.VELOCITY else 0.0
+
+
+@dataclass
+class TendonJoint:
+    joint: str
+    coef: float  # the tendon's length is sum(coef * q) over its joints
+    axis: Optional[str] = None  # the DofAxis value on a multi-DOF joint; None = its only DOF
+
+
+@dataclass
+class FixedTendon:
+    """A MuJoCo fixed tendon: a weighted sum of joint positions that actuators and limits act on
+    (how MJCF grippers drive two fingers with one servo)."""
+
+    name: str
+    joints: list[TendonJoint] = field(default_factory=list)
+    actuators: list[Actuator] = field(default_factory=list)
+    lower: float = -INF  # length limits (m or rad); infinite = unlimited
+    upper: float = INF
+    stiffness: float = 0.0
+    damping: float = 0.0
+
+
+@dataclass
+class Mimic:
+    """A coupled joint: this joint's position = ``offset + gear * leader's position``
+    (URDF ``<mimic>``, MuJoCo joint equality, ``NewtonMimicAPI``, ``PhysxMimicJointAPI``)."""
+
+    leader: str  # the leader joint's name
+    gear: float = 1.0  # multiplier
+    offset: float = 0.0  # rad or m
 
 
 #: The DOF axes each joint type has, in order. Revolute/prismatic use ``Joint.axis``.
@@ -137,6 +261,7 @@ class Joint:
     enabled: bool = True
     collide_bodies: bool = False  # True lets body0 and body1 collide with each other
     exclude_from_articulation: bool = False  # a loop-closing joint, solved as a constraint
+    mimic: Optional[Mimic] = None  # this joint follows another one
 
     def dof(self, axis: DofAxis | str) -> Optional[Dof]:
         axis = DofAxis(axis)
@@ -276,6 +401,8 @@ class PhysicsScene:
     materials: list[PhysicsMaterial] = field(default_factory=list)
     # Extra body pairs that never collide (UsdPhysics FilteredPairsAPI).
     filtered_pairs: list[tuple[str, str]] = field(default_factory=list)
+    # MuJoCo fixed tendons (joint couplings that actuators drive, as grippers use).
+    tendons: list[FixedTendon] = field(default_factory=list)
     # Isaac robot schema (core/usd/isaac.py): robot type (None: inferred on export) and the
     # kinematic order of links and joints a file gave (empty: computed on export).
     robot_type: Optional[str] = None
@@ -290,6 +417,14 @@ class PhysicsScene:
 
     def material(self, name: Optional[str]) -> Optional[PhysicsMaterial]:
         return self._find(self.materials, name)
+
+    def tendon(self, name: Optional[str]) -> Optional[FixedTendon]:
+        return self._find(self.tendons, name)
+
+    def actuators(self) -> list[tuple[Actuator, Optional[Joint], Optional[Dof], Optional[FixedTendon]]]:
+        """Every actuator with what it drives, joints first (in joint and DOF order), then tendons."""
+        rows = [(a, j, d, None) for j in self.joints for d in j.dofs for a in d.actuators]
+        return rows + [(a, None, None, t) for t in self.tendons for a in t.actuators]
 
     def _find(self, items: list, name: Optional[str]):
         """The first item called ``name``: O(1) on repeated lookups, exact after any edit.

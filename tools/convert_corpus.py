@@ -18,6 +18,8 @@ CACHE = os.environ.get("ARTICULA_CORPUS", os.path.expanduser("~/.cache/articula/
 GYMNASIUM = ("ant", "half_cheetah", "hopper", "humanoid", "humanoidstandup", "inverted_double_pendulum",
              "inverted_pendulum", "pusher", "reacher", "swimmer", "walker2d")
 NEWTON = ("nv_ant", "nv_humanoid")
+# Articula's own fixture: an arm with position servos and a tendon-coupled gripper (tests/data).
+FIXTURES = ("arm_gripper",)
 
 
 def sources() -> list[tuple[str, str]]:
@@ -31,6 +33,7 @@ def sources() -> list[tuple[str, str]]:
     found = [(f"gym_{n}", os.path.join(gym, n + ".xml")) for n in GYMNASIUM]
     if newton:
         found += [(f"newton_{n}", os.path.join(newton[0], n + ".xml")) for n in NEWTON]
+    found += [(f"articula_{n}", os.path.join(root, "tests", "data", n + ".xml")) for n in FIXTURES]
     return [(key, path) for key, path in found if os.path.exists(path)]
 
 
