@@ -137,3 +137,139 @@ def model_differences(original, ours, skip=(), atol=1e-5, rtol=1e-4, world_links
             if not np.allclose(a, b, rtol=rtol, atol=atol):
                 found.append(f"{subject} {name}: {a} != {b}")
     return found
+
+
+# --- MuJoCo actuators, tendons and joint couplings (issue 16) -------------------------------------------
+# Newton keeps these in ``model.mujoco`` only when ``SolverMuJoCo.register_custom_attributes(builder)`` ran
+# before add_usd / add_mjcf (``load_usd(..., mujoco=True)``). Rows name their targets by meaning (a joint by
+# its child body, a tendon by its name), so models from USD and from MJCF compare.
+
+MUJOCO_ACTUATOR_TYPES = ("actuator_trntype", "actuator_gaintype", "actuator_biastype", "actuator_dyntype")
+
+
+def load_usd_mujoco(source):
+    """Newton's model of a USD file (path or stage) with the MuJoCo custom attributes registered."""
+    import newton
+    from newton.solvers import SolverMuJoCo
+
+    from .test_usd_newton import ALL_RESOLVERS
+
+    builder = newton.ModelBuilder()
+    SolverMuJoCo.register_custom_attributes(builder)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        builder.add_usd(source, schema_resolvers=[r() for r in ALL_RESOLVERS])
+        return builder.finalize(device="cpu")
+
+
+def _joint_names(model) -> list[str]:
+    """Each Newton joint named by its child body (names agree between add_usd and add_mjcf)."""
+    bodies = [leaf(x) for x in model.body_label]
+    return [bodies[c] for c in model.joint_child.numpy()]
+
+
+def _limits(limited: int, has_range: bool, lo: float, hi: float):
+    """MuJoCo's effective limit: 0 = off, 1 = on, 2 = auto (on when a range was given)."""
+    on = limited == 1 or (limited == 2 and (has_range or lo != 0.0 or hi != 0.0))
+    return (round(float(lo), 5), round(float(hi), 5)) if on else None
+
+
+def actuator_rows(model) -> list[dict]:
+    """Newton's MuJoCo actuators as comparable rows, sorted by target.
+
+    Each row: ``target`` ("joint <child body>" or "tendon <name>"), trntype/gaintype/biastype/dyntype,
+    gainprm/biasprm/dynprm (10 values), gear (6), effective ``ctrl_limits``/``force_limits`` (None when
+    unlimited), ``gravcomp`` (the joint's actgravcomp) and the initial ``ctrl``. Float32 values are
+    rounded to 5 significant decimals so a double written back as float32 still matches."""
+    mj = getattr(model, "mujoco", None)
+    if mj is None or not hasattr(mj, "actuator_trntype"):
+        return []
+    joints = _joint_names(model)
+    qd_start = model.joint_qd_start.numpy()
+    tendons = [leaf(x) for x in getattr(mj, "tendon_label", [])]
+    gravcomp = mj.jnt_actgravcomp.numpy() if hasattr(mj, "jnt_actgravcomp") else None
+    arrays = {k: getattr(mj, k).numpy() for k in (
+        *MUJOCO_ACTUATOR_TYPES, "actuator_trnid", "actuator_gainprm", "actuator_biasprm", "actuator_dynprm",
+        "actuator_gear", "actuator_ctrllimited", "actuator_ctrlrange", "actuator_forcelimited",
+        "actuator_forcerange", "actuator_has_ctrlrange", "actuator_has_forcerange")}
+    ctrl = mj.ctrl.numpy() if hasattr(mj, "ctrl") else np.zeros(len(arrays["actuator_trntype"]))
+    rows = []
+    for i, trntype in enumerate(arrays["actuator_trntype"]):
+        target_id = int(arrays["actuator_trnid"][i][0])
+        if trntype in (0, 1):  # joint, joint in parent frame: trnid is Newton's DOF index
+            joint = int(np.searchsorted(qd_start, target_id, side="right")) - 1
+            target = f"joint {joints[joint]} dof {target_id - int(qd_start[joint])}"
+            grav = bool(gravcomp[target_id]) if gravcomp is not None else False  # per DOF
+        elif trntype == 2:
+            target, grav = f"tendon {tendons[target_id]}", False
+        else:
+            target, grav = f"trntype {int(trntype)} id {target_id}", False
+
+        def prm(name, size):
+            return tuple(float(np.format_float_positional(v, 6, unique=False, fractional=False))
+                         for v in arrays[name][i][:size])
+
+        rows.append({
+            "target": target,
+            **{k.removeprefix("actuator_"): int(arrays[k][i]) for k in MUJOCO_ACTUATOR_TYPES},
+            "gainprm": prm("actuator_gainprm", 10), "biasprm": prm("actuator_biasprm", 10),
+            "dynprm": prm("actuator_dynprm", 10), "gear": prm("actuator_gear", 6),
+            "ctrl_limits": _limits(int(arrays["actuator_ctrllimited"][i]), bool(arrays["actuator_has_ctrlrange"][i]),
+                                   *arrays["actuator_ctrlrange"][i]),
+            "force_limits": _limits(int(arrays["actuator_forcelimited"][i]),
+                                    bool(arrays["actuator_has_forcerange"][i]), *arrays["actuator_forcerange"][i]),
+            "gravcomp": grav, "ctrl": round(float(ctrl[i]), 5),
+        })
+    return sorted(rows, key=lambda r: r["target"])
+
+
+def tendon_rows(model) -> list[dict]:
+    """Newton's MuJoCo fixed tendons: name, (joint by child body, coef) pairs, effective range."""
+    mj = getattr(model, "mujoco", None)
+    if mj is None or not hasattr(mj, "tendon_joint_adr"):
+        return []
+    joints = _joint_names(model)
+    adr, num = mj.tendon_joint_adr.numpy(), mj.tendon_joint_num.numpy()
+    tjoint, coef = mj.tendon_joint.numpy(), mj.tendon_coef.numpy()
+    limited, ranges = mj.tendon_limited.numpy(), mj.tendon_range.numpy()
+    rows = []
+    for t, label in enumerate(mj.tendon_label):
+        span = range(int(adr[t]), int(adr[t] + num[t]))
+        rows.append({"name": leaf(label), "joints": [(joints[int(tjoint[k])], round(float(coef[k]), 5)) for k in span],
+                     "range": _limits(int(limited[t]), False, *ranges[t]),
+                     "stiffness": round(float(mj.tendon_stiffness.numpy()[t]), 5),
+                     "damping": round(float(mj.tendon_damping.numpy()[t]), 5)})
+    return sorted(rows, key=lambda r: r["name"])
+
+
+def coupling_rows(model) -> list[tuple]:
+    """Joint couplings Newton holds: ("mimic", follower, leader, coef0, coef1) rows from its mimic
+    constraints and ("equality", joint1, joint2, polycoef) rows from MuJoCo joint equalities, joints
+    named by child body."""
+    joints = _joint_names(model)
+    rows = []
+    if getattr(model, "constraint_mimic_count", 0):
+        for j0, j1, c0, c1 in zip(model.constraint_mimic_joint0.numpy(), model.constraint_mimic_joint1.numpy(),
+                                  model.constraint_mimic_coef0.numpy(), model.constraint_mimic_coef1.numpy()):
+            rows.append(("mimic", joints[int(j0)], joints[int(j1)], round(float(c0), 5), round(float(c1), 5)))
+    mj = getattr(model, "mujoco", None)
+    if mj is not None and hasattr(mj, "equality_constraint_type"):
+        for k, kind in enumerate(mj.equality_constraint_type.numpy()):
+            if int(kind) == 2:  # mjEQ_JOINT
+                j1, j2 = int(mj.equality_constraint_joint1.numpy()[k]), int(mj.equality_constraint_joint2.numpy()[k])
+                poly = tuple(round(float(c), 5) for c in mj.equality_constraint_polycoef.numpy()[k])
+                rows.append(("equality", joints[j1], joints[j2] if j2 >= 0 else None, poly))
+    return sorted(rows, key=str)
+
+
+def row_differences(rows_a: list, rows_b: list, what: str = "actuator") -> list[str]:
+    """Readable differences between two row lists (empty when they agree)."""
+    if len(rows_a) != len(rows_b):
+        return [f"{len(rows_a)} {what}s != {len(rows_b)}: {rows_a} != {rows_b}"]
+    found = []
+    for a, b in zip(rows_a, rows_b):
+        if a != b:
+            keys = a.keys() if isinstance(a, dict) else range(len(a))
+            diff = {k: (a[k], b[k]) for k in keys if a[k] != b[k]} if isinstance(a, dict) else (a, b)
+            found.append(f"{what} {a['target'] if isinstance(a, dict) and 'target' in a else ''}: {diff}")
+    return found
