@@ -408,6 +408,9 @@ class PhysicsScene:
     robot_type: Optional[str] = None
     robot_links: list[str] = field(default_factory=list)
     robot_joints: list[str] = field(default_factory=list)
+    # USD prim name each body, joint, tendon or actuator came from, where it differs from its name
+    # (a converter's ``tn__...`` encoding of ``arm/elbow``): the writer gives it back unchanged.
+    prim_names: dict[str, str] = field(default_factory=dict)
 
     def body(self, name: Optional[str]) -> Optional[Body]:
         return self._find(self.bodies, name)
