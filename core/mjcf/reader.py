@@ -14,15 +14,17 @@ numbers; nothing here reads XML. What becomes what:
   one D6). The joint frame sits at the joint's anchor with its X (or the matching Y/Z) on the axis;
   ``ref`` is handled as Newton does (the file's pose is the description's zero, limits shift by -ref);
 - per DOF: range, armature, damping (viscous), frictionloss (static = dynamic friction),
-  stiffness (passive spring), ``actuatorfrcrange`` (effort limit); position actuators -> PD drives
-  (kp*gear^2 stiffness, kv or dampratio -> damping), velocity actuators -> damping drives, motors ->
-  effort limits (gear*ctrlrange, forcerange);
+  stiffness (passive spring), ``actuatorfrcrange`` (effort limit);
+- actuators on a hinge/slide joint -> :class:`Actuator` on its DOF, on a fixed tendon -> on the
+  :class:`FixedTendon`, in MuJoCo's general form as compiled (gainprm, biasprm, gear, ranges; no
+  drive is made from them: a DOF's drive is its UsdPhysics drive); fixed tendons -> FixedTendon;
+  joint equalities -> ``Joint.mimic`` of joint1;
 - geoms follow Newton's ``add_mjcf``: class ``visual*`` or contype = conaffinity = 0 -> visuals,
   the rest -> colliders (which MuJoCo also draws: a visual copy is added for each one in a drawn
   group 0-2); friction -> physics materials; contype/conaffinity -> collision groups where exact,
   else filtered body pairs plus a warning; ``<exclude>`` -> filtered pairs;
-- what the description cannot hold (tendons, equality constraints, sites, sensors, explicit contact
-  pairs, keyframes, non-joint actuators, ...) is named in one warning.
+- what the description cannot hold (spatial tendons, weld/connect equalities, site/body
+  transmissions, sites, sensors, explicit contact pairs, keyframes, ...) is named in one warning.
 """
 
 from __future__ import annotations
@@ -34,9 +36,9 @@ from typing import Optional
 
 import numpy as np
 
-from ..model import (INF, Body, Dof, DofAxis, DofMotion, Joint, JointType, MassProperties, MeshData,
-                     PhysicsMaterial, PhysicsScene, Pose, SceneSettings, Shape, ShapeKind, Solver, Visual,
-                     make_joint)
+from ..model import (Actuator, Body, Dof, FixedTendon, Joint, JointType, MassProperties, MeshData, Mimic,
+                     DofMotion, PhysicsMaterial, PhysicsScene, Pose, SceneSettings, Shape, ShapeKind, Solver,
+                     TendonJoint, Visual, make_joint)
 from ..transforms import pose_inverse, pose_mul, quat_normalize
 from . import primitives
 
@@ -182,7 +184,9 @@ class _Reader:
             self.add_body(i)
         for i in range(1, m.nbody):
             self.add_joints(i)
+        self.add_tendons()
         self.add_actuators()
+        self.add_equalities()
         self.add_geoms()
         self.add_excludes()
         self.finish()
@@ -305,65 +309,140 @@ class _Reader:
         if m.jnt_actfrclimited[j]:
             d.max_effort = float(max(abs(m.jnt_actfrcrange[j][0]), abs(m.jnt_actfrcrange[j][1])))
 
-    # --- actuators -------------------------------------------------------------------------
-    def add_actuators(self) -> None:
+    # --- actuators, tendons, coupled joints ------------------------------------------------
+    def add_tendons(self) -> None:
+        """Fixed tendons -> :class:`FixedTendon` (joints with coefficients, length limits, spring and
+        damper); spatial tendons and what a fixed one carries beyond that are named as not carried."""
         m, mj = self.model, self.mujoco
-        joints_by_name = {j.name: j for j in self.scene.joints}
-        skipped = []
-        for a in range(m.nu):
-            name = _name(mj, m, mj.mjtObj.mjOBJ_ACTUATOR, a, f"actuator_{a}")
-            if int(m.actuator_trntype[a]) != int(mj.mjtTrn.mjTRN_JOINT) \
-                    or int(m.actuator_dyntype[a]) != int(mj.mjtDyn.mjDYN_NONE):
-                skipped.append(name)
+        joint_wrap = int(mj.mjtWrap.mjWRAP_JOINT)
+        self.tendons: dict[int, object] = {}  # MuJoCo tendon id -> FixedTendon
+        spatial, extras = [], []
+        for t in range(m.ntendon):
+            name = self._unique(_name(mj, m, mj.mjtObj.mjOBJ_TENDON, t, f"tendon_{t}"),
+                                {x.name for x in self.scene.tendons})
+            first, count = int(m.tendon_adr[t]), int(m.tendon_num[t])
+            wraps = range(first, first + count)
+            if any(int(m.wrap_type[w]) != joint_wrap for w in wraps):
+                spatial.append(name)
                 continue
-            j = int(m.actuator_trnid[a][0])
-            joint = joints_by_name.get(self.joint_names[j])
-            if joint is None or joint.type not in (JointType.REVOLUTE, JointType.PRISMATIC):
-                skipped.append(name)
+            joints = [TendonJoint(joint=self.joint_names[int(m.wrap_objid[w])], coef=float(m.wrap_prm[w]))
+                      for w in wraps]
+            if any(int(m.jnt_type[int(m.wrap_objid[w])]) not in self._scalar_joint_types() for w in wraps):
+                spatial.append(f"{name} (on a ball or free joint)")
                 continue
-            d = joint.dofs[0]
-            gear = float(m.actuator_gear[a][0])
-            gain, bias = m.actuator_gainprm[a], m.actuator_biasprm[a]
-            gaintype, biastype = int(m.actuator_gaintype[a]), int(m.actuator_biastype[a])
-            limits = []
-            if m.actuator_forcelimited[a]:
-                limits.append(abs(gear) * max(abs(m.actuator_forcerange[a][0]), abs(m.actuator_forcerange[a][1])))
-            if gaintype != int(mj.mjtGain.mjGAIN_FIXED):
-                skipped.append(name)
-                continue
-            if biastype == int(mj.mjtBias.mjBIAS_NONE):  # motor: ctrl * gain * gear
-                if m.actuator_ctrllimited[a]:
-                    limits.append(abs(gear * gain[0]) * max(abs(m.actuator_ctrlrange[a][0]),
-                                                           abs(m.actuator_ctrlrange[a][1])))
-            elif biastype == int(mj.mjtBias.mjBIAS_AFFINE) and bias[0] == 0.0:
-                kp, kv = -float(bias[1]), -float(bias[2])
-                if not math.isclose(kp, 0.0, abs_tol=1e-12) and not math.isclose(kp, float(gain[0]), rel_tol=1e-9):
-                    skipped.append(name)
-                    continue
-                if kv < 0.0:  # an unresolved dampratio (MuJoCo resolves it at run time)
-                    kv = self._damping_from_ratio(-kv, kp, int(m.jnt_dofadr[j]))
-                elif kp == 0.0 and not math.isclose(kv, float(gain[0]), rel_tol=1e-9):
-                    skipped.append(name)
-                    continue
-                d.drive_enabled = True
-                d.drive_stiffness = kp * gear * gear
-                d.drive_damping = kv * gear * gear
-            else:
-                skipped.append(name)
-                continue
-            if limits:
-                d.max_effort = min([d.max_effort, *limits])
-        if skipped:
-            self.unsupported.append(f"{len(skipped)} actuators not on one hinge/slide joint or not "
-                                    f"position/velocity/motor ({', '.join(skipped[:8])}"
-                                    f"{', ...' if len(skipped) > 8 else ''})")
+            tendon = FixedTendon(name=name, joints=joints, stiffness=float(m.tendon_stiffness[t]),
+                                 damping=float(m.tendon_damping[t]))
+            if m.tendon_limited[t]:
+                tendon.lower, tendon.upper = (float(v) for v in m.tendon_range[t])
+            if m.tendon_frictionloss[t] or getattr(m, "tendon_armature", [0.0] * (t + 1))[t]:
+                extras.append(f"{name} (frictionloss/armature)")
+            self.tendons[t] = tendon
+            self.scene.tendons.append(tendon)
+        if spatial:
+            self.unsupported.append(f"{len(spatial)} spatial tendons ({_listed(spatial)})")
+        if extras:
+            self.unsupported.append(f"tendon friction and armature ({_listed(extras)})")
 
-    def _damping_from_ratio(self, ratio: float, kp: float, dof: int) -> float:
-        """MuJoCo's dampratio: kv = ratio * 2 * sqrt(kp * (the DOF's inertia at qpos0 + armature))."""
-        mujoco = self.mujoco
-        mujoco.mj_forward(self.model, self.data)
-        inertia = float(self.model.dof_M0[dof]) if hasattr(self.model, "dof_M0") else 0.0
-        return ratio * 2.0 * math.sqrt(max(kp * inertia, 0.0))
+    def _scalar_joint_types(self) -> tuple[int, int]:
+        return int(self.mujoco.mjtJoint.mjJNT_HINGE), int(self.mujoco.mjtJoint.mjJNT_SLIDE)
+
+    def add_actuators(self) -> None:
+        """Each actuator on a hinge/slide joint or a fixed tendon -> an :class:`Actuator` in MuJoCo's
+        general form, as the compiled model holds it (defaults, autolimits and dampratio resolved):
+        gainprm, biasprm, gear[0], ctrl/force ranges where limited, the joint's actgravcomp, dynamics
+        kept verbatim. ctrl starts at 0, as in MuJoCo. Other transmissions are named as not carried."""
+        m, mj = self.model, self.mujoco
+        trn = mj.mjtTrn
+        joint_trns = (int(trn.mjTRN_JOINT), int(trn.mjTRN_JOINTINPARENT))
+        skipped, activation = [], []
+        taken: set = set()
+        for a in range(m.nu):
+            name = self._unique(_name(mj, m, mj.mjtObj.mjOBJ_ACTUATOR, a, f"actuator_{a}"), taken)
+            taken.add(name)
+            trntype, target = int(m.actuator_trntype[a]), int(m.actuator_trnid[a][0])
+            biastype = int(m.actuator_biastype[a])
+            if biastype not in (int(mj.mjtBias.mjBIAS_NONE), int(mj.mjtBias.mjBIAS_AFFINE)):
+                skipped.append(f"{name} (bias {_enum_name(mj.mjtBias(biastype))})")
+                continue
+            if trntype in joint_trns and int(m.jnt_type[target]) in self._scalar_joint_types():
+                owner = self.scene.joint(self.joint_names[target])
+                actuators = owner.dofs[0].actuators if owner is not None else None
+                gravcomp = bool(getattr(m, "jnt_actgravcomp", [False] * (target + 1))[target])
+            elif trntype == int(trn.mjTRN_TENDON) and target in self.tendons:
+                actuators, gravcomp = self.tendons[target].actuators, False
+            else:
+                actuators = None
+            if actuators is None:  # a site, body or slider-crank; a ball/free joint; a spatial tendon
+                skipped.append(f"{name} (on a {_enum_name(mj.mjtTrn(trntype))}"
+                               f"{'' if trntype in (*joint_trns, int(trn.mjTRN_TENDON)) else ' transmission'}"
+                               f"{' that is no hinge/slide' if trntype in joint_trns else ''}"
+                               f"{' that is not fixed' if trntype == int(trn.mjTRN_TENDON) else ''})")
+                continue
+            actuator = Actuator(
+                name=name, gain=m.actuator_gainprm[a],
+                bias=m.actuator_biasprm[a] if biastype == int(mj.mjtBias.mjBIAS_AFFINE) else (),
+                gear=float(m.actuator_gear[a][0]), gravity_compensation=gravcomp,
+                dyn_type=_enum_name(mj.mjtDyn(int(m.actuator_dyntype[a]))),
+                gain_type=_enum_name(mj.mjtGain(int(m.actuator_gaintype[a]))),
+                dyn_params=m.actuator_dynprm[a])
+            if m.actuator_ctrllimited[a]:
+                actuator.ctrl_range = tuple(float(v) for v in m.actuator_ctrlrange[a])
+            if m.actuator_forcelimited[a]:
+                actuator.force_range = tuple(float(v) for v in m.actuator_forcerange[a])
+            if m.actuator_actlimited[a] or int(m.actuator_actnum[a]) > 1:
+                activation.append(name)
+            actuators.append(actuator)
+        if skipped:
+            self.unsupported.append(f"{len(skipped)} actuators ({_listed(skipped)})")
+        if activation:
+            self.unsupported.append(f"activation limits of actuators {_listed(activation)}")
+        gravcomp_alone = [self.joint_names[j] for j in range(m.njnt) if getattr(m, "jnt_actgravcomp", None) is not None
+                          and m.jnt_actgravcomp[j] and not self._has_actuator(self.joint_names[j])]
+        if gravcomp_alone:
+            self.unsupported.append(f"actuatorgravcomp on joints without an actuator ({_listed(gravcomp_alone)})")
+
+    def _has_actuator(self, joint_name: str) -> bool:
+        joint = self.scene.joint(joint_name)
+        return joint is not None and any(d.actuators for d in joint.dofs)
+
+    def add_equalities(self) -> None:
+        """Joint equalities between two hinge/slide joints -> ``Joint.mimic`` of joint1 (joint1 =
+        polycoef[0] + polycoef[1] * joint2, both from the file's pose, as MuJoCo measures them);
+        higher polynomial terms are dropped with a warning. Other equalities are named as not carried."""
+        m, mj = self.model, self.mujoco
+        joint_eq = int(mj.mjtEq.mjEQ_JOINT)
+        skipped = []
+        for e in range(m.neq):
+            kind = int(m.eq_type[e])
+            name = _name(mj, m, mj.mjtObj.mjOBJ_EQUALITY, e, f"equality_{e}")
+            what = _enum_name(mj.mjtEq(kind))
+            if kind != joint_eq:
+                skipped.append(f"{name} ({what})")
+                continue
+            j1, j2 = int(m.eq_obj1id[e]), int(m.eq_obj2id[e])
+            scalar = self._scalar_joint_types()
+            follower = self.scene.joint(self.joint_names[j1])
+            if j2 < 0 or int(m.jnt_type[j1]) not in scalar or int(m.jnt_type[j2]) not in scalar:
+                skipped.append(f"{name} (joint {self.joint_names[j1]} {'held at a position' if j2 < 0 else 'not hinge/slide'})")
+                continue
+            if follower.mimic is not None or not m.eq_active0[e]:
+                skipped.append(f"{name} ({'a second coupling of' if m.eq_active0[e] else 'inactive, on'} "
+                               f"joint {follower.name})")
+                continue
+            poly = [float(c) for c in m.eq_data[e][:5]]
+            if any(poly[2:]):
+                self.warn(f"equality {name}: joint {follower.name} follows {self.joint_names[j2]} linearly "
+                          f"(polycoef terms {poly[2:]} of higher order are dropped)")
+            follower.mimic = Mimic(leader=self.joint_names[j2], gear=poly[1], offset=poly[0])
+        if skipped:
+            self.unsupported.append(f"{len(skipped)} equality constraints ({_listed(skipped)})")
+
+    @staticmethod
+    def _unique(name: str, taken: set) -> str:
+        base, count = name, 1
+        while name in taken:
+            name, count = f"{base}_{count}", count + 1
+        return name
 
     # --- geoms -----------------------------------------------------------------------------
     def add_geoms(self) -> None:
@@ -539,7 +618,7 @@ class _Reader:
     # --- what cannot be represented -----------------------------------------------------
     def unsupported_counts(self) -> list[tuple[str, int]]:
         m = self.model
-        return [("tendons", m.ntendon), ("equality constraints", m.neq), ("sites", m.nsite),
+        return [("sites", m.nsite),
                   ("sensors", m.nsensor), ("explicit contact pairs", m.npair), ("keyframes", m.nkey),
                   ("cameras", m.ncam), ("lights", m.nlight), ("height fields", m.nhfield),
                 ("flexes", getattr(m, "nflex", 0)), ("skins", m.nskin)]
@@ -556,6 +635,17 @@ class _GeomTypes:
     def __init__(self, mujoco):
         for name in ("BOX", "SPHERE", "CAPSULE", "CYLINDER", "PLANE", "ELLIPSOID", "MESH"):
             setattr(self, f"mjGEOM_{name}", int(getattr(mujoco.mjtGeom, f"mjGEOM_{name}")))
+
+
+def _enum_name(value) -> str:
+    """MuJoCo's enum member as its XML keyword: mjDYN_FILTER -> "filter"."""
+    return value.name.split("_", 1)[1].lower()
+
+
+def _listed(names: list, shown: int = 8) -> str:
+    """At most ``shown`` names, then how many more."""
+    more = len(names) - shown
+    return ", ".join(names[:shown]) + (f", ... ({more} more)" if more > 0 else "")
 
 
 def _mat_to_quat(mat) -> tuple:

@@ -273,3 +273,65 @@ def row_differences(rows_a: list, rows_b: list, what: str = "actuator") -> list[
             diff = {k: (a[k], b[k]) for k in keys if a[k] != b[k]} if isinstance(a, dict) else (a, b)
             found.append(f"{what} {a['target'] if isinstance(a, dict) and 'target' in a else ''}: {diff}")
     return found
+
+
+# --- The description's own actuators, tendons and couplings as the same rows (MJCF and URDF readers) ----
+
+def _significant(values, size: int) -> tuple:
+    """``values`` padded with zeros to ``size``, each to 6 significant digits (as actuator_rows)."""
+    padded = [float(v) for v in values][:size] + [0.0] * (size - len(values))
+    return tuple(float(np.format_float_positional(v, 6, unique=False, fractional=False)) for v in padded)
+
+
+def description_actuator_rows(scene) -> list[dict]:
+    """The description's actuators as :func:`actuator_rows` gives Newton's: a joint named by its child
+    body and the DOF's index among the DOFs of every joint on that body (Newton merges a MuJoCo body's
+    joints into one, in file order), a tendon by its name; MuJoCo's type numbers from their names."""
+    import mujoco
+
+    def enum(kind, prefix, name):
+        return int(getattr(kind, prefix + name.upper()))
+
+    first_dof, on_body, rows = {}, {}, []
+    for joint in scene.joints:
+        first_dof[joint.name] = on_body.get(joint.body1, 0)
+        on_body[joint.body1] = first_dof[joint.name] + len(joint.active_dofs())
+    for actuator, joint, dof, tendon in scene.actuators():
+        if joint is not None:
+            target = f"joint {leaf(joint.body1)} dof {first_dof[joint.name] + joint.active_dofs().index(dof)}"
+        else:
+            target = f"tendon {leaf(tendon.name)}"
+
+        def limits(pair):
+            return None if pair is None else (round(float(pair[0]), 5), round(float(pair[1]), 5))
+
+        rows.append({
+            "target": target, "trntype": 0 if joint is not None else 2,
+            "gaintype": enum(mujoco.mjtGain, "mjGAIN_", actuator.gain_type),
+            "biastype": 1 if actuator.bias else 0,
+            "dyntype": enum(mujoco.mjtDyn, "mjDYN_", actuator.dyn_type),
+            "gainprm": _significant(actuator.gain, 10), "biasprm": _significant(actuator.bias, 10),
+            "dynprm": _significant(actuator.dyn_params, 10), "gear": _significant((actuator.gear,), 6),
+            "ctrl_limits": limits(actuator.ctrl_range), "force_limits": limits(actuator.force_range),
+            "gravcomp": actuator.gravity_compensation, "ctrl": round(float(actuator.control), 5),
+        })
+    return sorted(rows, key=lambda r: r["target"])
+
+
+def description_tendon_rows(scene) -> list[dict]:
+    """The description's fixed tendons as :func:`tendon_rows` gives Newton's."""
+    rows = []
+    for tendon in scene.tendons:
+        limited = tendon.lower > -np.inf or tendon.upper < np.inf
+        rows.append({"name": leaf(tendon.name),
+                     "joints": [(leaf(scene.joint(tj.joint).body1), round(float(tj.coef), 5)) for tj in tendon.joints],
+                     "range": (round(float(tendon.lower), 5), round(float(tendon.upper), 5)) if limited else None,
+                     "stiffness": round(float(tendon.stiffness), 5), "damping": round(float(tendon.damping), 5)})
+    return sorted(rows, key=lambda r: r["name"])
+
+
+def description_mimic_rows(scene) -> list[tuple]:
+    """The description's coupled joints as the "mimic" rows of :func:`coupling_rows`."""
+    rows = [("mimic", leaf(j.body1), leaf(scene.joint(j.mimic.leader).body1), round(float(j.mimic.offset), 5),
+             round(float(j.mimic.gear), 5)) for j in scene.joints if j.mimic is not None]
+    return sorted(rows, key=str)

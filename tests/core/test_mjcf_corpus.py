@@ -79,7 +79,9 @@ def test_corpus_lists_every_mjcf_file():
         assert found == set(GYM_FILES)
 
 
-def newton_reference(key: str, path: str, tmp_path):
+def newton_reference(key: str, path: str, tmp_path, mujoco: bool = False):
+    """Newton's own add_mjcf model of the file; ``mujoco``: with SolverMuJoCo's custom attributes
+    registered first, so that the model holds MuJoCo's actuators, tendons and equalities."""
     if key in NEWTON_UNREADABLE:
         attribute, _ = NEWTON_UNREADABLE[key]
         with open(path) as f:
@@ -89,16 +91,12 @@ def newton_reference(key: str, path: str, tmp_path):
         with open(path, "w") as f:
             f.write(text.replace(attribute, ""))
     builder = newton.ModelBuilder()
+    if mujoco:
+        newton.solvers.SolverMuJoCo.register_custom_attributes(builder)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         builder.add_mjcf(path)
         return builder.finalize(device="cpu")
-
-
-#: A motor's force (gear * ctrlrange, forcerange) becomes the DOF's effort limit in Articula, written
-#: as the joint's mjc:actuatorfrcrange, until actuators are modelled (issue 16); Newton's add_mjcf
-#: keeps it on the MuJoCo actuator, not on the joint. Checked on the description in test_mjcf_reader.
-MOTOR_LIMITS_SKIPPED = ("joint_effort_limit",)
 
 
 @pytest.mark.parametrize("key", CORPUS)
@@ -111,8 +109,7 @@ def test_mjcf_robot_exports_to_newtons_own_model(key, tmp_path):
     out = str(tmp_path / "robot.usda")
     write_usd(read.scene, out, layout="NESTED")
     skip, _ = NEWTON_SKIPS.get(key, ((), ""))
-    differences = model_differences(newton_reference(key, path, tmp_path), load_usd(out),
-                                    skip=tuple(skip) + MOTOR_LIMITS_SKIPPED)
+    differences = model_differences(newton_reference(key, path, tmp_path), load_usd(out), skip=skip)
     assert differences == [], "\n".join(differences)
 
 

@@ -7,7 +7,7 @@ import pytest
 pytest.importorskip("mujoco")
 
 from articula.core.mjcf import MjcfReadError, read_mjcf  # noqa: E402
-from articula.core.model import DofMotion, JointType, ShapeKind  # noqa: E402
+from articula.core.model import ActuatorKind, DofMotion, JointType, ShapeKind  # noqa: E402
 from articula.core.transforms import quat_rotate  # noqa: E402
 
 @pytest.fixture(autouse=True)
@@ -81,13 +81,20 @@ def test_hinge_axis_limits_and_dof_properties(arm):
     assert d.spring_stiffness == pytest.approx(2.0)
 
 
-def test_position_actuator_is_a_pd_drive_and_motor_an_effort_limit(arm):
+def test_actuators_are_read_as_actuators_not_drives(arm):
+    """Issue 16: a position servo is an Actuator on its DOF (no drive is made from it), a motor too;
+    neither becomes the DOF's effort limit (that is the joint's actuatorfrcrange alone)."""
     d = arm.scene.joint("shoulder").dofs[0]
-    assert d.drive_enabled
-    assert d.drive_stiffness == pytest.approx(50 * 4) and d.drive_damping == pytest.approx(3 * 4)  # gear^2
-    assert d.max_effort == pytest.approx(14.0)  # gear * forcerange
+    assert not d.drive_enabled and d.max_effort == math.inf
+    (servo,) = d.actuators
+    assert (servo.name, servo.kind, servo.kp, servo.kv, servo.gear) == ("p", ActuatorKind.POSITION, 50.0, 3.0, 2.0)
+    assert servo.force_range == (-7.0, 7.0) and servo.ctrl_range is None  # autolimits: forcerange given only
     elbow = arm.scene.joint("elbow").dofs[0]
-    assert not elbow.drive_enabled and elbow.max_effort == pytest.approx(6.0)  # gear * max|ctrlrange|
+    (motor,) = elbow.actuators
+    assert (motor.name, motor.kind, motor.gear, motor.ctrl_range) == ("m", ActuatorKind.MOTOR, 3.0, (-1.0, 2.0))
+    assert not elbow.drive_enabled and elbow.max_effort == math.inf
+    tendon = arm.scene.tendon("t")
+    assert [(j.joint, j.coef) for j in tendon.joints] == [("shoulder", 1.0)] and not tendon.actuators
 
 
 def test_slide_ref_shifts_limits_and_negative_axis(arm):
@@ -126,7 +133,8 @@ def test_colliders_visuals_masses_and_groups(arm):
 def test_what_cannot_be_represented_is_one_warning(arm):
     listed = [w for w in arm.warnings if "not carried over" in w]
     assert len(listed) == 1
-    assert "1 tendons" in listed[0] and "1 sites" in listed[0] and "1 sensors" in listed[0]
+    assert "1 sites" in listed[0] and "1 sensors" in listed[0]
+    assert "tendon" not in listed[0] and "actuator" not in listed[0]  # the fixed tendon and both actuators are read
 
 
 def test_free_joint_floats(tmp_path):
