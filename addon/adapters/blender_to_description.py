@@ -24,10 +24,24 @@ from ...core.model import (Body, Joint, JointType, MassProperties, MeshData, Phy
                            ShapeKind, Visual, make_joint)
 from ...core.transforms import pose_mul, pose_relative, quat_from_matrix, quat_normalize
 from ..properties.collider_props import MESH_KINDS, size_factors
-from .fields import (BODY_FIELDS, JOINT_FIELDS, SHAPE_FIELDS, read_dof, read_fields, read_material,
-                     read_optional, read_settings)
+from .fields import (BODY_FIELDS, JOINT_FIELDS, SHAPE_FIELDS, read_dof, read_fields, read_material, read_mimic,
+                     read_optional, read_settings, read_tendon)
 
 SCALE_SNAP = 1e-6
+
+# The USD prim name an object came from where it differs from the object's name (a converter's
+# ``tn__...`` encoding, a joint Blender renamed ``x.001`` beside a body ``x``), and the object's name
+# it was stored for: an object the user renames since takes its new name to USD.
+PRIM_NAME = "articula_prim_name"
+PRIM_NAME_FOR = "articula_prim_name_for"
+
+
+def object_prim_name(obj) -> Optional[str]:
+    """The prim name ``obj`` came from, while it keeps the name it was imported under (else None)."""
+    prim_name = obj.get(PRIM_NAME)
+    if not isinstance(prim_name, str) or obj.get(PRIM_NAME_FOR) != obj.name:
+        return None
+    return prim_name
 
 
 # --- object frames ---------------------------------------------------------------------------
@@ -230,6 +244,7 @@ def read_joint(obj, frames: WorldFrames) -> Joint:
         axis=props.axis,
         dofs=[read_dof(d) for d in props.dofs],
         enabled=props.active,
+        mimic=read_mimic(props),
         **read_fields(props, JOINT_FIELDS),
     )
 
@@ -328,6 +343,7 @@ def scene_from_blender(scene, objects: Optional[Iterable] = None,
     bodies = {o for o, body, _, _ in roles if body}
     settings = scene.articula
     joints = [read_joint(o, frames) for o, _, joint, _ in roles if joint]
+    joint_names = {j.name for j in joints}
     return PhysicsScene(
         name=settings.world_name,
         robot_type=settings.robot_type or None,
@@ -340,7 +356,24 @@ def scene_from_blender(scene, objects: Optional[Iterable] = None,
         materials=[read_material(m) for m in settings.materials],
         filtered_pairs=[(p.body_a.name, p.body_b.name) for p in settings.filtered_pairs
                         if p.body_a and p.body_b],
+        tendons=[read_tendon(t) for t in settings.tendons
+                 if any(j.joint is not None and j.joint.name in joint_names for j in t.joints)],
+        prim_names=prim_names(objects, settings.tendons, [o.articula.joint.dofs for o, _, joint, _ in roles if joint]),
     )
+
+
+def prim_names(objects: list, tendons, joint_dofs) -> dict[str, str]:
+    """``PhysicsScene.prim_names`` from the objects, tendons and actuators that keep a file's prim name."""
+    names = {}
+    for obj in objects:
+        prim_name = object_prim_name(obj)
+        if prim_name and prim_name != obj.name:
+            names.setdefault(obj.name, prim_name)
+    actuators = [a for dofs in joint_dofs for d in dofs for a in d.actuators]
+    for item in [*tendons, *actuators, *(a for t in tendons for a in t.actuators)]:
+        if item.prim_name and item.prim_name != item.name:
+            names.setdefault(item.name, item.prim_name)
+    return names
 
 
 def blender_problems(scene, objects: Optional[Iterable] = None, frames: Optional[WorldFrames] = None) -> list:

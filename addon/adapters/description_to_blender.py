@@ -27,10 +27,10 @@ from ...core.model import (Body, Joint, MeshData, PhysicsMaterial, PhysicsScene,
 from ...core.transforms import pose_mul, pose_relative
 from ..properties.collider_props import MESH_KINDS, size_factors
 from ..properties.joint_props import dofs_unsynced
-from .blender_to_description import (WorldFrames, mesh_data, parents_first, principled_node,
-                                     world_pose_and_scale)
+from .blender_to_description import (PRIM_NAME, PRIM_NAME_FOR, WorldFrames, mesh_data, parents_first,
+                                     principled_node, world_pose_and_scale)
 from .fields import (BODY_FIELDS, DOF_FIELDS, JOINT_FIELDS, SETTINGS_FIELDS, SHAPE_FIELDS, read_material,
-                     write_fields, write_material, write_optional)
+                     write_actuators, write_fields, write_material, write_mimic, write_optional, write_tendon)
 
 BODY_EMPTY_SIZE = 0.05
 JOINT_EMPTY_SIZE = 0.1
@@ -79,11 +79,14 @@ def apply_body(obj, body: Body) -> None:
         props.principal_axes = body.mass.principal_axes
 
 
-def apply_joint(obj, joint: Joint, objects: dict, frames: Optional[WorldFrames] = None) -> None:
+def apply_joint(obj, joint: Joint, objects: dict, frames: Optional[WorldFrames] = None,
+                prim_names: Optional[dict] = None) -> None:
     """Set ``obj``'s joint properties; ``objects`` maps body names to their objects.
 
     ``obj`` must already sit at the joint frame seen from body1 (see :func:`joint_frame`).
-    ``frames``: world frames of objects already placed (read from Blender, cached).
+    ``frames``: world frames of objects already placed (read from Blender, cached). The mimic's
+    leader is a joint object: :func:`write_mimic` sets it once every joint exists.
+    ``prim_names``: the description's (the USD prim names its actuators came from).
     """
     frames = WorldFrames() if frames is None else frames
     props = obj.articula.joint
@@ -101,6 +104,8 @@ def apply_joint(obj, joint: Joint, objects: dict, frames: Optional[WorldFrames] 
             props.dofs.add()
     for target, dof in zip(props.dofs, joint.dofs):
         write_fields(target, dof, DOF_FIELDS)
+        write_actuators(target.actuators, dof.actuators, prim_names or {})
+        target.active_actuator_index = 0
     props.active_dof_index = 0
     body0_frame = pose_mul(frames.pose(props.body0), joint.local_pose0)
     offset = pose_relative(frames.pose(obj), body0_frame)
@@ -195,6 +200,25 @@ def _free_name(name: str, taken) -> str:
     return f"{name}.{number:03d}"
 
 
+def apply_prim_name(obj, prim_name: str) -> None:
+    """Keep the USD prim name ``obj`` came from when Blender's name for it differs (else forget it)."""
+    if prim_name != obj.name:
+        obj[PRIM_NAME], obj[PRIM_NAME_FOR] = prim_name, obj.name
+    else:
+        for key in (PRIM_NAME, PRIM_NAME_FOR):
+            if key in obj:
+                del obj[key]
+
+
+def apply_tendons(scene, tendons, joint_objects: dict, prim_names: dict, append: bool = False) -> None:
+    props = scene.articula
+    if not append:
+        props.tendons.clear()
+    for tendon in tendons:
+        write_tendon(props.tendons.add(), tendon, joint_objects, prim_names)
+    props.active_tendon_index = 0
+
+
 def apply_filtered_pairs(scene, pairs, objects: dict, append: bool = False) -> None:
     props = scene.articula
     if not append:
@@ -262,6 +286,8 @@ class _Builder:
         # Body lookups go through their own map: a joint or collider may share a body's name
         # (USD names are unique per parent only; the ant's joints are named after their bodies).
         self.body_objects: dict[str, bpy.types.Object] = {}
+        self.joint_objects: dict[str, bpy.types.Object] = {}
+        self.made: dict[tuple[str, str], bpy.types.Object] = {}  # (kind, description name) -> object
         self.done_shapes: set[str] = set()
         self.done_visuals: set[str] = set()
         self.frames = WorldFrames()  # objects never move once placed: read each world matrix once
@@ -291,13 +317,21 @@ class _Builder:
         place(obj, parent, body.pose, scale)
         apply_body(obj, body)
         self.objects[body.name] = self.body_objects[body.name] = obj
+        self.made[("body", body.name)] = obj
 
     def add_joint(self, joint: Joint) -> None:
         obj = new_object(joint.name, self.collection, empty_display="ARROWS", size=JOINT_EMPTY_SIZE)
         body1 = self.body_objects.get(joint.body1)
         place(obj, body1, pose_mul(self.frames.pose(body1), joint.local_pose1))
-        apply_joint(obj, joint, self.body_objects, self.frames)
-        self.objects.setdefault(joint.name, obj)
+        apply_joint(obj, joint, self.body_objects, self.frames, self.desc.prim_names)
+        self.record("joint", joint.name, obj)
+
+    def record(self, kind: str, name: str, obj) -> None:
+        """``obj`` is what the description's ``kind`` item ``name`` became."""
+        self.objects.setdefault(name, obj)
+        self.made[(kind, name)] = obj
+        if kind == "joint":
+            self.joint_objects[name] = obj
 
     def add_shape(self, shape: Shape) -> None:
         body = self.body_objects.get(shape.body) if shape.body else None
@@ -310,7 +344,7 @@ class _Builder:
         apply_shape(obj, shape, shape.scale)
         if obj.type == "MESH" and not obj.data.vertices and shape.kind.value not in MESH_KINDS:
             fill_primitive_mesh(obj.data, obj.articula.collider)
-        self.objects.setdefault(shape.name, obj)
+        self.record("shape", shape.name, obj)
 
     def shape_object(self, shape: Shape):
         visual = _own_item(self.desc.visuals, shape.name, None) if shape.body is None else None
@@ -341,7 +375,7 @@ class _Builder:
         obj = new_object(visual.name, self.collection, new_mesh(visual.name, visual.mesh))
         place(obj, body, pose_mul(self.frames.pose(body), visual.pose), visual.scale)
         apply_visual(obj, visual)
-        self.objects.setdefault(visual.name, obj)
+        self.record("visual", visual.name, obj)
 
     def build(self) -> dict:
         if self.apply_scene_settings:
@@ -356,7 +390,24 @@ class _Builder:
             if visual.name not in self.done_visuals:
                 self.add_visual(visual)
         apply_filtered_pairs(self.scene, self.desc.filtered_pairs, self.body_objects, append=self.merge)
+        self.link_actuation()
         return self.objects
+
+    def link_actuation(self) -> None:
+        """What points at joints (mimic leaders, tendons) once every joint object exists; and each
+        object's USD prim name (named last: the adopter renames objects after building)."""
+        for joint in self.desc.joints:
+            obj = self.joint_objects.get(joint.name)
+            if obj is not None:
+                write_mimic(obj.articula.joint, joint.mimic, self.joint_objects)
+        apply_tendons(self.scene, self.desc.tendons, self.joint_objects, self.desc.prim_names, append=self.merge)
+
+    def keep_prim_names(self) -> None:
+        bodies = set(self.body_objects.values())
+        for (kind, name), obj in self.made.items():
+            if kind != "body" and obj in bodies:
+                continue  # a collider or visual on its body's own object: the body's prim
+            apply_prim_name(obj, self.desc.prim_names.get(name, name))
 
 
 def _same_mesh_source(shape: Shape, visual: Visual) -> bool:
@@ -380,7 +431,9 @@ def build_scene(context, desc: PhysicsScene, collection=None, merge: bool = Fals
         renames = merge_materials(context.scene, desc.materials)
         desc = replace(desc, materials=[], shapes=[
             replace(s, material=renames.get(s.material, s.material)) for s in desc.shapes])
-    objects = _Builder(context, desc, collection, merge, apply_scene_settings).build()
+    builder = _Builder(context, desc, collection, merge, apply_scene_settings)
+    objects = builder.build()
+    builder.keep_prim_names()
     context.view_layer.update()
     return objects
 
@@ -461,6 +514,7 @@ class _Adopter(_Builder):
     def build(self) -> dict:
         objects = super().build()
         self.claim_names()
+        self.keep_prim_names()
         return objects
 
     def claim_names(self) -> None:
@@ -530,6 +584,7 @@ class _Adopter(_Builder):
             _set_world_keep_children(obj, pose_matrix(body.pose, scale), self.children)
         apply_body(obj, body)
         self.objects[body.name] = self.body_objects[body.name] = obj
+        self.made[("body", body.name)] = obj
         self.body_set.add(obj)
 
     def add_joint(self, joint: Joint) -> None:
@@ -540,8 +595,8 @@ class _Adopter(_Builder):
         obj.empty_display_type, obj.empty_display_size = "ARROWS", JOINT_EMPTY_SIZE
         body1 = self.body_objects.get(joint.body1)
         place(obj, body1, pose_mul(self.frames.pose(body1), joint.local_pose1))
-        apply_joint(obj, joint, self.body_objects, self.frames)
-        self.objects.setdefault(joint.name, obj)
+        apply_joint(obj, joint, self.body_objects, self.frames, self.desc.prim_names)
+        self.record("joint", joint.name, obj)
 
     def add_shape(self, shape: Shape) -> None:
         obj = self.imported("shape", shape.name)
@@ -571,7 +626,7 @@ class _Adopter(_Builder):
         apply_shape(obj, shape, scale)
         if not obj.data.vertices and shape.kind.value not in MESH_KINDS:
             fill_primitive_mesh(obj.data, obj.articula.collider)
-        self.objects.setdefault(shape.name, obj)
+        self.record("shape", shape.name, obj)
 
     def add_visual(self, visual: Visual) -> None:
         obj = self.imported("visual", visual.name)
@@ -585,7 +640,7 @@ class _Adopter(_Builder):
             self.orphans.extend(m for m in obj.data.materials if m is not None)
             obj.data.materials.clear()
             obj.color = visual.color
-        self.objects.setdefault(visual.name, obj)
+        self.record("visual", visual.name, obj)
 
 
 def adopt_imported(context, desc: PhysicsScene, prim_paths: dict, prim_objects: dict, collection=None,

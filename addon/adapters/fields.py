@@ -5,9 +5,12 @@ name; enums are stored by value; an infinite value is a ``has_<x>`` boolean (see
 modules' ``INFINITE_WHEN_OFF``); an ``Optional`` float is ``has_<x>`` plus the value.
 """
 
+import math
 from enum import Enum
+from typing import Optional
 
-from ...core.model import Dof, DofAxis, DofMotion, DriveType, PhysicsMaterial, SceneSettings, Solver
+from ...core.model import (MJC_PRM_SIZE, Actuator, ActuatorKind, Dof, DofAxis, DofMotion, DriveType, FixedTendon,
+                           Mimic, PhysicsMaterial, SceneSettings, Solver, TendonJoint)
 from ..properties import dof_props, joint_props
 
 DOF_FIELDS = {
@@ -76,7 +79,7 @@ def write_optional(props, name: str, value) -> None:
 
 
 def read_dof(props) -> Dof:
-    return Dof(**read_fields(props, DOF_FIELDS))
+    return Dof(actuators=[read_actuator(a) for a in props.actuators], **read_fields(props, DOF_FIELDS))
 
 
 def read_material(props) -> PhysicsMaterial:
@@ -92,3 +95,101 @@ def write_material(props, material: PhysicsMaterial) -> None:
 
 def read_settings(props) -> SceneSettings:
     return SceneSettings(**read_fields(props, SETTINGS_FIELDS))
+
+
+# --- actuators, tendons, coupled joints -------------------------------------------------------
+
+def _padded(values) -> tuple:
+    return tuple(values) + (0.0,) * (MJC_PRM_SIZE - len(values))
+
+
+def _range(props, name: str):
+    """An ``Optional`` (min, max) stored as ``has_<name>_range`` + ``<name>_min``/``<name>_max``."""
+    if not getattr(props, f"has_{name}_range"):
+        return None
+    return (getattr(props, f"{name}_min"), getattr(props, f"{name}_max"))
+
+
+def _write_range(props, name: str, value) -> None:
+    setattr(props, f"has_{name}_range", value is not None)
+    if value is not None:
+        setattr(props, f"{name}_min", value[0])
+        setattr(props, f"{name}_max", value[1])
+
+
+def read_actuator(props) -> Actuator:
+    """The actuator: its kind's gains, or, GENERAL, MuJoCo's raw vectors as stored."""
+    common = dict(gear=props.gear, ctrl_range=_range(props, "ctrl"), force_range=_range(props, "force"),
+                  gravity_compensation=props.gravity_compensation, control=props.control)
+    kind = ActuatorKind(props.kind)
+    if kind == ActuatorKind.POSITION:
+        return Actuator.position(props.name, props.kp, props.kv, **common)
+    if kind == ActuatorKind.VELOCITY:
+        return Actuator.velocity(props.name, props.kv, **common)
+    if kind == ActuatorKind.MOTOR:
+        return Actuator.motor(props.name, **common)
+    return Actuator(props.name, gain=tuple(props.gain_prm), bias=tuple(props.bias_prm),
+                    dyn_type=props.dyn_type, gain_type=props.gain_type, dyn_params=tuple(props.dyn_prm),
+                    **common)
+
+
+def write_actuator(props, actuator: Actuator, prim_name: str = "") -> None:
+    props.name = actuator.name
+    props.prim_name = prim_name
+    props.kind = actuator.kind.value
+    kp, kv = actuator.kp, actuator.kv
+    props.kp, props.kv = kp, kv
+    props.gear = actuator.gear
+    _write_range(props, "ctrl", actuator.ctrl_range)
+    _write_range(props, "force", actuator.force_range)
+    props.gravity_compensation = actuator.gravity_compensation
+    props.control = actuator.control
+    props.gain_prm, props.bias_prm = _padded(actuator.gain), _padded(actuator.bias)
+    props.dyn_prm = _padded(actuator.dyn_params)
+    props.dyn_type, props.gain_type = actuator.dyn_type, actuator.gain_type
+
+
+def write_actuators(collection, actuators, prim_names: dict) -> None:
+    collection.clear()
+    for actuator in actuators:
+        write_actuator(collection.add(), actuator, prim_names.get(actuator.name, ""))
+
+
+def read_mimic(props) -> Optional[Mimic]:
+    if not props.has_mimic or props.mimic_leader is None:
+        return None
+    return Mimic(leader=props.mimic_leader.name, gear=props.mimic_gear, offset=props.mimic_offset)
+
+
+def write_mimic(props, mimic: Optional[Mimic], joint_objects: dict) -> None:
+    props.has_mimic = mimic is not None
+    props.mimic_leader = joint_objects.get(mimic.leader) if mimic else None
+    if mimic is not None:
+        props.mimic_gear, props.mimic_offset = mimic.gear, mimic.offset
+
+
+def read_tendon(props) -> FixedTendon:
+    return FixedTendon(
+        name=props.name,
+        joints=[TendonJoint(joint=j.joint.name, coef=j.coef, axis=j.axis or None) for j in props.joints
+                if j.joint is not None],
+        actuators=[read_actuator(a) for a in props.actuators],
+        lower=props.lower if props.has_lower else -math.inf,
+        upper=props.upper if props.has_upper else math.inf,
+        stiffness=props.stiffness, damping=props.damping)
+
+
+def write_tendon(props, tendon: FixedTendon, joint_objects: dict, prim_names: dict) -> None:
+    props.name = tendon.name
+    props.prim_name = prim_names.get(tendon.name, "")
+    props.joints.clear()
+    for item in tendon.joints:
+        joint = props.joints.add()
+        joint.joint, joint.axis, joint.coef = joint_objects.get(item.joint), item.axis or "", item.coef
+    write_actuators(props.actuators, tendon.actuators, prim_names)
+    props.has_lower, props.has_upper = tendon.lower != -math.inf, tendon.upper != math.inf
+    if props.has_lower:
+        props.lower = tendon.lower
+    if props.has_upper:
+        props.upper = tendon.upper
+    props.stiffness, props.damping = tendon.stiffness, tendon.damping

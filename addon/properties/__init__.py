@@ -5,7 +5,7 @@ import importlib
 import bpy
 
 # A module's groups may point to groups of the modules before it.
-_MODULES = ("dof_props", "joint_props", "body_props", "collider_props", "object_props",
+_MODULES = ("actuator_props", "tendon_props", "dof_props", "joint_props", "body_props", "collider_props", "object_props",
             "material_props", "filtered_pair_props", "problem_props", "scene_props")
 
 

@@ -3,9 +3,10 @@
 import math
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty
+from bpy.props import BoolProperty, CollectionProperty, EnumProperty, IntProperty
 
 from ...core.model import DofAxis, DofMotion, DriveType
+from .actuator_props import ArticulaActuatorProps
 from .common import enum_items, float_prop, unit_view
 
 #: Description field -> (boolean that enables it, the description value when the boolean is off).
@@ -81,6 +82,9 @@ class ArticulaDofProps(bpy.types.PropertyGroup):
                                  "always on (N*m/rad or N/m; MuJoCo joint stiffness)", soft_min=0.0)
     has_velocity_limit: BoolProperty(name="Velocity Limit", description="Limit the speed; off: unlimited")
     velocity_limit: float_prop("Velocity Limit", "Largest speed (rad/s or m/s)", default=10.0, soft_min=0.0)
+    # The DOF's MuJoCo actuators (the drive above is its UsdPhysics drive).
+    actuators: CollectionProperty(type=ArticulaActuatorProps, name="Actuators")
+    active_actuator_index: IntProperty(name="Active Actuator", min=0)
 
     @property
     def is_angular(self) -> bool:
@@ -91,8 +95,9 @@ class ArticulaDofProps(bpy.types.PropertyGroup):
         return f"{raw}_angle" if self.is_angular else f"{raw}_length"
 
 
-#: The stored properties, in declaration order (the unit views below are not stored).
-STORED_FIELDS = tuple(ArticulaDofProps.__annotations__)
+#: The stored values, in declaration order (the unit views below are not stored; the actuators are a list).
+LIST_FIELDS = ("actuators", "active_actuator_index")
+STORED_FIELDS = tuple(name for name in ArticulaDofProps.__annotations__ if name not in LIST_FIELDS)
 
 for _raw, _unit in AXIS_UNIT_FIELDS.items():
     ArticulaDofProps.__annotations__.update(

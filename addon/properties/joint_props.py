@@ -13,8 +13,10 @@ from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatVecto
 from bpy.props import PointerProperty
 
 from ...core.model import DofAxis, JointType, dof_axes_for
-from .common import AXIS_ITEMS, UNBOUNDED, enum_items, float_prop, is_body_object
-from .dof_props import STORED_FIELDS, ArticulaDofProps
+from ..property_snapshot import restore, snapshot
+from .common import AXIS_ITEMS, UNBOUNDED, enum_items, float_prop, is_body_object, unit_view
+from .dof_props import ArticulaDofProps
+from .tendon_props import is_joint_object
 
 INFINITE_WHEN_OFF = {
     "cone_limit0": ("has_cone_limit0", math.inf),
@@ -30,17 +32,13 @@ _TYPE_DESCRIPTIONS = {
 }
 
 
-def dof_values(dof) -> dict:
-    return {name: getattr(dof, name) for name in STORED_FIELDS}
-
-
 def sync_dofs(joint) -> None:
     """Make ``joint.dofs`` the DOFs of its type and axis, keeping the settings of kept axes.
 
-    A single-DOF joint whose axis changes keeps its settings on the new axis.
+    A single-DOF joint whose axis changes keeps its settings (actuators included) on the new axis.
     """
     wanted = [a.value for a in dof_axes_for(JointType(joint.type), joint.axis)]
-    old = [dof_values(d) for d in joint.dofs]
+    old = [snapshot(d) for d in joint.dofs]
     if [v["axis"] for v in old] == wanted:
         return
     by_axis = {v["axis"]: v for v in old}
@@ -51,8 +49,7 @@ def sync_dofs(joint) -> None:
                 and DofAxis(old[0]["axis"]).is_angular == DofAxis(axis).is_angular:
             values = old[0]
         dof = joint.dofs.add()
-        for name, value in (values or {}).items():
-            setattr(dof, name, value)
+        restore(dof, values or {})
         dof.axis = axis
     joint.active_dof_index = min(joint.active_dof_index, max(len(joint.dofs) - 1, 0))
 
@@ -112,6 +109,15 @@ class ArticulaJointProps(bpy.types.PropertyGroup):
     body0_frame_offset_rotation: FloatVectorProperty(
         name="Body 0 Frame Rotation", size=4, subtype="QUATERNION", default=(1.0, 0.0, 0.0, 0.0),
         **UNBOUNDED, description="Body 0's joint frame rotation relative to the Empty")
+    # A coupled joint (core.model.Mimic): this joint's position = offset + gear * the leader's.
+    has_mimic: BoolProperty(name="Mimic", description="This joint follows another joint (URDF mimic, "
+                            "MuJoCo joint equality): position = offset + gear * the leader's position")
+    mimic_leader: PointerProperty(name="Leader", type=bpy.types.Object, poll=is_joint_object,
+                                  description="The joint this one follows")
+    mimic_gear: float_prop("Gear", "Multiplier of the leader's position", default=1.0)
+    mimic_offset: float_prop("Offset", "Added to gear * the leader's position (rad or m)")
+    mimic_offset_angle: unit_view("mimic_offset", "Offset", "Added to gear * the leader's angle",
+                                  subtype="ANGLE", unit="ROTATION")
 
 
 classes = (ArticulaJointProps,)

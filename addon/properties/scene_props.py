@@ -1,4 +1,5 @@
-"""Scene-wide settings: ``core.model.SceneSettings``, the physics materials, filtered pairs, problems."""
+"""Scene-wide settings: ``core.model.SceneSettings``, the physics materials, filtered pairs, fixed
+tendons, problems."""
 
 import bpy
 from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatVectorProperty, IntProperty
@@ -9,6 +10,7 @@ from .common import UNBOUNDED, enum_items, float_prop
 from .filtered_pair_props import ArticulaFilteredPairProps
 from .material_props import ArticulaMaterialProps
 from .problem_props import ArticulaProblemProps
+from .tendon_props import ArticulaTendonProps
 
 _SOLVER_LABELS = {"FEATHERSTONE": "Featherstone", "MUJOCO": "MuJoCo", "XPBD": "XPBD"}
 
@@ -36,6 +38,8 @@ class ArticulaSceneProps(bpy.types.PropertyGroup):
     active_material_index: IntProperty(name="Active Material", min=0)
     filtered_pairs: CollectionProperty(type=ArticulaFilteredPairProps, name="Filtered Pairs")
     active_filtered_pair_index: IntProperty(name="Active Filtered Pair", min=0)
+    tendons: CollectionProperty(type=ArticulaTendonProps, name="Fixed Tendons")
+    active_tendon_index: IntProperty(name="Active Tendon", min=0)
     problems: CollectionProperty(type=ArticulaProblemProps, name="Problems")
     active_problem_index: IntProperty(name="Active Problem", min=0)
 

@@ -149,15 +149,19 @@ NOT_PROPERTIES = {
 }
 
 
+#: Actuators, tendons, mimics and prim names: every field round-trips in test_actuators.py (actuated_scene).
+ACTUATION = {Dof: {"actuators"}, Joint: {"mimic"}, PhysicsScene: {"tendons", "prim_names"}}
+
+
 def test_every_field_scene_sets_every_field():
     """Guards the round-trip test: every field of every type is off its default somewhere."""
     desc = every_field_scene()
     instances = {PhysicsScene: [desc], SceneSettings: [desc.settings], Body: desc.bodies, Joint: desc.joints,
                  Dof: [d for j in desc.joints for d in j.dofs], Shape: desc.shapes, Visual: desc.visuals,
                  PhysicsMaterial: desc.materials, MassProperties: [b.mass for b in desc.bodies if b.mass]}
-    required = {Dof: {"axis", *NOT_PROPERTIES[Dof]}, Joint: {"name", "type", "body1"}, Shape: {"name", "kind"},
-                Visual: {"name", "body", "mesh"}, PhysicsMaterial: {"name"}, Body: {"name"},
-                MassProperties: {"mass"}, PhysicsScene: NOT_PROPERTIES[PhysicsScene]}
+    required = {Dof: {"axis", *NOT_PROPERTIES[Dof], *ACTUATION[Dof]},
+                Joint: {"name", "type", "body1", *ACTUATION[Joint]}, Shape: {"name", "kind"}, Visual: {"name", "body", "mesh"}, PhysicsMaterial: {"name"}, Body: {"name"},
+                MassProperties: {"mass"}, PhysicsScene: NOT_PROPERTIES[PhysicsScene] | ACTUATION[PhysicsScene]}
     for cls, items in instances.items():
         for f in dataclasses.fields(cls):
             if f.name in required.get(cls, ()):

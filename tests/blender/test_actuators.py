@@ -1,0 +1,145 @@
+"""Actuators, fixed tendons and coupled joints in Blender: properties, adapters, operators, import,
+export, simulation and bake (issue 16).
+
+The property round trips run on bpy 4.5 and 5.2; what needs Newton's ``add_usd`` (USD 25.02 cannot)
+or the MuJoCo C library runs where they are.
+"""
+
+import math
+import sys
+from pathlib import Path
+
+import bpy
+import pytest
+
+from articula.addon.adapters.blender_to_description import PRIM_NAME, scene_from_blender
+from articula.addon.adapters.description_to_blender import build_scene
+from articula.core.model import (Actuator, ActuatorKind, Body, DofAxis, DofMotion, FixedTendon, JointType,
+                                 MassProperties, Mimic, PhysicsScene, Pose, TendonJoint, make_joint)
+
+sys.path.insert(0, str(Path(__file__).parent))
+from authoring_helpers import blender_differences, reset_scene_settings, snapshot_scene  # noqa: E402
+from test_properties_roundtrip import differences, in_description_order  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+ARM_GRIPPER_MJCF = ROOT / "tests" / "data" / "arm_gripper.xml"
+ARM_GRIPPER_USD = Path.home() / ".cache" / "articula" / "corpus" / "articula_arm_gripper" / "arm_gripper.usda"
+
+
+@pytest.fixture(autouse=True)
+def fresh_scene_settings(clean_scene):
+    reset_scene_settings(clean_scene)
+    yield
+
+
+# --- (d) every actuator field through Blender's properties ------------------------------------
+
+def _body(name, z, parent=None):
+    return Body(name, Pose((0.0, 0.0, z)), parent=parent,
+                mass=MassProperties(1.0, diagonal_inertia=(0.01, 0.01, 0.01)))
+
+
+def actuated_scene() -> PhysicsScene:
+    """Every actuator field off its default somewhere: each kind, ranges, gravity compensation, a
+    control at rest, a GENERAL actuator with dynamics, a tendon with its own servo, a mimic, and
+    prim names that differ from the names (a converter's ``tn__`` encoding, a renamed joint)."""
+    shoulder = make_joint("shoulder", JointType.REVOLUTE, None, "upper", axis="Y")
+    shoulder.dofs[0].actuators = [
+        Actuator.position("arm/shoulder", kp=250.0, kv=12.5, gear=2.0, ctrl_range=(-1.5, 1.25),
+                          force_range=(-40.0, 35.0), gravity_compensation=True, control=0.375),
+        Actuator.velocity("shoulder_speed", kv=3.5, ctrl_range=(-2.0, 2.0)),
+    ]
+    elbow = make_joint("elbow", JointType.REVOLUTE, "upper", "lower", axis="X")
+    elbow.dofs[0].actuators = [Actuator.motor("elbow_motor", gear=7.5, ctrl_range=(-1.0, 1.0), control=-0.25)]
+    slide = make_joint("slide", JointType.PRISMATIC, "lower", "left", axis="Z")
+    slide.dofs[0].motion, slide.dofs[0].lower, slide.dofs[0].upper = DofMotion.LIMITED, 0.0, 0.04
+    slide.dofs[0].actuators = [Actuator("filtered", gain=(5.0, 0.0, 0.5), bias=(0.25, -5.0, -1.0, 0.125),
+                                        dyn_type="filterexact", gain_type="affine", dyn_params=(0.05, 0.0, 2.0))]
+    right = make_joint("right_slide", JointType.PRISMATIC, "lower", "right", axis="Z")
+    right.mimic = Mimic("slide", gear=-1.0, offset=0.0125)
+    twin = make_joint("twin", JointType.PRISMATIC, "lower", "twin_finger", axis="Z")
+    tendon = FixedTendon("grip", [TendonJoint("slide", 0.5), TendonJoint("right_slide", -0.5)],
+                         actuators=[Actuator.position("gripper", kp=80.0, kv=4.0, ctrl_range=(0.0, 0.04))],
+                         lower=-0.01, upper=0.05, stiffness=15.0, damping=0.75)
+    return PhysicsScene(
+        name="Actuated",
+        bodies=[_body("upper", 1.0), _body("lower", 0.5, "upper"), _body("left", 0.25, "lower"),
+                _body("right", 0.25, "lower"), _body("twin_finger", 0.25, "lower")],
+        joints=[shoulder, elbow, slide, right, twin], tendons=[tendon],
+        prim_names={"arm/shoulder": "tn__armshoulder_wB", "gripper": "gripper_servo", "grip": "tn__grip_x",
+                    "lower": "forearm"})
+
+
+def test_actuated_scene_sets_every_actuator_field():
+    """Guards the round trip below: every field of the new types is off its default somewhere."""
+    import dataclasses
+
+    desc = actuated_scene()
+    actuators = [row[0] for row in desc.actuators()]
+    assert {a.kind for a in actuators} == set(ActuatorKind)
+    for cls, items in ((Actuator, actuators), (FixedTendon, desc.tendons), (Mimic, [desc.joint("right_slide").mimic])):
+        for f in dataclasses.fields(cls):
+            default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+            assert f.name in ("name", "leader", "joints") or any(getattr(i, f.name) != default for i in items), \
+                f"{cls.__name__}.{f.name}"
+
+
+def test_actuators_tendons_mimic_and_prim_names_round_trip_through_blender(clean_scene):
+    desc = actuated_scene()
+    build_scene(bpy.context, desc)
+    back = in_description_order(desc, scene_from_blender(clean_scene))
+    assert differences(desc, back) == []
+    # and Blender -> description -> Blender is exact
+    before = snapshot_scene(clean_scene)
+    for obj in list(bpy.data.objects):
+        bpy.data.objects.remove(obj)
+    clean_scene.articula.tendons.clear()
+    build_scene(bpy.context, back)
+    assert blender_differences(before, snapshot_scene(clean_scene)) == []
+
+
+def test_the_blender_side_holds_them_where_the_user_edits_them(clean_scene):
+    build_scene(bpy.context, actuated_scene())
+    shoulder = bpy.data.objects["shoulder"].articula.joint.dofs[0]
+    servo, speed = shoulder.actuators
+    assert (servo.name, servo.kind, servo.kp, servo.kv, servo.gear) == ("arm/shoulder", "POSITION", 250.0, 12.5, 2.0)
+    assert servo.prim_name == "tn__armshoulder_wB" and speed.kind == "VELOCITY" and speed.kv == 3.5
+    assert servo.in_degrees and servo.view("control") == "control_angle"
+    assert servo.control_angle == pytest.approx(0.375)  # an ANGLE view: shown in degrees, radians inside
+    motor = bpy.data.objects["elbow"].articula.joint.dofs[0].actuators[0]
+    assert motor.kind == "MOTOR" and not motor.in_degrees and motor.view("control") == "control"
+    general = bpy.data.objects["slide"].articula.joint.dofs[0].actuators[0]
+    assert general.kind == "GENERAL" and general.dyn_type == "filterexact"
+    assert tuple(general.bias_prm)[:4] == (0.25, -5.0, -1.0, 0.125)
+    right = bpy.data.objects["right_slide"].articula.joint
+    assert right.has_mimic and right.mimic_leader == bpy.data.objects["slide"] and right.mimic_gear == -1.0
+    tendon = clean_scene.articula.tendons[0]
+    assert [(j.joint.name, j.coef) for j in tendon.joints] == [("slide", 0.5), ("right_slide", -0.5)]
+    assert tendon.prim_name == "tn__grip_x" and tendon.actuators[0].name == "gripper"
+    assert bpy.data.objects["lower"][PRIM_NAME] == "forearm"
+
+
+def test_a_renamed_object_takes_its_new_name_to_usd(clean_scene):
+    build_scene(bpy.context, actuated_scene())
+    assert scene_from_blender(clean_scene).prim_names["lower"] == "forearm"
+    bpy.data.objects["lower"].name = "forearm_link"
+    assert "forearm_link" not in scene_from_blender(clean_scene).prim_names
+
+
+def test_a_joint_blender_had_to_rename_leaves_under_its_own_name(clean_scene):
+    """A body and a joint may share a name in USD; Blender calls the joint ``x.001``, the export ``x``."""
+    desc = actuated_scene()
+    desc.joints[0].name = "upper"  # the shoulder joint, named after its child body
+    build_scene(bpy.context, desc)
+    joint = next(o for o in clean_scene.objects if o.articula.joint.enabled and o.name.startswith("upper."))
+    back = scene_from_blender(clean_scene)
+    assert back.prim_names[joint.name] == "upper" and "upper" not in back.prim_names
+
+
+def test_changing_a_joint_axis_keeps_its_actuators(clean_scene):
+    build_scene(bpy.context, actuated_scene())
+    joint = bpy.data.objects["shoulder"].articula.joint
+    joint.axis = "Z"
+    assert joint.dofs[0].axis == "rotZ"
+    assert [a.name for a in joint.dofs[0].actuators] == ["arm/shoulder", "shoulder_speed"]
+    assert joint.dofs[0].actuators[0].kp == 250.0
