@@ -1,4 +1,5 @@
-"""Authoring operators: bodies, joints, colliders, mass, collision groups and the material list.
+"""Authoring operators: bodies, joints, colliders, mass, collision groups, the material list, actuators
+and fixed tendons.
 
 Every operator checks its whole input before changing anything, so a refused call reports why
 and leaves the scene as it was.
@@ -13,7 +14,7 @@ from ..addon.adapters.blender_to_description import (capture_rest, is_body, is_c
 from ..addon.adapters.description_to_blender import fill_primitive_mesh, place
 from ..addon.properties.common import AXIS_ITEMS, enum_items
 from ..addon.properties.joint_props import sync_dofs
-from ..core.model import JointType, Pose
+from ..core.model import ActuatorKind, JointType, Pose
 
 FIT_SHAPES = [
     ("BOX", "Box", "The mesh's bounding box"),
@@ -464,6 +465,112 @@ class ARTICULA_OT_filtered_pair_remove(_RemoveActiveItem, bpy.types.Operator):
     collection, index_name = "filtered_pairs", "active_filtered_pair_index"
 
 
+# --- actuators and tendons -------------------------------------------------------------------
+
+def _actuator_owner(context, tendon_index: int, dof_index: int):
+    """The DOF (of the active joint) or the scene tendon an actuator operator acts on, or None."""
+    if tendon_index >= 0:
+        tendons = context.scene.articula.tendons
+        return tendons[tendon_index] if tendon_index < len(tendons) else None
+    obj = context.object
+    if obj is None or not obj.articula.joint.enabled:
+        return None
+    dofs = obj.articula.joint.dofs
+    index = obj.articula.joint.active_dof_index if dof_index < 0 else dof_index
+    return dofs[index] if 0 <= index < len(dofs) else None
+
+
+def _actuator_names(scene) -> set:
+    names = {a.name for t in scene.articula.tendons for a in t.actuators}
+    for obj in scene.objects:
+        if obj.articula.joint.enabled:
+            names.update(a.name for d in obj.articula.joint.dofs for a in d.actuators)
+    return names
+
+
+def _free_name(base: str, taken: set) -> str:
+    return next(n for n in (f"{base}.{i:03d}" if i else base for i in range(len(taken) + 1)) if n not in taken)
+
+
+class _ActuatorTarget:
+    tendon_index: IntProperty(name="Tendon", description="The scene tendon (-1: a DOF of the active joint)",
+                              default=-1, options={"SKIP_SAVE"})
+    dof_index: IntProperty(name="DOF", description="The DOF of the active joint (-1: its active DOF)",
+                           default=-1, options={"SKIP_SAVE"})
+
+
+class ARTICULA_OT_actuator_add(_ActuatorTarget, bpy.types.Operator):
+    """Add a MuJoCo actuator (a motor) to the joint's DOF or to a tendon; a servo starts from the DOF's drive gains"""
+
+    bl_idname = "articula.actuator_add"
+    bl_label = "Add Actuator"
+    bl_options = {"REGISTER", "UNDO"}
+
+    kind: EnumProperty(name="Kind", items=enum_items(ActuatorKind), default=ActuatorKind.POSITION.value)
+
+    def execute(self, context):
+        owner = _actuator_owner(context, self.tendon_index, self.dof_index)
+        if owner is None:
+            self.report({"ERROR"}, "Select a joint (or pick a tendon) to add an actuator to")
+            return {"CANCELLED"}
+        base = owner.name if self.tendon_index >= 0 else context.object.name
+        name = _free_name(base, _actuator_names(context.scene))
+        actuator = owner.actuators.add()
+        actuator.name = name
+        actuator.kind = self.kind
+        if self.tendon_index < 0 and owner.drive_enabled:  # the drive's gains: the same servo on MuJoCo
+            actuator.kp, actuator.kv = owner.drive_stiffness, owner.drive_damping
+        owner.active_actuator_index = len(owner.actuators) - 1
+        return {"FINISHED"}
+
+
+class ARTICULA_OT_actuator_remove(_ActuatorTarget, bpy.types.Operator):
+    """Remove the active actuator of the joint's DOF or of a tendon"""
+
+    bl_idname = "articula.actuator_remove"
+    bl_label = "Remove Actuator"
+    bl_options = {"REGISTER", "UNDO"}
+
+    def execute(self, context):
+        owner = _actuator_owner(context, self.tendon_index, self.dof_index)
+        if owner is None or not 0 <= owner.active_actuator_index < len(owner.actuators):
+            self.report({"ERROR"}, "No actuator to remove")
+            return {"CANCELLED"}
+        owner.actuators.remove(owner.active_actuator_index)
+        owner.active_actuator_index = max(0, min(owner.active_actuator_index, len(owner.actuators) - 1))
+        return {"FINISHED"}
+
+
+class ARTICULA_OT_tendon_add(_ObjectModeOperator, bpy.types.Operator):
+    """Add a fixed tendon over the selected joints (coefficient 1 each): actuators and limits on it act on
+    the weighted sum of their positions, as grippers couple two fingers to one servo"""
+
+    bl_idname = "articula.tendon_add"
+    bl_label = "Add Fixed Tendon"
+
+    def execute(self, context):
+        joints = sorted((o for o in _selected(context) if is_joint(o)), key=lambda o: o.name)
+        if not joints:
+            return self.fail("Select the joints the tendon couples")
+        props = context.scene.articula
+        name = _free_name("tendon", {t.name for t in props.tendons})
+        tendon = props.tendons.add()
+        tendon.name = name
+        for obj in joints:
+            item = tendon.joints.add()
+            item.joint, item.coef = obj, 1.0
+        props.active_tendon_index = len(props.tendons) - 1
+        return {"FINISHED"}
+
+
+class ARTICULA_OT_tendon_remove(_RemoveActiveItem, bpy.types.Operator):
+    """Remove the active fixed tendon with its actuators"""
+
+    bl_idname = "articula.tendon_remove"
+    bl_label = "Remove Fixed Tendon"
+    collection, index_name = "tendons", "active_tendon_index"
+
+
 classes = (
     ARTICULA_OT_make_body,
     ARTICULA_OT_add_joint,
@@ -477,6 +584,10 @@ classes = (
     ARTICULA_OT_material_remove,
     ARTICULA_OT_filtered_pair_add,
     ARTICULA_OT_filtered_pair_remove,
+    ARTICULA_OT_actuator_add,
+    ARTICULA_OT_actuator_remove,
+    ARTICULA_OT_tendon_add,
+    ARTICULA_OT_tendon_remove,
 )
 
 register, unregister = bpy.utils.register_classes_factory(classes)

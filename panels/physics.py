@@ -1,5 +1,5 @@
-"""Properties editor > Physics tab: scene, simulation, body, joint (with its DOFs), collider,
-collision, material.
+"""Properties editor > Physics tab: scene, simulation, body, joint (with its DOFs, their actuators and a
+mimic), tendons, collider, collision, material.
 
 Panels only draw properties and call operators. A joint shows only what its type uses:
 revolute/prismatic their axis and single DOF, spherical its cone limits and per-axis drives,
@@ -61,6 +61,30 @@ class ARTICULA_UL_dofs(bpy.types.UIList):
             row.prop(item, "motion", text="")
         if item.drive_enabled:
             row.label(text="", icon="AUTO")
+
+
+class ARTICULA_UL_actuators(bpy.types.UIList):
+    """A DOF's or tendon's actuators: name, kind and the control (animatable)."""
+
+    def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index=0):
+        row = layout.row(align=True)
+        row.prop(item, "name", text="", emboss=False, icon="DRIVER")
+        row.label(text=item.bl_rna.properties["kind"].enum_items[item.kind].name)
+        row.prop(item, item.view("control"), text="")
+
+
+class ARTICULA_UL_tendons(bpy.types.UIList):
+    def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index=0):
+        row = layout.row(align=True)
+        row.prop(item, "name", text="", emboss=False, icon="LINKED")
+        row.label(text=f"{len(item.joints)} joints, {len(item.actuators)} actuators")
+
+
+class ARTICULA_UL_tendon_joints(bpy.types.UIList):
+    def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index=0):
+        row = layout.row(align=True)
+        row.prop(item, "joint", text="")
+        row.prop(item, "coef", text="")
 
 
 class ARTICULA_UL_materials(bpy.types.UIList):
@@ -254,6 +278,7 @@ def draw_dof(layout, dof, joint_type: str) -> None:
     drive.prop(dof, dof.view("target_position"))
     drive.prop(dof, dof.view("target_velocity"))
     _switch_row(drive, dof, "has_max_effort", "max_effort")
+    draw_actuators(col.box().column(), dof, dof.actuators, dof.drive_enabled)
     box = col.box().column()
     box.prop(dof, "armature")
     box.prop(dof, "static_friction")
@@ -261,6 +286,50 @@ def draw_dof(layout, dof, joint_type: str) -> None:
     box.prop(dof, "viscous_damping")
     box.prop(dof, "spring_stiffness")
     _switch_row(box, dof, "has_velocity_limit", dof.view("velocity_limit"))
+
+
+def actuation_note(dof_actuators, drive_enabled: bool) -> str:
+    """One line on how a DOF's actuators and its drive relate (export and simulation)."""
+    if not dof_actuators:
+        return "MuJoCo actuators: none (the drive above is exported and simulated)"
+    if drive_enabled:
+        return "Exported as MjcActuator; PhysX consumers get the drive; MuJoCo simulates the actuator"
+    servo = any(a.kind in ("POSITION", "VELOCITY") for a in dof_actuators)
+    return ("Exported as MjcActuator; PhysX consumers get a drive made from the servo" if servo
+            else "Exported as MjcActuator; PhysX consumers get no drive for it")
+
+
+def draw_actuators(layout, owner, actuators, drive_enabled: bool = False, tendon_index: int = -1,
+                   dof_index: int = -1) -> None:
+    """An actuator list with add/remove and the active actuator's fields."""
+    if tendon_index < 0:
+        layout.label(text=actuation_note(actuators, drive_enabled), icon="INFO")
+    row = layout.row()
+    row.template_list("ARTICULA_UL_actuators", "", owner, "actuators", owner, "active_actuator_index", rows=2)
+    buttons = row.column(align=True)
+    for name, icon in (("articula.actuator_add", "ADD"), ("articula.actuator_remove", "REMOVE")):
+        op = buttons.operator(name, text="", icon=icon)
+        op.tendon_index, op.dof_index = tendon_index, dof_index
+    if not 0 <= owner.active_actuator_index < len(actuators):
+        return
+    actuator = actuators[owner.active_actuator_index]
+    col = layout.column()
+    col.use_property_split = True
+    col.prop(actuator, "kind")
+    if actuator.kind == "POSITION":
+        col.prop(actuator, "kp")
+    if actuator.kind in ("POSITION", "VELOCITY"):
+        col.prop(actuator, "kv")
+    if actuator.kind == "GENERAL":
+        col.label(text=f"MuJoCo general actuator (dynamics {actuator.dyn_type}, gain {actuator.gain_type}): "
+                  "kept as the file wrote it", icon="INFO")
+    col.prop(actuator, "gear")
+    col.prop(actuator, actuator.view("control"))
+    row = _switch_row(col, actuator, "has_ctrl_range", actuator.view("ctrl_min"))
+    row.prop(actuator, actuator.view("ctrl_max"), text="")
+    row = _switch_row(col, actuator, "has_force_range", "force_min")
+    row.prop(actuator, "force_max", text="")
+    col.prop(actuator, "gravity_compensation")
 
 
 class ARTICULA_PT_joint(_PhysicsPanel, bpy.types.Panel):
@@ -293,7 +362,18 @@ class ARTICULA_PT_joint(_PhysicsPanel, bpy.types.Panel):
             box = col.box().column()
             _switch_row(box, props, "has_cone_limit0", "cone_limit0")
             _switch_row(box, props, "has_cone_limit1", "cone_limit1")
+        if props.type in (JointType.REVOLUTE.value, JointType.PRISMATIC.value):
+            draw_mimic(col.box().column(), props)
         draw_joint_dofs(layout, props)
+
+
+def draw_mimic(layout, props) -> None:
+    layout.prop(props, "has_mimic")
+    sub = layout.column()
+    sub.active = props.has_mimic
+    sub.prop(props, "mimic_leader")
+    sub.prop(props, "mimic_gear")
+    sub.prop(props, "mimic_offset_angle" if props.type == JointType.REVOLUTE.value else "mimic_offset")
 
 
 def draw_joint_dofs(layout, props) -> None:
@@ -309,6 +389,33 @@ def draw_joint_dofs(layout, props) -> None:
                          rows=len(props.dofs))
     index = min(props.active_dof_index, len(props.dofs) - 1)
     draw_dof(layout.column(), props.dofs[index], props.type)
+
+
+class ARTICULA_PT_tendons(_ScenePanel, bpy.types.Panel):
+    """Fixed tendons: joint couplings that actuators and limits act on (MJCF grippers)."""
+
+    bl_label = "Articula Tendons"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw(self, context):
+        layout = self.layout
+        props = context.scene.articula
+        draw_list(layout, "tendons", props, "tendon", rows=2)
+        if not 0 <= props.active_tendon_index < len(props.tendons):
+            layout.label(text="Select joints and add a tendon to couple them", icon="INFO")
+            return
+        tendon = props.tendons[props.active_tendon_index]
+        layout.label(text="Length = sum of coefficient * joint position:")
+        layout.template_list("ARTICULA_UL_tendon_joints", "", tendon, "joints", tendon, "active_joint_index",
+                             rows=2)
+        col = layout.column()
+        col.use_property_split = True
+        _switch_row(col, tendon, "has_lower", "lower")
+        _switch_row(col, tendon, "has_upper", "upper")
+        col.prop(tendon, "stiffness")
+        col.prop(tendon, "damping")
+        layout.label(text="Actuators on the tendon (MjcActuator; MuJoCo simulates them):")
+        draw_actuators(layout, tendon, tendon.actuators, tendon_index=props.active_tendon_index)
 
 
 class ARTICULA_PT_joint_frame(_PhysicsPanel, bpy.types.Panel):
@@ -413,6 +520,9 @@ class ARTICULA_PT_material(_NonJointPanel, bpy.types.Panel):
 
 classes = (
     ARTICULA_UL_dofs,
+    ARTICULA_UL_actuators,
+    ARTICULA_UL_tendons,
+    ARTICULA_UL_tendon_joints,
     ARTICULA_UL_materials,
     ARTICULA_UL_filtered_pairs,
     ARTICULA_UL_problems,
@@ -421,6 +531,7 @@ classes = (
     ARTICULA_PT_body,
     ARTICULA_PT_joint,
     ARTICULA_PT_joint_frame,
+    ARTICULA_PT_tendons,
     ARTICULA_PT_collider,
     ARTICULA_PT_collision,
     ARTICULA_PT_material,

@@ -143,3 +143,66 @@ def test_changing_a_joint_axis_keeps_its_actuators(clean_scene):
     assert joint.dofs[0].axis == "rotZ"
     assert [a.name for a in joint.dofs[0].actuators] == ["arm/shoulder", "shoulder_speed"]
     assert joint.dofs[0].actuators[0].kp == 250.0
+
+
+# --- operators and panels ----------------------------------------------------------------------
+
+def _with_active(obj, *selected):
+    bpy.ops.object.select_all(action="DESELECT")
+    for item in (obj, *selected):
+        item.select_set(True)
+    bpy.context.view_layer.objects.active = obj
+
+
+def test_actuator_operators_add_and_remove_on_a_dof_and_a_tendon(clean_scene):
+    build_scene(bpy.context, actuated_scene())
+    elbow = bpy.data.objects["elbow"]
+    dof = elbow.articula.joint.dofs[0]
+    dof.drive_enabled, dof.drive_stiffness, dof.drive_damping = True, 30.0, 2.0
+    _with_active(elbow)
+    assert bpy.ops.articula.actuator_add(kind="POSITION") == {"FINISHED"}
+    added = dof.actuators[-1]
+    assert (added.name, added.kind, added.kp, added.kv) == ("elbow", "POSITION", 30.0, 2.0)
+    assert dof.active_actuator_index == 1
+    assert bpy.ops.articula.actuator_add(kind="MOTOR") == {"FINISHED"}
+    assert dof.actuators[-1].name == "elbow.001"  # names are unique over the scene
+    assert bpy.ops.articula.actuator_remove() == {"FINISHED"}
+    assert [a.name for a in dof.actuators] == ["elbow_motor", "elbow"]
+    read = scene_from_blender(clean_scene).joint("elbow").dofs[0].actuators[1]
+    assert (read.kind, read.kp, read.kv) == (ActuatorKind.POSITION, 30.0, 2.0)
+    tendons = clean_scene.articula.tendons
+    _with_active(bpy.data.objects["slide"], bpy.data.objects["twin"])
+    assert bpy.ops.articula.tendon_add() == {"FINISHED"}
+    assert [(j.joint.name, j.coef) for j in tendons[1].joints] == [("slide", 1.0), ("twin", 1.0)]
+    assert bpy.ops.articula.actuator_add(tendon_index=1, kind="VELOCITY") == {"FINISHED"}
+    assert tendons[1].actuators[0].name == "tendon" and tendons[1].actuators[0].kind == "VELOCITY"
+    assert scene_from_blender(clean_scene).tendon("tendon").actuators[0].kv == 0.0
+    assert bpy.ops.articula.tendon_remove() == {"FINISHED"}
+    assert [t.name for t in tendons] == ["grip"]
+
+
+def test_actuator_add_refuses_without_a_joint(clean_scene):
+    build_scene(bpy.context, actuated_scene())
+    _with_active(bpy.data.objects["upper"])
+    with pytest.raises(RuntimeError, match="Select a joint"):
+        bpy.ops.articula.actuator_add()
+
+
+def test_the_joint_panel_shows_actuators_next_to_the_drive_and_the_tendon_panel_its_tendon(clean_scene, capfd):
+    from test_panels_draw import assert_clean_output, draw_panel, drawn_props
+
+    from articula.panels import physics
+
+    build_scene(bpy.context, actuated_scene())
+    polled, log = draw_panel(physics.ARTICULA_PT_joint, bpy.data.objects["shoulder"])
+    assert polled
+    labels = [entry[2] for entry in log if entry[0] == "label"]
+    assert "Exported as MjcActuator; PhysX consumers get a drive made from the servo" in labels
+    assert {"kind", "kp", "kv", "gear", "control_angle", "ctrl_min_angle", "ctrl_max_angle", "force_min",
+            "gravity_compensation", "drive_enabled", "has_mimic"} <= drawn_props(log)
+    _, log = draw_panel(physics.ARTICULA_PT_joint, bpy.data.objects["elbow"])
+    assert {"control", "ctrl_min"} <= drawn_props(log, "ArticulaActuatorProps")  # a motor: N*m, no degrees
+    assert "kp" not in drawn_props(log, "ArticulaActuatorProps")
+    polled, log = draw_panel(physics.ARTICULA_PT_tendons, bpy.data.objects["upper"])
+    assert polled and {"stiffness", "has_lower", "kp"} <= drawn_props(log)
+    assert_clean_output(capfd)
