@@ -11,8 +11,10 @@ pure Python, but last released in 2021 and importing PyYAML, a per-platform bina
 yourdfpy (lxml and trimesh: heavy binary dependencies); neither is bundled.
 
 What MuJoCo's compiler drops is read from the same ElementTree: ``<limit velocity>`` (MuJoCo has no
-joint velocity limit), ``<transmission>`` elements and ``<mimic>`` (named in the one warning of what
-is not carried over). Mesh URIs (``package://name/...``, relative or absolute paths, ``file://``)
+joint velocity limit) and ``<transmission>`` elements (a MOTOR actuator where the mapping is exact,
+else named in the one warning of what is not carried over). ``<mimic>`` becomes MuJoCo's joint
+equality, read as ``Joint.mimic`` (offset + multiplier * leader) by the MJCF reader's rules;
+``<limit effort>`` becomes MuJoCo's actuatorfrcrange, read as the DOF's effort limit (``max_effort``). Mesh URIs (``package://name/...``, relative or absolute paths, ``file://``)
 are resolved here against the file's folder, its parents and the package search path; a mesh format
 MuJoCo cannot read (COLLADA ``.dae``...) is left out with its geoms, and the warning lists which
 visuals and colliders were left out. A missing mesh file is an error naming the link and the file.
@@ -35,7 +37,7 @@ from urllib.parse import unquote, urlparse
 import numpy as np
 
 from ..mjcf.reader import MjcfRead, _quat, _Reader, _vec
-from ..model import INF, MassProperties, Pose
+from ..model import INF, Actuator, MassProperties, Pose
 from ..transforms import quat_from_matrix, quat_mul, quat_normalize
 
 #: What a moving link without an <inertial> gets (MuJoCo cannot compile a massless moving body).
@@ -135,7 +137,7 @@ class _UrdfReader(_Reader):
             raise UrdfReadError(self.path, f"the root element is <{root.tag}>, not <robot>")
         self.xml = root
         self.velocity_limits = {}
-        self.mimics, self.fixed_joints = [], {}
+        self.fixed_joints = {}
         for joint in root.findall("joint"):
             name = joint.get("name", "")
             limit = joint.find("limit")
@@ -144,12 +146,10 @@ class _UrdfReader(_Reader):
                     self.velocity_limits[name] = float(limit.get("velocity"))
                 except ValueError as error:
                     raise UrdfReadError(self.path, f"joint {name}: <limit velocity> is not a number") from error
-            if joint.find("mimic") is not None:
-                self.mimics.append(name)
             child = joint.find("child")
             if joint.get("type") == "fixed" and child is not None:
                 self.fixed_joints[child.get("link")] = name
-        self.transmissions = [t.get("name", "") for t in root.findall("transmission")]
+        self.transmissions = [_transmission(t) for t in root.findall("transmission")]
         self.deformables = [d.get("name", "") for d in root.findall("deformable")]  # pybullet's extension
         extension = root.find("mujoco")
         if extension is None:
@@ -265,22 +265,74 @@ class _UrdfReader(_Reader):
             self.warn(f"{len(self.left_out)} geometries left out, their mesh format cannot be read "
                       f"({', '.join(sorted({os.path.splitext(f)[1] for f in files}))}): "
                       + "; ".join(f"{where}: {uri}" for uri, where in self.left_out))
-        if self.mimics:
-            self.unsupported.append(f"mimic joints {', '.join(self.mimics)} (they move on their own)")
         if self.deformables:
             self.unsupported.append(f"{len(self.deformables)} deformables ({', '.join(self.deformables)})")
-        if self.transmissions:
-            self.unsupported.append(f"{len(self.transmissions)} transmissions ({', '.join(self.transmissions)})")
+        self.add_transmissions()
 
-    def unsupported_counts(self) -> list[tuple[str, int]]:
-        # MuJoCo turns each <mimic> into an equality constraint: named above as mimic joints instead.
-        return [(what, n) for what, n in super().unsupported_counts()
-                if not (what == "equality constraints" and self.mimics)]
+    def add_transmissions(self) -> None:
+        """A ROS ``<transmission>`` names how a controller commands a joint, not a force law. One case
+        maps exactly: a SimpleTransmission of one joint through an effort interface, whose command is
+        the joint's effort (ros_control commands joints in joint space, so ``mechanicalReduction``,
+        the actuator-side ratio, does not change it; gazebo_ros_control clamps it to ``<limit
+        effort>``): a MOTOR actuator, gear 1, ctrl range +-effort. Position and velocity interfaces
+        run a controller whose gains are not in the URDF, and other transmission types couple
+        several joints or actuators: named as not mapped."""
+        not_mapped = []
+        taken = {a.name for a, *_ in self.scene.actuators()}
+        for t in self.transmissions:
+            joint = self.scene.joint(t.joints[0]) if len(t.joints) == 1 else None
+            why = t.not_exact()
+            if why is None and (joint is None or len(joint.dofs) != 1):
+                why = f"joint {', '.join(t.joints)} is no revolute, continuous or prismatic joint of the file"
+            if why is not None:
+                not_mapped.append(f"{t.name} ({why})")
+                continue
+            dof = joint.dofs[0]
+            name = self._unique(t.actuator or t.name, taken)
+            taken.add(name)
+            limit = dof.max_effort if 0.0 < dof.max_effort < INF else None
+            dof.actuators.append(Actuator.motor(name, ctrl_range=(-limit, limit) if limit else None))
+        if not_mapped:
+            self.unsupported.append(f"{len(not_mapped)} transmissions not mapped exactly "
+                                    f"({'; '.join(not_mapped)})")
 
     def read(self) -> UrdfRead:
         result = super().read()
         return UrdfRead(scene=result.scene, warnings=result.warnings, left_out_meshes=self.left_out,
                         mesh_sources=self.mesh_sources)
+
+
+@dataclass
+class _Transmission:
+    """A ROS ``<transmission>``: its name, type, joints, hardware interfaces and first actuator."""
+
+    name: str
+    type: str
+    joints: list[str]
+    interfaces: list[str]
+    actuator: str
+
+    def not_exact(self) -> str | None:
+        """Why it does not map exactly to a MOTOR actuator (None when it does)."""
+        if not self.type.endswith("SimpleTransmission"):
+            return f"type {self.type or 'not given'}"
+        if len(self.joints) != 1:
+            return f"{len(self.joints)} joints"
+        kinds = {i.rsplit("/", 1)[-1] for i in self.interfaces}
+        if kinds != {"EffortJointInterface"}:
+            return (f"{', '.join(sorted(kinds)) or 'no hardware interface'}: a controller whose gains "
+                    "are not in the URDF")
+        return None
+
+
+def _transmission(element) -> _Transmission:
+    """Both the ROS 1 form (``<type>``, interfaces under ``<joint>``) and the older one (a ``type``
+    attribute, interfaces under ``<actuator>``)."""
+    kind = (element.findtext("type") or element.get("type") or "").strip()
+    joints = [j.get("name", "") for j in element.findall("joint")]
+    interfaces = [(h.text or "").strip() for h in element.iter("hardwareInterface")]
+    actuator = next((a.get("name", "") for a in element.findall("actuator")), "")
+    return _Transmission(element.get("name", ""), kind, joints, interfaces, actuator)
 
 
 def _urdf_inertial(spec_body) -> MassProperties:

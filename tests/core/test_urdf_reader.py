@@ -119,11 +119,19 @@ def test_visual_mesh_through_package_uri_and_color(arm_file):
     assert not any(v.name.endswith("_visual") for v in read.scene.visuals)  # no copies of colliders
 
 
-def test_mimic_and_transmission_in_one_warning(arm_file):
-    listed = [w for w in read_urdf(str(arm_file)).warnings if "not carried over" in w]
+def test_mimic_is_a_coupled_joint(arm_file):
+    read = read_urdf(str(arm_file))
+    mimic = read.scene.joint("finger_joint").mimic
+    assert (mimic.leader, mimic.gear, mimic.offset) == ("shoulder", 0.01, 0.0)
+    assert not any("mimic" in w or "equality constraint" in w for w in read.warnings)
+
+
+def test_transmission_without_joint_is_named_in_one_warning(arm_file):
+    read = read_urdf(str(arm_file))
+    listed = [w for w in read.warnings if "not carried over" in w]
     assert len(listed) == 1
-    assert "mimic joints finger_joint" in listed[0] and "1 transmissions (shoulder_trans)" in listed[0]
-    assert "equality" not in listed[0]
+    assert "1 transmissions not mapped exactly (shoulder_trans (0 joints))" in listed[0]
+    assert read.scene.actuators() == []
 
 
 def test_package_search_path(tmp_path):
