@@ -23,6 +23,7 @@ from typing import Optional
 from pxr import Gf, Sdf, Usd, UsdGeom, Vt
 
 from . import dialect as D
+from .actuation import write_actuation
 from .writer import T, _LayerWriter, _Namer, _Prim, _set_pose, _validation_problems
 from ..articulation import Articulation
 from ..model import MassProperties, PhysicsScene, Pose
@@ -88,11 +89,11 @@ class _ExistingNamer(_Namer):
         super().__init__()
         self.layer = layer
 
-    def child(self, parent: Sdf.Path, name: str) -> Sdf.Path:
+    def child(self, parent: Sdf.Path, name: str, prim_name: Optional[str] = None) -> Sdf.Path:
         if parent not in self._taken:
             spec = self.layer.GetPrimAtPath(parent)
             self._taken[parent] = set(spec.nameChildren.keys()) if spec else set()
-        return super().child(parent, name)
+        return super().child(parent, name, prim_name)
 
 
 class _OntoWriter(_LayerWriter):
@@ -128,6 +129,7 @@ class _OntoWriter(_LayerWriter):
                 self._write_body(body)
         self._rebase_children()
         self._write_joints()
+        write_actuation(self)
         self._write_attachments()
         self._write_filtered_pairs()
         self._write_collision_groups()
@@ -229,7 +231,7 @@ class _OntoWriter(_LayerWriter):
         for joint in self.scene.joints:
             path = self.object_paths.get(joint.name)
             if path is None or path in self.body_by_path:
-                path = self.names.child(self.body_paths[joint.body1], joint.name)
+                path = self.names.child(self.body_paths[joint.body1], joint.name, self.prim_name(joint.name))
             else:
                 spec = self.layer.GetPrimAtPath(path)
                 if spec is not None:

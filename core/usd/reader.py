@@ -20,6 +20,7 @@ import numpy as np
 from pxr import Gf, Sdf, Tf, Usd, UsdGeom, UsdPhysics, UsdShade
 
 from . import dialect as D
+from .actuation import ActuationReader
 from .errors import UsdReadError
 from .isaac import is_generated_material, read_robot_schema
 from ..articulation import infer_parents
@@ -306,6 +307,8 @@ class _StageReader:
             candidate, n = f"{name}_{n}", n + 1
         taken.add(candidate)
         self.paths[f"{kind}:{candidate}"] = str(prim.GetPath())
+        if candidate == name and _kept_prim_name(name, prim.GetName()):
+            self.scene.prim_names.setdefault(candidate, prim.GetName())
         return candidate
 
     # -- stage units
@@ -376,6 +379,7 @@ class _StageReader:
         for prim in prims:
             if self.is_a(prim, UsdPhysics.Joint):
                 self._read_joint(prim)
+        ActuationReader(self, prims).read()
         self._read_collision_groups(prims)
         self._read_filtered_pairs(bodies)
         self._assign_parents(bodies)
@@ -727,6 +731,12 @@ class _StageReader:
             for dof in joint.active_dofs():
                 dof.max_effort = min(dof.max_effort, max(abs(low), abs(high)))
 
+    def reread_effort_limit(self, prim: Usd.Prim, joint: Joint) -> None:
+        """Each DOF's effort limit from the joint's MuJoCo force range alone (its drive was dropped)."""
+        for dof in joint.dofs:
+            dof.max_effort = INF
+        self._read_mjc_force_range(prim, joint)
+
     def _apply_mjc_reference(self, prim: Usd.Prim, joint: Joint) -> None:
         """MuJoCo's ``mjc:ref``: the authored pose is the joint at ``ref``, limits are absolute. The
         description's zero is the authored pose, so limits shift by -ref, as Newton's add_usd does
@@ -1045,6 +1055,15 @@ def _dialect_names(instance: str) -> tuple:
     dialects = ("physx_axis", "physx_limit", "newton", "physx_joint", "mjc")
     return tuple((p, tuple((d, name(d, getattr(p, d))) for d in dialects if getattr(p, d) is not None))
                  for p in D.DOF_PROPERTIES)
+
+
+def _kept_prim_name(name: str, prim_name: str) -> bool:
+    """Whether an export must be told the prim name: one the writer would not make again from the
+    name (an encoding such as the converter's ``tn__armelbow_sC``, not ``arm_elbow`` or ``arm_elbow_1``)."""
+    if prim_name == name:
+        return False
+    made = Tf.MakeValidIdentifier(name)
+    return not re.fullmatch(re.escape(made) + r"(_\d+)?", prim_name)
 
 
 def _normalized(q):

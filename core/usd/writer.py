@@ -18,6 +18,7 @@ import numpy as np
 from pxr import Gf, Sdf, Tf, Usd, UsdGeom, Vt
 
 from . import dialect as D
+from .actuation import write_actuation, write_derived_drive, write_joint_actuation
 from .errors import UsdWriteError
 from ..articulation import Articulation, find_articulations
 from ..collision import collision_group_filters, collision_group_name
@@ -181,9 +182,14 @@ class _Namer:
     def __init__(self):
         self._taken: dict[Sdf.Path, set[str]] = {}
 
-    def child(self, parent: Sdf.Path, name: str) -> Sdf.Path:
+    def child(self, parent: Sdf.Path, name: str, prim_name: Optional[str] = None) -> Sdf.Path:
+        """``prim_name``: the prim name a file gave this element (``PhysicsScene.prim_names``), kept
+        when it is a valid identifier."""
         taken = self._taken.setdefault(parent, set())
-        base = Tf.MakeValidIdentifier(name) if name else "unnamed"
+        if prim_name and Sdf.Path.IsValidIdentifier(prim_name):
+            base = prim_name
+        else:
+            base = Tf.MakeValidIdentifier(name) if name else "unnamed"
         candidate, n = base, 1
         while candidate in taken:
             candidate, n = f"{base}_{n}", n + 1
@@ -209,6 +215,10 @@ class _LayerWriter:
     def prim(self, path: Sdf.Path, type_name: str, name: Optional[str] = None) -> _Prim:
         return _Prim(self.layer, path, type_name, name)
 
+    def prim_name(self, name: str) -> Optional[str]:
+        """The USD prim name the element called ``name`` came from, if the file gave another."""
+        return self.scene.prim_names.get(name)
+
     def scope(self, name: str, type_name: str = "Scope") -> Sdf.Path:
         path = self.names.child(self.root, name)
         self.prim(path, type_name).done()
@@ -228,6 +238,7 @@ class _LayerWriter:
         for articulation in find_articulations(scene):
             self._write_articulation(articulation)
         self._write_joints()
+        write_actuation(self)
         self._write_attachments()
         self._write_filtered_pairs()
         self._write_collision_groups()
@@ -264,7 +275,8 @@ class _LayerWriter:
             self.material_paths[material.name] = self._write_physics_material(scope, material)
 
     def _write_physics_material(self, scope: Sdf.Path, material: PhysicsMaterial) -> Sdf.Path:
-        prim = self.prim(self.names.child(scope, material.name), "Material", material.name)
+        prim = self.prim(self.names.child(scope, material.name, self.prim_name(material.name)), "Material",
+                         material.name)
         prim.apply("PhysicsMaterialAPI", D.NEWTON_MATERIAL_API)
         prim.set(D.STATIC_FRICTION, T.Float, material.static_friction)
         prim.set(D.DYNAMIC_FRICTION, T.Float, material.dynamic_friction)
@@ -300,7 +312,7 @@ class _LayerWriter:
     def _write_body_tree(self, body: Body, container: Sdf.Path, parent_pose: Pose,
                          children: dict[str, list[str]]) -> _Prim:
         """The body and its subtree; returns the body's prim, finished unless it is the root."""
-        path = self.names.child(container, body.name)
+        path = self.names.child(container, body.name, self.prim_name(body.name))
         self.body_paths[body.name] = path
         prim = self.prim(path, "Xform", body.name)
         _set_pose(prim, pose_relative(parent_pose, body.pose) if self.nested else body.pose)
@@ -347,7 +359,7 @@ class _LayerWriter:
             else:
                 flat_scope = flat_scope or self.scope(D.FLAT_JOINTS_SCOPE)
                 parent = flat_scope
-            self._write_joint(self.names.child(parent, joint.name), joint)
+            self._write_joint(self.names.child(parent, joint.name, self.prim_name(joint.name)), joint)
 
     def _write_joint(self, path: Sdf.Path, joint: Joint) -> None:
         prim = self.prim(path, D.JOINT_PRIM_TYPES[joint.type], joint.name)
@@ -375,6 +387,7 @@ class _LayerWriter:
             self._write_dof(prim, joint, dof)
         self._write_newton_scalars(prim, joint)
         self._write_mjc_scalars(prim, joint)
+        write_joint_actuation(self, prim, joint)
         prim.done()
 
     def _write_dof(self, prim: _Prim, joint: Joint, dof: Dof) -> None:
@@ -385,6 +398,8 @@ class _LayerWriter:
             return
         if dof.drive_enabled:
             self._write_drive(prim, dof, instance, angular)
+        else:
+            write_derived_drive(prim, dof, instance, angular)
         self._write_physx_axis(prim, dof, instance, angular)
         self._write_joint_state(prim, dof, instance, angular)
 
@@ -486,7 +501,7 @@ class _LayerWriter:
                     parent = static_scope
                 else:
                     parent = self.body_paths[item.body]
-                path = self.names.child(parent, item.name)
+                path = self.names.child(parent, item.name, self.prim_name(item.name))
                 if is_shape:
                     self.shape_paths[item.name] = path
                     self._write_shape(path, item)

@@ -162,10 +162,23 @@ def load_usd_mujoco(source):
         return builder.finalize(device="cpu")
 
 
-def _joint_names(model) -> list[str]:
-    """Each Newton joint named by its child body (names agree between add_usd and add_mjcf)."""
-    bodies = [leaf(x) for x in model.body_label]
+def _joint_names(model, body_name=None) -> list[str]:
+    """Each Newton joint named by its child body (names agree between add_usd and add_mjcf).
+    ``body_name``: body label -> name, where leaf names repeat (USD prim names are unique per parent
+    only: the converter's several ``Body`` prims); default their leaf."""
+    bodies = [(body_name or leaf)(x) for x in model.body_label]
     return [bodies[c] for c in model.joint_child.numpy()]
+
+
+def _dof_of_label(model, label: str) -> int:
+    """Newton's DOF index of a USD joint (or per-axis) prim path, -1 if none: what SolverMuJoCo resolves
+    an actuator target to when add_usd left its transmission unresolved (trnid -1)."""
+    dof_labels = list(getattr(model.mujoco, "joint_dof_label", []))
+    if label in dof_labels:
+        return dof_labels.index(label)
+    if label in model.joint_label:
+        return int(model.joint_qd_start.numpy()[list(model.joint_label).index(label)])
+    return -1
 
 
 def _limits(limited: int, has_range: bool, lo: float, hi: float):
@@ -174,7 +187,7 @@ def _limits(limited: int, has_range: bool, lo: float, hi: float):
     return (round(float(lo), 5), round(float(hi), 5)) if on else None
 
 
-def actuator_rows(model) -> list[dict]:
+def actuator_rows(model, body_name=None) -> list[dict]:
     """Newton's MuJoCo actuators as comparable rows, sorted by target.
 
     Each row: ``target`` ("joint <child body>" or "tendon <name>"), trntype/gaintype/biastype/dyntype,
@@ -184,8 +197,9 @@ def actuator_rows(model) -> list[dict]:
     mj = getattr(model, "mujoco", None)
     if mj is None or not hasattr(mj, "actuator_trntype"):
         return []
-    joints = _joint_names(model)
+    joints = _joint_names(model, body_name)
     qd_start = model.joint_qd_start.numpy()
+    target_labels = list(getattr(mj, "actuator_target_label", []))
     tendons = [leaf(x) for x in getattr(mj, "tendon_label", [])]
     gravcomp = mj.jnt_actgravcomp.numpy() if hasattr(mj, "jnt_actgravcomp") else None
     arrays = {k: getattr(mj, k).numpy() for k in (
@@ -196,6 +210,11 @@ def actuator_rows(model) -> list[dict]:
     rows = []
     for i, trntype in enumerate(arrays["actuator_trntype"]):
         target_id = int(arrays["actuator_trnid"][i][0])
+        if target_id < 0 and i < len(target_labels):  # resolved by SolverMuJoCo from the target's path
+            label = target_labels[i]
+            tendon_labels = list(getattr(mj, "tendon_label", []))
+            trntype, target_id = (2, tendon_labels.index(label)) if label in tendon_labels else (
+                trntype, _dof_of_label(model, label))
         if trntype in (0, 1):  # joint, joint in parent frame: trnid is Newton's DOF index
             joint = int(np.searchsorted(qd_start, target_id, side="right")) - 1
             target = f"joint {joints[joint]} dof {target_id - int(qd_start[joint])}"
@@ -212,6 +231,7 @@ def actuator_rows(model) -> list[dict]:
         rows.append({
             "target": target,
             **{k.removeprefix("actuator_"): int(arrays[k][i]) for k in MUJOCO_ACTUATOR_TYPES},
+            "trntype": int(trntype),
             "gainprm": prm("actuator_gainprm", 10), "biasprm": prm("actuator_biasprm", 10),
             "dynprm": prm("actuator_dynprm", 10), "gear": prm("actuator_gear", 6),
             "ctrl_limits": _limits(int(arrays["actuator_ctrllimited"][i]), bool(arrays["actuator_has_ctrlrange"][i]),
@@ -223,12 +243,12 @@ def actuator_rows(model) -> list[dict]:
     return sorted(rows, key=lambda r: r["target"])
 
 
-def tendon_rows(model) -> list[dict]:
+def tendon_rows(model, body_name=None) -> list[dict]:
     """Newton's MuJoCo fixed tendons: name, (joint by child body, coef) pairs, effective range."""
     mj = getattr(model, "mujoco", None)
     if mj is None or not hasattr(mj, "tendon_joint_adr"):
         return []
-    joints = _joint_names(model)
+    joints = _joint_names(model, body_name)
     adr, num = mj.tendon_joint_adr.numpy(), mj.tendon_joint_num.numpy()
     tjoint, coef = mj.tendon_joint.numpy(), mj.tendon_coef.numpy()
     limited, ranges = mj.tendon_limited.numpy(), mj.tendon_range.numpy()
@@ -242,11 +262,11 @@ def tendon_rows(model) -> list[dict]:
     return sorted(rows, key=lambda r: r["name"])
 
 
-def coupling_rows(model) -> list[tuple]:
+def coupling_rows(model, body_name=None) -> list[tuple]:
     """Joint couplings Newton holds: ("mimic", follower, leader, coef0, coef1) rows from its mimic
     constraints and ("equality", joint1, joint2, polycoef) rows from MuJoCo joint equalities, joints
     named by child body."""
-    joints = _joint_names(model)
+    joints = _joint_names(model, body_name)
     rows = []
     if getattr(model, "constraint_mimic_count", 0):
         for j0, j1, c0, c1 in zip(model.constraint_mimic_joint0.numpy(), model.constraint_mimic_joint1.numpy(),

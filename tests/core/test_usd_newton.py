@@ -199,14 +199,16 @@ def _asset(rel):
     return os.path.join(NEWTON_DIR, rel)
 
 
-def _compare_models(original, ours, read, with_joint_q=True):
-    """Newton(original) against Newton(our export), matched through the prim paths we read."""
+def _compare_models(original, ours, read, with_joint_q=True, skip=()):
+    """Newton(original) against Newton(our export), matched through the prim paths we read.
+    ``skip``: per-DOF arrays not compared (each with a written reason at the caller)."""
     names = {path: key.split(":", 1)[1] for key, path in read.prim_paths.items()}
     assert original.body_count == ours.body_count and original.joint_count == ours.joint_count
 
     def index(model, labels, original_labels):
         ours_by_leaf = {_leaf(label): i for i, label in enumerate(labels)}
-        return [ours_by_leaf[names.get(label, _leaf(label))] for label in original_labels]
+        kept = read.scene.prim_names  # description name -> the file's prim name, which the export keeps
+        return [ours_by_leaf[kept.get(n, n)] for n in (names.get(label, _leaf(label)) for label in original_labels)]
 
     bodies = index(ours, ours.body_label, original.body_label)
     for attr in ("body_mass", "body_com", "body_inertia"):
@@ -227,7 +229,8 @@ def _compare_models(original, ours, read, with_joint_q=True):
     per_dof = ("joint_axis", "joint_limit_lower", "joint_limit_upper", "joint_target_ke", "joint_target_kd",
                "joint_armature", "joint_friction", "joint_effort_limit", "joint_velocity_limit",
                "joint_limit_ke", "joint_limit_kd", "joint_stiffness")
-    arrays = {attr: (getattr(original, attr).numpy(), getattr(ours, attr).numpy()) for attr in per_dof}
+    arrays = {attr: (getattr(original, attr).numpy(), getattr(ours, attr).numpy()) for attr in per_dof
+              if attr not in skip}
     for i, j in enumerate(joints):
         label = original.joint_label[i]
         for attr, (a, b) in arrays.items():
