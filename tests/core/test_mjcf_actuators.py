@@ -21,8 +21,9 @@ from articula.core.mjcf import read_mjcf  # noqa: E402
 from articula.core.model import ActuatorKind  # noqa: E402
 from articula.core.usd.writer import write_usd  # noqa: E402
 
-from .robot_models import (actuator_rows, coupling_rows, description_actuator_rows, description_mimic_rows,  # noqa: E402
-                           description_tendon_rows, load_usd_mujoco, row_differences, tendon_rows)
+from .robot_models import (actuator_rows, body_poses, coupling_rows, description_actuator_rows,  # noqa: E402
+                           description_mimic_rows, description_tendon_rows, leaf, load_usd_mujoco, quat_mul,
+                           quat_rotate, row_differences, tendon_rows)
 from .test_mjcf_corpus import CORPUS, corpus_file, newton_reference  # noqa: E402
 
 ARM_GRIPPER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "arm_gripper.xml")
@@ -55,6 +56,39 @@ def test_description_actuators_are_newtons_add_mjcf_rows(key, tmp_path):
     assert found == [], "\n".join(found)
 
 
+def _by_axis(rows: list, model) -> list:
+    """Rows whose target is one DOF of a multi-DOF joint name it by its world axis instead of its index:
+    a MuJoCo body's several joints are merged into one D6 by add_mjcf in file order, by add_usd in
+    prim-name order (the same DOFs, numbered differently)."""
+    poses = body_poses(model)
+    joints = {leaf(model.body_label[c]): j for j, c in enumerate(model.joint_child.numpy())}
+    qd_start, parents = model.joint_qd_start.numpy(), model.joint_parent.numpy()
+    renamed = []
+    for row in rows:
+        parts = row["target"].split()
+        j = joints.get(parts[1]) if parts[0] == "joint" else None
+        if j is not None and qd_start[j + 1] - qd_start[j] > 1:
+            x_p = model.joint_X_p.numpy()[j]
+            rot = quat_mul(poses[parents[j]][3:], x_p[3:]) if parents[j] >= 0 else x_p[3:]
+            axis = quat_rotate(rot, model.joint_axis.numpy()[qd_start[j] + int(parts[3])])
+            row = {**row, "target": f"joint {parts[1]} axis {tuple(round(float(c), 4) + 0.0 for c in axis)}"}
+        renamed.append(row)
+    return sorted(renamed, key=lambda r: r["target"])
+
+
+def _without_stacked_joints(rows: list, scene) -> list:
+    """Tendon rows without their entries on a body with several joints: Newton 1.8's add_usd resolves an
+    MjcTendon's ``mjc:path`` targets by joint prim path, and the joints it merged into one D6 keep only one
+    path ("references unknown joint path ... Skipping"), so those entries are lost on any USD input."""
+    stacked = {leaf(b) for b in {j.body1 for j in scene.joints} if sum(j.body1 == b for j in scene.joints) > 1}
+    return [{**r, "joints": [(b, c) for b, c in r["joints"] if b not in stacked]} for r in rows]
+
+
+#: Exports Newton's add_usd cannot read back in full, with why.
+NEWTON_USD_LIMITS = {key: "a fixed tendon on one of a body's several hip joints (see _without_stacked_joints)"
+                     for key in ("gym/humanoid", "gym/humanoidstandup")}
+
+
 @pytest.mark.parametrize("key", FILES)
 def test_export_has_newtons_actuator_rows(key, tmp_path):
     """Newton's add_usd of the NESTED export (MuJoCo attributes registered) == add_mjcf of the original."""
@@ -67,8 +101,12 @@ def test_export_has_newtons_actuator_rows(key, tmp_path):
     if scene.actuators() and not written:
         pytest.xfail("the USD writer does not write MjcActuator prims yet (part A of issue 16)")
     reference, ours = newton_reference(key, path, tmp_path, mujoco=True), load_usd_mujoco(out)
-    found = row_differences(actuator_rows(reference), actuator_rows(ours))
-    found += row_differences(tendon_rows(reference), tendon_rows(ours), "tendon")
+    found = row_differences(_by_axis(actuator_rows(reference), reference), _by_axis(actuator_rows(ours), ours))
+    expected_tendons = tendon_rows(reference)
+    if key in NEWTON_USD_LIMITS:
+        expected_tendons = _without_stacked_joints(expected_tendons, scene)
+        assert expected_tendons != tendon_rows(reference)  # the limit still applies: else drop the exception
+    found += row_differences(expected_tendons, tendon_rows(ours), "tendon")
     found += row_differences(_mimic_rows(reference), _mimic_rows(ours), "coupling")
     assert found == [], "\n".join(found)
 
