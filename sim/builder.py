@@ -46,6 +46,15 @@ from ..core.model import (
     ShapeKind,
     Solver,
 )
+from .actuators import (
+    ActuatorSlot,
+    MUJOCO_ACTUATOR_ROWS,
+    add_mimics,
+    add_mujoco_actuation,
+    has_actuation,
+    route_actuators,
+    simulated_dof,
+)
 from ..core.transforms import (
     AXIS_VECTORS,
     pose_mul,
@@ -94,6 +103,8 @@ class WorldTemplate:
     bodies: list[str] = field(default_factory=list)  # local body index -> name
     dofs: list[tuple[str, str, int, int, Dof]] = field(default_factory=list)  # local indices
     kinematic_joints: dict[str, int] = field(default_factory=dict)  # body -> local free joint
+    joint_index: dict[str, int] = field(default_factory=dict)  # description joint -> local Newton joint
+    actuator_rows: list[str] = field(default_factory=list)  # MuJoCo actuator rows (names), in order
 
 
 @dataclass
@@ -107,6 +118,8 @@ class BuiltModel:
     kinematic: dict[tuple[str, int], tuple[int, int, int]]  # key -> (body, q_start, qd_start)
     replica_offsets: list[tuple[float, float, float]]
     notes: list[str]  # properties a solver cannot honour, said plainly
+    actuators: list[ActuatorSlot] = field(default_factory=list)  # every actuator of every replica
+    actuator_forces: list = field(default_factory=list)  # kernel rows for sim.actuators.ActuatorForces
 
     def key_index(self, name: str, replica: int = 0) -> int:
         return self.body_keys.index((name, replica))
@@ -283,11 +296,12 @@ class _TemplateBuilder:
     """Fills one WorldTemplate with articulations, static shapes and filters."""
 
     def __init__(self, scene: PhysicsScene, caps: SolverCaps, notes: list[str],
-                 filtered: set[frozenset[str]]):
+                 filtered: set[frozenset[str]], solver: Solver):
         self.scene = scene
         self.filtered = filtered
         self.caps = caps
         self.notes = notes
+        self.solver = solver
 
     def build(self, articulations: list[Articulation], static_shapes: list[Shape],
               loop_joints: list[Joint]) -> WorldTemplate:
@@ -304,7 +318,19 @@ class _TemplateBuilder:
         for joint in loop_joints:
             self._add_loop_joint(template, joint, index)
         self._filter(template, index, shapes_of)
+        self._add_actuation(template)
         return template
+
+    def _add_actuation(self, template: WorldTemplate):
+        """Coupled joints (every solver) and, on MuJoCo, the actuators and fixed tendons as MuJoCo rows."""
+        add_mimics(template.builder, self.scene, template.joint_index, self.notes)
+        if self.solver == Solver.MUJOCO and has_actuation(self.scene):
+            dof_index = {(joint, axis): qd for joint, axis, _, qd, _ in template.dofs}
+            template.actuator_rows = add_mujoco_actuation(template.builder, self.scene, template.joint_index,
+                                                          dof_index, self.notes).rows
+
+    def _sim_dof(self, joint: Joint, dof: Dof) -> Dof:
+        return simulated_dof(joint, dof, self.solver, self.notes)
 
     # bodies -------------------------------------------------------------------------------
 
@@ -394,14 +420,19 @@ class _TemplateBuilder:
                       collision_filter_parent=False)  # _filter applies core's body-pair rule
         linear, angular = _split_dofs(joint)
         if joint.type == JointType.FIXED or (joint.type == JointType.D6 and not linear and not angular):
-            return b.add_joint_fixed(parent, child, **common)
+            template.joint_index[joint.name] = b.add_joint_fixed(parent, child, **common)
+            return template.joint_index[joint.name]
         if joint.type == JointType.SPHERICAL:
-            return self._add_ball(template, joint, parent, child, common)
+            template.joint_index[joint.name] = self._add_ball(template, joint, parent, child, common)
+            return template.joint_index[joint.name]
         kind = {JointType.REVOLUTE: newton.JointType.REVOLUTE, JointType.PRISMATIC: newton.JointType.PRISMATIC,
                 JointType.D6: newton.JointType.D6}[joint.type]
+        linear = [self._sim_dof(joint, d) for d in linear]
+        angular = [self._sim_dof(joint, d) for d in angular]
         cfg = lambda d: _dof_config(d, AXIS_VECTORS[d.axis.letter], self.caps.damping, self.caps.kernel_drives)  # noqa: E731
         new = b.add_joint(kind, parent, child, linear_axes=[cfg(d) for d in linear],
                           angular_axes=[cfg(d) for d in angular], **common)
+        template.joint_index[joint.name] = new
         q0, qd0 = b.joint_q_start[new], b.joint_qd_start[new]
         for i, dof in enumerate(linear + angular):
             template.dofs.append((joint.name, dof.axis.value, q0 + i, qd0 + i, dof))
@@ -425,7 +456,7 @@ class _TemplateBuilder:
         to_first = quat_conjugate(first.local_pose0.rot)
         linear, angular = [], []
         for joint in joints:
-            dof = joint.active_dofs()[0]
+            dof = self._sim_dof(joint, joint.active_dofs()[0])
             relative = quat_mul(to_first, joint.local_pose0.rot)
             axis = quat_rotate(relative, AXIS_VECTORS[dof.axis.letter])
             (angular if dof.axis.is_angular else linear).append((joint, dof, axis))
@@ -436,6 +467,7 @@ class _TemplateBuilder:
                              parent_xform=to_wp_transform(first.local_pose0),
                              child_xform=to_wp_transform(first.local_pose1), label=first.name,
                              collision_filter_parent=False)
+        template.joint_index.update((joint.name, new) for joint in joints)
         q0, qd0 = b.joint_q_start[new], b.joint_qd_start[new]
         for i, (joint, dof, _) in enumerate(linear + angular):
             template.dofs.append((joint.name, dof.axis.value, q0 + i, qd0 + i, dof))
@@ -516,9 +548,11 @@ def build_model(scene: PhysicsScene, solver: Solver | str | None = None, device=
         arts = [a for a in articulations if _world_of_articulation(scene, a) == world]
         statics = [s for s in scene.shapes if s.body is None and s.world == world]
         loops = [j for j in loop_joints if body_world.get(j.body1) == world]
-        return _TemplateBuilder(scene, caps, notes, filtered).build(arts, statics, loops)
+        return _TemplateBuilder(scene, caps, notes, filtered, solver).build(arts, statics, loops)
 
     main = newton.ModelBuilder(up_axis=newton.Axis.Z, gravity=scene.settings.gravity)
+    if solver == Solver.MUJOCO and has_actuation(scene):
+        newton.solvers.SolverMuJoCo.register_custom_attributes(main)
     if scene.settings.ground_plane:
         main.add_ground_plane()
     global_part = part(-1)
@@ -528,10 +562,13 @@ def build_model(scene: PhysicsScene, solver: Solver | str | None = None, device=
     body_slots: dict[tuple[str, int], int] = {}
     dof_slots: dict[tuple[str, str, int], DofInfo] = {}
     kinematic: dict[tuple[str, int], int] = {}
+    mujoco_rows: dict[tuple[str, int], int] = {}  # (actuator, replica) -> row of control.mujoco.ctrl
 
     def record(template: WorldTemplate, replica: int):
         body0, joint0 = main.body_count, main.joint_count
         q0, qd0 = main.joint_coord_count, main.joint_dof_count
+        row0 = main._custom_frequency_counts.get(MUJOCO_ACTUATOR_ROWS, 0)
+        mujoco_rows.update(((name, replica), row0 + i) for i, name in enumerate(template.actuator_rows))
         return lambda: _record(template, replica, body0, joint0, q0, qd0)
 
     def _record(template, replica, body0, joint0, q0, qd0):
@@ -560,6 +597,7 @@ def build_model(scene: PhysicsScene, solver: Solver | str | None = None, device=
     kinematic_slots = {key: (int(joint_child[j]), int(q_start[j]), int(qd_start[j]))
                        for key, j in kinematic.items()}
     _apply_acceleration_drives(model, dof_slots, notes)
+    actuators, actuator_forces = route_actuators(scene, solver, dof_slots, len(offsets), mujoco_rows, notes)
     return BuiltModel(
         model=model,
         body_keys=body_keys,
@@ -568,6 +606,8 @@ def build_model(scene: PhysicsScene, solver: Solver | str | None = None, device=
         kinematic=kinematic_slots,
         replica_offsets=offsets,
         notes=notes,
+        actuators=actuators,
+        actuator_forces=actuator_forces,
     )
 
 

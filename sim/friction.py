@@ -187,9 +187,11 @@ class JointEffects:
         self.applied_f.assign(np.asarray(values, dtype=np.float32))
         control_joint_f.assign(self.applied_f)
 
-    def apply(self, joint_q: wp.array, joint_qd: wp.array, control):
-        """Write friction and clamped drive efforts into ``control.joint_f`` (before a step)."""
-        if self.drive_count:
+    def apply(self, joint_q: wp.array, joint_qd: wp.array, control, more_follow: bool = False):
+        """Write friction and clamped drive efforts into ``control.joint_f`` (before a step).
+
+        ``more_follow``: another kernel adds to ``joint_f`` after this one (sim.actuators)."""
+        if self.drive_count or more_follow:
             wp.copy(control.joint_f, self.applied_f)  # the drive kernel adds to joint_f
         if self.friction_count:
             wp.launch(joint_friction_kernel, dim=self.friction_count, device=self.device, inputs=[

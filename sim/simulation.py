@@ -22,6 +22,7 @@ import warp as wp
 import newton
 
 from ..core.model import PhysicsScene, Pose, Solver
+from .actuators import ActuatorForces, Controls
 from .builder import BuiltModel, SolverCaps, build_model, dof_inertia
 from .friction import JointEffects
 from .kinematic import KinematicDriver
@@ -84,7 +85,8 @@ def _mark_kernels_built(solver: Solver, device: str):
 def _warmup_scene() -> PhysicsScene:
     """A tiny scene that launches every kernel a simulation loop uses (contacts of each primitive,
     friction, clamped drives, velocity limits, a kinematic root)."""
-    from ..core.model import Body, Joint, JointType, Shape, ShapeKind, make_joint, SceneSettings, DofMotion
+    from ..core.model import (Actuator, Body, DofMotion, Joint, JointType, SceneSettings, Shape, ShapeKind,
+                              make_joint)
 
     scene = PhysicsScene(name="warmup", settings=SceneSettings(ground_plane=True))
     scene.bodies += [Body("base", Pose((0.0, 0.0, 1.0)), kinematic=True),
@@ -102,6 +104,7 @@ def _warmup_scene() -> PhysicsScene:
     dof.motion, dof.lower, dof.upper = DofMotion.LIMITED, -1.0, 1.0
     dof.drive_enabled, dof.drive_stiffness, dof.drive_damping, dof.max_effort = True, 1.0, 0.1, 5.0
     dof.static_friction, dof.dynamic_friction, dof.velocity_limit = 0.2, 0.1, 3.0
+    dof.actuators.append(Actuator.motor("hinge_motor", force_range=(-1.0, 1.0)))  # sim.actuators' kernel
     scene.joints.append(hinge)
     assert isinstance(hinge, Joint)
     return scene
@@ -217,6 +220,9 @@ class Simulation:
             else np.zeros(0)
         self._target_velocities = self.control.joint_target_qd.numpy().copy() \
             if self.control.joint_target_qd is not None else np.zeros(0)
+        self.actuator_forces = ActuatorForces(self.built.actuator_forces, self.device)
+        self.controls = Controls(self.built.actuators, self.actuator_forces, self.control, self._targets,
+                                 self._target_velocities)
 
     # names -------------------------------------------------------------------------------
 
@@ -245,10 +251,12 @@ class Simulation:
         if self.kinematic.count:
             done, count = self._frame_fraction
             self.kinematic.place(state, done / count, count * self.dt)
-        if self.effects.writes_joint_f:
+        if self.effects.writes_joint_f or self.actuator_forces.count:
             if not self.caps.reduced:
                 newton.eval_ik(self.model, state, state.joint_q, state.joint_qd)
-            self.effects.apply(state.joint_q, state.joint_qd, self.control)
+            self.effects.apply(state.joint_q, state.joint_qd, self.control,
+                               more_follow=bool(self.actuator_forces.count))
+            self.actuator_forces.apply(state.joint_q, state.joint_qd, self.control.joint_f)
         state.clear_forces()
         if self.pipeline is not None:
             self.pipeline.collide(state, self.contacts)
@@ -304,6 +312,7 @@ class Simulation:
                 device_array.assign(host)
         if self.effects.friction_count:
             self.effects.stuck.zero_()
+        self.controls.reset()
 
     # reading -----------------------------------------------------------------------------
 
@@ -428,6 +437,17 @@ class Simulation:
         self.start.assign(state)
         self.time = 0.0
         self.steps = 0
+
+    def set_controls(self, values: Mapping[str, float]):
+        """Actuator controls, {actuator name: value} in SI (a position servo's is the DOF position,
+        rad or m; a motor's an effort before its gear), every replica, clamped to each actuator's
+        control range as MuJoCo clamps ``ctrl``; held until changed. Cheap per frame: no rebuild."""
+        self.controls.set(values)
+
+    @property
+    def actuator_controls(self) -> dict[str, float]:
+        """Each actuator's current control (after clamping), by name."""
+        return dict(self.controls.values)
 
     def set_drive_targets(self, targets: Mapping, velocities: Optional[Mapping] = None):
         """Drive targets: {(joint, axis) or joint (single-DOF joints): value}, every replica."""
