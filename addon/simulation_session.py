@@ -35,7 +35,7 @@ class BlenderSimulation:
     """The scene's bodies simulated from the current frame, moving their Blender objects.
 
     ``dt`` is the physics step (default: the scene's steps per second); kinematic bodies follow
-    their animation and animated drive targets are applied, frame by frame.
+    their animation and animated drive targets and actuator controls are applied, frame by frame.
     """
 
     def __init__(self, context, solver: Optional[str] = None, dt: Optional[float] = None, on_status=None,
@@ -64,7 +64,8 @@ class BlenderSimulation:
         if any(away_from_rest(o) for o in self.objects):  # start from the state shown, not the rest
             self.sim.set_start_poses({o.name: world_pose(o) for o in self.objects})
         self.animation = AnimationInputs(scene, self.description, self.objects)
-        self.follows_animation = bool(self.animation.kinematic or self.animation.targets)
+        self.follows_animation = bool(self.animation.kinematic or self.animation.targets
+                                      or self.animation.controls)
         poses = self.sim.body_poses()
         kinematic = {o.name for o in self.animation.kinematic}
         dynamic = [self.row_of[o.name] for o in self.objects if o.name not in kinematic]

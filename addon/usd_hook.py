@@ -212,7 +212,33 @@ def object_paths(stage) -> dict:
 def _author(stage, scene_description, masses, isaac_schema: bool = True) -> list[str]:
     from ..core.usd.physics_author import author_physics
 
-    return author_physics(stage, scene_description, object_paths(stage), masses=masses, isaac_schema=isaac_schema)
+    paths = object_paths(stage)
+    give_back_prim_names(stage, paths, scene_description.prim_names)
+    return author_physics(stage, scene_description, paths, masses=masses, isaac_schema=isaac_schema)
+
+
+def give_back_prim_names(stage, paths: dict, prim_names: dict) -> None:
+    """Rename the prims Blender wrote after its object names (``tool/frame`` -> ``tool_frame``, a
+    joint ``x.001`` -> ``x_001``) to the prim names the robot's file had (``PhysicsScene.prim_names``:
+    ``tn__toolframe_eE``, ``x``), before the physics is authored on them; ``paths`` (object name ->
+    path) follows. A name a sibling already holds, or that is no identifier, leaves the prim as it is."""
+    from pxr import Sdf
+
+    layer = stage.GetRootLayer()
+    for name, prim_name in prim_names.items():
+        path = paths.get(name)
+        if path is None or path.name == prim_name or not Sdf.Path.IsValidIdentifier(prim_name):
+            continue
+        renamed = path.GetParentPath().AppendChild(prim_name)
+        if layer.GetPrimAtPath(path) is None or stage.GetPrimAtPath(renamed):
+            continue
+        edit = Sdf.BatchNamespaceEdit()
+        edit.Add(path, renamed)
+        if not layer.Apply(edit):
+            continue
+        for key, old in paths.items():
+            if old.HasPrefix(path):
+                paths[key] = old.ReplacePrefix(path, renamed)
 
 
 def _plain_export_enabled() -> bool:

@@ -2,7 +2,11 @@
 
 Kinematic bodies follow their animation (their world poses at the current frame), and drive
 targets that are keyframed or driven (``articula.joint.dofs[i].target_position``) are read at the
-current frame. The caller moves the scene to the frame; :meth:`AnimationInputs.feed` reads it.
+current frame, as are actuator controls (``articula.joint.dofs[i].actuators[k].control`` on a joint,
+``articula.tendons[t].actuators[k].control`` on the scene; keyed in degrees through ``control_angle``
+alike) handed to ``Simulation.set_controls``. An unkeyed control is the description's
+``Actuator.control``, which the simulation starts from. The caller moves the scene to the frame;
+:meth:`AnimationInputs.feed` reads it.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ class AnimationInputs:
         kinematic = {b.name for b in description.bodies if b.kinematic}
         self.kinematic = [o for o in objects if o.name in kinematic]
         self.targets = animated_targets(scene, description.joints)
+        self.controls = animated_controls(scene, description)
 
     def feed(self, sim):
         """Hand the current frame's kinematic poses and drive targets to ``sim`` (a ``sim.Simulation``)."""
@@ -29,6 +34,8 @@ class AnimationInputs:
         if self.targets:
             sim.set_drive_targets({key: obj.articula.joint.dofs[i].target_position
                                    for obj, i, key in self.targets})
+        if self.controls:
+            sim.set_controls({name: actuator.control for actuator, name in self.controls})
 
 
 def animated_targets(scene, joints) -> list[tuple]:
@@ -45,6 +52,35 @@ def animated_targets(scene, joints) -> list[tuple]:
             if path in paths and dof.drive_enabled:
                 targets.append((obj, index, (joint.name, dof.axis)))
     return targets
+
+
+def _animated_paths(anim) -> set:
+    """Data paths an ID's animation or drivers set; a unit view's path counts as its raw property's."""
+    if anim is None:
+        return set()
+    paths = {fc.data_path for fc in _fcurves(anim)} | {d.data_path for d in anim.drivers}
+    return {p[:-len("_angle")] if p.endswith("control_angle") else p for p in paths}
+
+
+def animated_controls(scene, description) -> list[tuple]:
+    """(actuator props, actuator name) of the description's actuators whose control is animated or driven."""
+    controls = []
+    for joint in description.joints:
+        obj = scene.objects.get(joint.name)
+        paths = _animated_paths(obj.animation_data) if obj else set()
+        if not paths:
+            continue
+        for i, dof in enumerate(obj.articula.joint.dofs):
+            for k, actuator in enumerate(dof.actuators):
+                if f"articula.joint.dofs[{i}].actuators[{k}].control" in paths:
+                    controls.append((actuator, actuator.name))
+    paths = _animated_paths(scene.animation_data)
+    in_description = {t.name for t in description.tendons}
+    for t, tendon in enumerate(scene.articula.tendons):
+        for k, actuator in enumerate(tendon.actuators):
+            if tendon.name in in_description and f"articula.tendons[{t}].actuators[{k}].control" in paths:
+                controls.append((actuator, actuator.name))
+    return controls
 
 
 def _fcurves(anim_data) -> list:

@@ -407,7 +407,10 @@ class _Builder:
         for (kind, name), obj in self.made.items():
             if kind != "body" and obj in bodies:
                 continue  # a collider or visual on its body's own object: the body's prim
-            apply_prim_name(obj, self.desc.prim_names.get(name, name))
+            apply_prim_name(obj, self.prim_name(kind, name))
+
+    def prim_name(self, kind: str, name: str) -> str:
+        return self.desc.prim_names.get(name, name)
 
 
 def _same_mesh_source(shape: Shape, visual: Visual) -> bool:
@@ -542,6 +545,12 @@ class _Adopter(_Builder):
                     holder.name = item.name
                 else:  # free, or Blender suffixes it (``bthigh.001``), as build_scene's objects
                     obj.name = item.name
+
+    def prim_name(self, kind: str, name: str) -> str:
+        """The name of the prim the item was read from (the reader makes repeated names unique as
+        ``name_1``; the converter writes every fixed joint as ``PhysicsFixedJoint`` in its own scope)."""
+        path = self.prim_paths.get(f"{kind}:{name}")
+        return path.rpartition("/")[2] if path else super().prim_name(kind, name)
 
     def imported(self, kind: str, name: str):
         path = self.prim_paths.get(f"{kind}:{name}")

@@ -206,3 +206,193 @@ def test_the_joint_panel_shows_actuators_next_to_the_drive_and_the_tendon_panel_
     polled, log = draw_panel(physics.ARTICULA_PT_tendons, bpy.data.objects["upper"])
     assert polled and {"stiffness", "has_lower", "kp"} <= drawn_props(log)
     assert_clean_output(capfd)
+
+
+# --- (a) the arm with a coupled gripper: import, export, Newton's reading ----------------------
+
+needs_converted = pytest.mark.skipif(not ARM_GRIPPER_USD.exists(), reason="run `make corpus` first")
+FRAMES = ("tool/frame", "camera_mount")  # massless frame bodies
+
+
+def _newton_reads_blenders_usd() -> bool:
+    from articula.addon.pxr_runtime import ensure_blender_pxr
+
+    ensure_blender_pxr()
+    from pxr import UsdPhysics
+
+    return hasattr(UsdPhysics, "Axis")  # Blender 4.5's USD 25.02 lacks it: Newton's add_usd cannot run
+
+
+def _rows():
+    """tests/core/robot_models.py's comparable rows of Newton's MuJoCo actuators, tendons, couplings."""
+    sys.path.insert(0, str(ROOT / "tests" / "core"))
+    try:
+        import robot_models
+    finally:
+        sys.path.pop(0)
+    return robot_models
+
+
+def newton_model(path, mjcf: bool = False):
+    """Newton's model of a file with the MuJoCo attributes registered (as for SolverMuJoCo)."""
+    import warnings
+
+    import newton
+    from newton.solvers import SolverMuJoCo
+
+    builder = newton.ModelBuilder()
+    SolverMuJoCo.register_custom_attributes(builder)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if mjcf:
+            builder.add_mjcf(str(path))
+        else:
+            from newton.usd import SchemaResolverMjc, SchemaResolverNewton, SchemaResolverPhysx
+
+            builder.add_usd(str(path), schema_resolvers=[SchemaResolverNewton(), SchemaResolverPhysx(),
+                                                         SchemaResolverMjc()])
+    return builder.finalize(device="cpu")
+
+
+def import_arm(source: str):
+    if source == "mjcf":
+        assert bpy.ops.articula.import_mjcf(filepath=str(ARM_GRIPPER_MJCF)) == {"FINISHED"}
+        return ARM_GRIPPER_MJCF
+    if not ARM_GRIPPER_USD.exists():
+        pytest.skip("run `make corpus` first (the converted arm_gripper.usda)")
+    assert bpy.ops.articula.import_usd(filepath=str(ARM_GRIPPER_USD)) == {"FINISHED"}
+    return ARM_GRIPPER_USD
+
+
+def _actuators_on_objects(scene) -> dict:
+    found = {}
+    for obj in scene.objects:
+        if obj.articula.joint.enabled:
+            for dof in obj.articula.joint.dofs:
+                for a in dof.actuators:
+                    found[a.name] = (obj.name, a.kind, round(a.kp, 3), round(a.kv, 3), a.has_ctrl_range,
+                                     round(a.ctrl_min, 4), round(a.ctrl_max, 4), round(a.force_max, 3))
+    return found
+
+
+@pytest.mark.parametrize("source", ["mjcf", "usd"])
+def test_arm_gripper_actuators_tendon_and_mimic_arrive_on_the_objects(clean_scene, source):
+    import_arm(source)
+    assert _actuators_on_objects(clean_scene) == {
+        "arm/shoulder_yaw": ("shoulder_yaw", "POSITION", 300.0, 20.0, True, -3.0, 3.0, 80.0),
+        "arm/shoulder_pitch": ("shoulder_pitch", "POSITION", 400.0, 30.0, True, -2.0, 2.0, 120.0),
+        "arm/elbow": ("elbow", "POSITION", 300.0, 20.0, True, -2.5, 2.5, 80.0),
+    }
+    (tendon,) = clean_scene.articula.tendons
+    assert [(j.joint.name, j.coef) for j in tendon.joints] == [("left_finger_slide", 0.5), ("right_finger_slide", 0.5)]
+    (servo,) = tendon.actuators
+    assert (tendon.name, servo.name, servo.kind, servo.kp, servo.kv) == ("grip", "gripper", "POSITION", 200.0, 5.0)
+    assert (servo.ctrl_min, servo.ctrl_max) == pytest.approx((0.0, 0.03))
+    left = clean_scene.objects["left_finger_slide"].articula.joint
+    assert left.has_mimic and left.mimic_leader.name == "right_finger_slide"
+    assert (left.mimic_gear, left.mimic_offset) == (1.0, 0.0)
+    for frame in FRAMES:
+        assert clean_scene.objects[frame].articula.body.enabled
+    if source == "usd":  # the converter's encoded names, kept for the way out
+        assert clean_scene.objects["tool/frame"]["articula_prim_name"] == "tn__toolframe_eE"
+        assert clean_scene.objects["shoulder_yaw"].articula.joint.dofs[0].actuators[0].prim_name == \
+            "tn__armshoulder_yaw_gN"
+
+
+def _prim_names(path) -> dict:
+    """Prim name -> type name, of every prim of the file."""
+    from pxr import Usd
+
+    stage = Usd.Stage.Open(str(path))
+    return {p.GetName(): p.GetTypeName() for p in stage.Traverse()}
+
+
+@pytest.mark.parametrize("source", ["mjcf", "usd"])
+def test_arm_gripper_exports_nested_to_the_actuators_newton_reads_from_the_original(clean_scene, tmp_path, source):
+    """Import, export NESTED: no refusal (massless frames included), the frames under the original's
+    prim names, and Newton's model of the export (MuJoCo attributes registered) has the original's
+    actuator rows (target DOF, types, gains, gear, ranges), tendon and coupling."""
+    original = import_arm(source)
+    out = tmp_path / "arm.usda"
+    assert bpy.ops.articula.export_usd(filepath=str(out), layout="NESTED") == {"FINISHED"}
+    prims = _prim_names(out)
+    expected_names = {"tn__toolframe_eE", "camera_mount"} if source == "usd" else {"tool_frame", "camera_mount"}
+    assert expected_names <= set(prims)
+    if source == "usd":
+        assert {"tn__armshoulder_yaw_gN", "tn__armshoulder_pitch_hQ", "tn__armelbow_sC", "gripper", "grip"} <= set(prims)
+        assert prims["tn__armelbow_sC"] == "MjcActuator"
+    if not _newton_reads_blenders_usd():
+        pytest.skip("Blender 4.5's USD 25.02 cannot run Newton's add_usd")
+    rows = _rows()
+    theirs, ours = newton_model(original, mjcf=source == "mjcf"), newton_model(out)
+    assert len(rows.actuator_rows(ours)) == 4
+    assert rows.row_differences(rows.actuator_rows(theirs), rows.actuator_rows(ours)) == []
+    assert rows.tendon_rows(ours) == rows.tendon_rows(theirs)
+    assert rows.coupling_rows(ours) == rows.coupling_rows(theirs) and rows.coupling_rows(ours)
+
+
+# --- (b) baked with no keys: MuJoCo's own simulation of the MJCF --------------------------------
+
+def _bake_one_second(scene, solver: str) -> None:
+    """Frames 1..26 at 25 fps and 20 substeps: 1 s in MuJoCo's own 2 ms steps (the MJCF's timestep)."""
+    scene.render.fps, scene.render.fps_base = 25, 1.0
+    scene.frame_start, scene.frame_end = 1, 26
+    scene.frame_set(1)
+    assert bpy.ops.articula.bake(solver=solver, substeps=20) == {"FINISHED"}
+    scene.frame_set(26)
+
+
+@pytest.mark.parametrize("source", ["mjcf", "usd"])
+def test_arm_gripper_baked_without_keys_follows_mujocos_own_simulation(clean_scene, source):
+    """ctrl = 0 on every actuator: every body, fingers and massless frames included, within 1 cm of
+    the ``mujoco`` C library's simulation of the MJCF after 1 s (measured: under 0.001 mm)."""
+    import mujoco
+    import numpy as np
+
+    import_arm(source)
+    _bake_one_second(clean_scene, "MUJOCO")
+    model = mujoco.MjModel.from_xml_path(str(ARM_GRIPPER_MJCF))
+    data = mujoco.MjData(model)
+    for _ in range(round(1.0 / model.opt.timestep)):
+        mujoco.mj_step(model, data)
+    errors = {}
+    for body in range(1, model.nbody):
+        name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, body)
+        errors[name] = float(np.linalg.norm(np.array(clean_scene.objects[name].matrix_world.translation)
+                                            - data.xpos[body]))
+    assert set(errors) >= {"left_finger", "right_finger", *FRAMES}
+    assert max(errors.values()) < 0.01, errors
+    assert abs(data.qpos[1]) > 0.01  # the arm did sag: the comparison is not of two robots at rest
+
+
+# --- (c) a keyed control drives the baked robot --------------------------------------------------
+
+def _joint_angle(joint) -> float:
+    """The joint's angle (revolute, about its axis) from its two bodies' world rotations."""
+    props = joint.articula.joint
+    relative = props.body0.matrix_world.to_quaternion().inverted() @ props.body1.matrix_world.to_quaternion()
+    axis, angle = relative.to_axis_angle()
+    return angle * axis["XYZ".index(props.axis)]
+
+
+@pytest.mark.parametrize("solver", ["MUJOCO", "FEATHERSTONE"])
+def test_a_control_keyed_from_0_to_45_degrees_drives_the_baked_joint_there(clean_scene, solver):
+    from authoring_helpers import snapshot_props
+
+    import_arm("mjcf")
+    joint = clean_scene.objects["shoulder_yaw"]
+    servo = joint.articula.joint.dofs[0].actuators[0]
+    path = "articula.joint.dofs[0].actuators[0].control_angle"  # what pressing I over the field keys
+    servo.control_angle = 0.0
+    joint.keyframe_insert(path, frame=1)
+    servo.control_angle = math.radians(45.0)
+    joint.keyframe_insert(path, frame=26)
+    clean_scene.frame_set(1)
+    authored = snapshot_props(joint.articula)
+    _bake_one_second(clean_scene, solver)
+    assert math.degrees(_joint_angle(joint)) == pytest.approx(45.0, abs=2.0)
+    clean_scene.frame_set(13)
+    assert 5.0 < math.degrees(_joint_angle(joint)) < 40.0  # on its way: it followed the keys
+    clean_scene.frame_set(1)
+    assert snapshot_props(joint.articula) == authored  # the authored robot and its keys are untouched
+    assert math.degrees(_joint_angle(joint)) == pytest.approx(0.0, abs=1e-4)
