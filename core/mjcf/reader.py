@@ -364,19 +364,20 @@ class _Reader:
             if biastype not in (int(mj.mjtBias.mjBIAS_NONE), int(mj.mjtBias.mjBIAS_AFFINE)):
                 skipped.append(f"{name} (bias {_enum_name(mj.mjtBias(biastype))})")
                 continue
+            # jointinparent differs from joint only on ball and free joints, which are not read.
             if trntype in joint_trns and int(m.jnt_type[target]) in self._scalar_joint_types():
                 owner = self.scene.joint(self.joint_names[target])
-                actuators = owner.dofs[0].actuators if owner is not None else None
-                gravcomp = bool(getattr(m, "jnt_actgravcomp", [False] * (target + 1))[target])
+                actuators, gravcomp = owner.dofs[0].actuators, bool(m.jnt_actgravcomp[target])
             elif trntype == int(trn.mjTRN_TENDON) and target in self.tendons:
                 actuators, gravcomp = self.tendons[target].actuators, False
-            else:
-                actuators = None
-            if actuators is None:  # a site, body or slider-crank; a ball/free joint; a spatial tendon
-                skipped.append(f"{name} (on a {_enum_name(mj.mjtTrn(trntype))}"
-                               f"{'' if trntype in (*joint_trns, int(trn.mjTRN_TENDON)) else ' transmission'}"
-                               f"{' that is no hinge/slide' if trntype in joint_trns else ''}"
-                               f"{' that is not fixed' if trntype == int(trn.mjTRN_TENDON) else ''})")
+            elif trntype in joint_trns:
+                skipped.append(f"{name} (on a joint that is no hinge/slide)")
+                continue
+            elif trntype == int(trn.mjTRN_TENDON):
+                skipped.append(f"{name} (on a tendon that is not fixed)")
+                continue
+            else:  # a site, body or slider-crank
+                skipped.append(f"{name} (on a {_enum_name(mj.mjtTrn(trntype))} transmission)")
                 continue
             actuator = Actuator(
                 name=name, gain=m.actuator_gainprm[a],
@@ -396,8 +397,8 @@ class _Reader:
             self.unsupported.append(f"{len(skipped)} actuators ({_listed(skipped)})")
         if activation:
             self.unsupported.append(f"activation limits of actuators {_listed(activation)}")
-        gravcomp_alone = [self.joint_names[j] for j in range(m.njnt) if getattr(m, "jnt_actgravcomp", None) is not None
-                          and m.jnt_actgravcomp[j] and not self._has_actuator(self.joint_names[j])]
+        gravcomp_alone = [self.joint_names[j] for j in range(m.njnt)
+                          if m.jnt_actgravcomp[j] and not self._has_actuator(self.joint_names[j])]
         if gravcomp_alone:
             self.unsupported.append(f"actuatorgravcomp on joints without an actuator ({_listed(gravcomp_alone)})")
 

@@ -166,7 +166,7 @@ GENERAL = """
         </body>
       </body>
     </body>
-    <body name="d" pos="2 0 0"><freejoint/><geom size="0.1"/><site name="d_site"/></body>
+    <body name="d" pos="2 0 0"><freejoint name="d_free"/><geom size="0.1"/><site name="d_site"/></body>
   </worldbody>
   <tendon>
     <fixed name="limited" limited="true" range="-0.5 0.5" stiffness="3" damping="0.2">
@@ -185,6 +185,7 @@ GENERAL = """
     <motor name="geared" tendon="limited" gear="7" forcerange="-5 5"/>
     <motor name="thruster" site="tip"/>
     <motor name="pull" tendon="rope"/>
+    <motor name="fly" joint="d_free" gear="0 0 1 0 0 0"/>
   </actuator>
 </mujoco>
 """
@@ -230,7 +231,8 @@ def test_higher_order_equality_keeps_its_linear_part_with_a_warning(general):
 def test_what_cannot_be_carried_is_named_in_one_warning(general):
     listed = [w for w in general.warnings if "not carried over" in w]
     assert len(listed) == 1
-    for named in ("thruster (on a site transmission)", "pull (on a tendon that is not fixed)",
+    for named in ("3 actuators", "thruster (on a site transmission)", "pull (on a tendon that is not fixed)",
+                  "fly (on a joint that is no hinge/slide)",
                   "1 spatial tendons (rope)", "glue (weld)"):
         assert named in listed[0]
     assert "damped" not in listed[0] and "geared" not in listed[0] and "curve" not in listed[0]
