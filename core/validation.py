@@ -446,23 +446,34 @@ def _check_explicit_mass(name: str, mass: MassProperties, dynamic: bool) -> Iter
     yield from _check_pose(name, "principal axes", Pose(rot=tuple(mass.principal_axes)))
 
 
+def _massless(mass: MassProperties) -> bool:
+    return mass.mass == 0 and not any(mass.diagonal_inertia)
+
+
+def _frame_body(name: str) -> Problem:
+    return warning(name, "body has no colliders and no mass: it is written with mass 0 (as Newton reads "
+                         "it; MuJoCo welds such a frame to its parent); add a collider or set the mass if it "
+                         "moves on its own joint", "no_mass_source")
+
+
 def _check_mass(scene: PhysicsScene, computed: dict[str, MassProperties]) -> Iterator[Problem]:
     """Mass problems; the mass properties computed from colliders go into ``computed``."""
     shapes_by_body = mass_shapes_by_body(scene)
     for body in scene.bodies:
+        shapes = shapes_by_body.get(body.name, [])
+        if body.mass is not None and not shapes and _massless(body.mass):
+            yield _frame_body(body.name)  # a file's frame body (mass 0, no colliders), as MuJoCo has them
+            continue
         if body.mass is not None:
             yield from _check_explicit_mass(body.name, body.mass, dynamic=not body.kinematic)
             continue
-        shapes = shapes_by_body.get(body.name, [])
         if body.kinematic and not shapes:
             continue  # animated: needs no mass
         try:
             computed[body.name] = mass_properties(scene, body.name, shapes)
         except MassError as problem:
             if not shapes:  # a frame body (end effector, mount): Newton loads it with mass 0
-                yield warning(body.name, "body has no colliders and no explicit mass: it is written "
-                                         "with mass 0 (as Newton reads it); add a collider or set "
-                                         "the mass if it moves on its own joint", "no_mass_source")
+                yield _frame_body(body.name)
             else:
                 yield error(body.name, f"mass cannot be computed: {problem.reason}", "invalid_mass")
 
