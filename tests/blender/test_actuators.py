@@ -396,3 +396,21 @@ def test_a_control_keyed_from_0_to_45_degrees_drives_the_baked_joint_there(clean
     clean_scene.frame_set(1)
     assert snapshot_props(joint.articula) == authored  # the authored robot and its keys are untouched
     assert math.degrees(_joint_angle(joint)) == pytest.approx(0.0, abs=1e-4)
+
+
+def test_simulate_follows_a_keyed_control_frame_by_frame(clean_scene):
+    """The live Simulate (here ``execute`` with ``frames``: the bpy module has no event loop) reads the
+    keyed control each frame as the bake does."""
+    import_arm("mjcf")
+    clean_scene.render.fps, clean_scene.render.fps_base = 25, 1.0
+    joint = clean_scene.objects["elbow"]
+    servo = joint.articula.joint.dofs[0].actuators[0]
+    path = "articula.joint.dofs[0].actuators[0].control"  # keyed in radians, on the raw property
+    servo.control = 0.0
+    joint.keyframe_insert(path, frame=1)
+    servo.control = -0.5
+    joint.keyframe_insert(path, frame=26)
+    clean_scene.frame_set(1)
+    assert bpy.ops.articula.simulate(solver="MUJOCO", frames=30) == {"FINISHED"}
+    assert clean_scene.frame_current == 31
+    assert _joint_angle(joint) == pytest.approx(-0.5, abs=math.radians(2.0))
