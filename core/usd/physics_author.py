@@ -82,6 +82,44 @@ def _set_matrix(prim: _Prim, matrix: Gf.Matrix4d) -> None:
     prim.set("xformOpOrder", T.TokenArray, ["xformOp:transform"], uniform=True)
 
 
+class _Moves:
+    """Prim moves (old path -> new path, in the order made) applied to many paths at once: each
+    path is matched by string prefix at the depths the moves happened at (a dict lookup per depth)
+    instead of against every move or by walking its ancestors, both far slower in Python."""
+
+    def __init__(self):
+        self.by_depth: dict[int, dict[str, str]] = {}
+
+    def add(self, old: Sdf.Path, new: Sdf.Path) -> None:
+        self.by_depth.setdefault(old.pathElementCount, {})[old.pathString] = new.pathString
+
+    def __bool__(self) -> bool:
+        return bool(self.by_depth)
+
+    def __call__(self, path: Sdf.Path) -> Sdf.Path:
+        text, moved = path.pathString, False
+        for _ in range(len(self.by_depth) + 1):  # a move inside an earlier move's subtree: once more
+            for depth, moves in self.by_depth.items():
+                head = _path_head(text, depth)
+                target = moves.get(head)
+                if target is not None:
+                    text, moved = target + text[len(head):], True
+                    break
+            else:
+                break
+        return Sdf.Path(text) if moved else path
+
+
+def _path_head(text: str, depth: int) -> str:
+    """The first ``depth`` elements of an absolute path string (``/a/b/c``, 2 -> ``/a/b``)."""
+    end = 0
+    for _ in range(depth):
+        end = text.find("/", end + 1)
+        if end < 0:
+            return text
+    return text[:end]
+
+
 class _ExistingNamer(_Namer):
     """Sibling-unique names that also avoid the prims already in the layer."""
 
@@ -111,9 +149,7 @@ class _OntoWriter(_LayerWriter):
         self.layer.pseudoRoot.SetInfo("kilogramsPerUnit", D.KILOGRAMS_PER_UNIT)
         from ..articulation import find_articulations
         articulations = find_articulations(self.scene)
-        for articulation in articulations:
-            if articulation.fixed_base:
-                self._wrap(self.object_paths[articulation.root], articulation.root)
+        self._wrap_fixed_bases([a.root for a in articulations if a.fixed_base])
         for body in self.scene.bodies:
             path = self.object_paths[body.name]
             self.body_paths[body.name] = path
@@ -137,22 +173,25 @@ class _OntoWriter(_LayerWriter):
         self._write_object_colors()
         self._write_isaac()
 
-    def _wrap(self, path: Sdf.Path, name: str) -> None:
-        """Move a fixed-base root body's prim under a new Xform holding the articulation root
-        (proposal: the root API above a robot fixed to the world)."""
-        wrapper = self.names.child(path.GetParentPath(), name + D.FIXED_BASE_SUFFIX)
-        self.fixed_wrappers = getattr(self, "fixed_wrappers", {})
-        self.fixed_wrappers[name] = wrapper
-        _Prim(self.layer, wrapper, "Xform").done()
-        moved = wrapper.AppendChild(path.name)
-        Sdf.CopySpec(self.layer, path, self.layer, moved)
-        _remove(self.layer, path)
-        self.object_paths = {k: (v.ReplacePrefix(path, moved) if v.HasPrefix(path) else v)
-                             for k, v in self.object_paths.items()}
-        parent_world = self.old_world.get(path.GetParentPath(), Gf.Matrix4d(1.0))
-        self.old_world = {(k.ReplacePrefix(path, moved) if k.HasPrefix(path) else k): v
-                          for k, v in self.old_world.items()}
-        self.old_world[wrapper] = parent_world
+    def _wrap_fixed_bases(self, roots: list[str]) -> None:
+        """Move each fixed-base root body's prim under a new Xform holding the articulation root
+        (proposal: the root API above a robot fixed to the world). The path maps are rewritten
+        once for all moves: per move they would cost O(prims) each, O(robots * prims) in all."""
+        self.fixed_wrappers = {}
+        moves = _Moves()
+        for name in roots:
+            path = moves(self.object_paths[name])
+            wrapper = self.names.child(path.GetParentPath(), name + D.FIXED_BASE_SUFFIX)
+            self.fixed_wrappers[name] = wrapper
+            _Prim(self.layer, wrapper, "Xform").done()
+            moved = wrapper.AppendChild(path.name)
+            Sdf.CopySpec(self.layer, path, self.layer, moved)
+            _remove(self.layer, path)
+            moves.add(path, moved)
+            self.old_world[wrapper] = self.old_world.get(path.GetParentPath(), Gf.Matrix4d(1.0))
+        if moves:
+            self.object_paths = {k: moves(v) for k, v in self.object_paths.items()}
+            self.old_world = {moves(k): v for k, v in self.old_world.items()}
 
     # -- world matrices after the edit
     def world(self, path: Sdf.Path) -> Gf.Matrix4d:

@@ -91,6 +91,43 @@ def test_body_scale_lands_on_its_mesh_and_bodies_are_rigid():
         assert prim.IsA(UsdPhysics.Joint) and not prim.GetAttribute("xformOpOrder").HasAuthoredValue()
 
 
+def _fixed_base_fleet(robots: int = 3):
+    """``robots`` copies of the robotic finger (fixed to the world), each name suffixed ``_<i>``."""
+    from dataclasses import replace
+
+    from articula.core.model import PhysicsScene, Pose
+
+    fleet = PhysicsScene(name="fleet")
+    for i in range(robots):
+        one = samples.robotic_finger()
+        fleet.materials = one.materials
+        rename = {item.name: f"{item.name}_{i}" for item in (*one.bodies, *one.joints, *one.shapes, *one.visuals)}
+        shift = lambda pose: Pose((pose.pos[0] + i, *pose.pos[1:]), pose.rot)  # noqa: E731
+        fleet.bodies += [replace(b, name=rename[b.name], parent=rename.get(b.parent), pose=shift(b.pose))
+                         for b in one.bodies]
+        fleet.joints += [replace(j, name=rename[j.name], body0=rename.get(j.body0), body1=rename[j.body1],
+                                 local_pose0=shift(j.local_pose0) if j.body0 is None else j.local_pose0)
+                         for j in one.joints]
+        fleet.shapes += [replace(s, name=rename[s.name], body=rename.get(s.body)) for s in one.shapes]
+        fleet.visuals += [replace(v, name=rename[v.name], body=rename.get(v.body)) for v in one.visuals]
+    return fleet
+
+
+def test_every_fixed_base_of_a_fleet_gets_its_wrapper():
+    """Several fixed-base robots: each root moves under its own articulation wrapper (the moves are
+    applied to every path at once) and the file reads back as the core writer's."""
+    scene = _fixed_base_fleet()
+    stage, paths = blender_like_stage(scene)
+    author_physics(stage, scene, paths)
+    prims = {p.GetAttribute(OBJECT_NAME).Get(): p for p in stage.Traverse() if p.GetAttribute(OBJECT_NAME)}
+    for i in range(3):
+        wrapper = prims[f"palm_{i}"].GetParent()
+        assert wrapper.HasAPI(UsdPhysics.ArticulationRootAPI) and wrapper.GetName().startswith(f"palm_{i}")
+    ours = read_usd(stage).scene
+    core = read_usd(build_stage(scene)).scene
+    assert [d for d in scene_differences(core, ours, tol=1e-4) if not d.startswith("visual")] == []
+
+
 @pytest.mark.skipif(importlib.util.find_spec("newton") is None, reason="newton not installed")
 def test_newton_loads_the_same_model():
     import newton
