@@ -145,7 +145,8 @@ def _add_mujoco_actuator(builder: newton.ModelBuilder, target, actuator: Actuato
         gear=_mujoco_gear(actuator),
         ctrlrange=actuator.ctrl_range, ctrllimited=actuator.ctrl_range is not None,
         forcerange=actuator.force_range, forcelimited=actuator.force_range is not None,
-        ctrl=clamp_control(actuator, actuator.control))
+        ctrl=clamp_control(actuator, actuator.control),
+        custom_attributes={"mujoco:actuator_label": actuator.name})  # MuJoCo's actuator gets its name
 
 
 def add_mimics(builder: newton.ModelBuilder, scene: PhysicsScene, joint_index: dict[str, int], notes: list[str]):
@@ -211,6 +212,12 @@ def _add_mujoco_tendon(builder, tendon: FixedTendon, joint_index: dict[str, int]
     if not all(present):
         notes.append(f"tendon {tendon.name!r}: its joints are not simulated together; it and its actuators "
                      f"{_names(tendon.actuators)} are not simulated")
+        return None
+    stacked = [tj.joint for tj in tendon.joints if list(joint_index.values()).count(joint_index[tj.joint]) > 1]
+    if stacked:  # Newton's MuJoCo tendons take hinges and slides only, not one axis of a D6
+        notes.append(f"tendon {tendon.name!r}: joint {stacked[0]!r} is one of several joints on the same two "
+                     f"bodies (one Newton D6), which a MuJoCo tendon in Newton cannot hold; the tendon and its "
+                     f"actuators {_names(tendon.actuators) or '(none)'} are not simulated")
         return None
     limited = math.isfinite(tendon.lower) or math.isfinite(tendon.upper)
     try:

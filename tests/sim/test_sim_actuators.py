@@ -274,3 +274,92 @@ def test_what_a_solver_cannot_simulate_is_noted():
     scene.joint("elbow").dofs[0].drive_enabled = True
     notes = Simulation(scene, device="cpu", solver="MUJOCO").notes
     assert any("'elbow'" in note and "drive is not applied" in note for note in notes)
+
+
+# --- the corpus: Newton's own MuJoCo rows ---------------------------------------------------------
+
+from ..core.robot_models import actuator_rows, row_differences, tendon_rows  # noqa: E402
+from ..core.test_mjcf_actuators import _by_axis as by_axis  # noqa: E402
+from ..core.test_mjcf_corpus import CORPUS, corpus_file, newton_reference  # noqa: E402
+
+
+@pytest.mark.parametrize("key", CORPUS + ["data/arm_gripper"])
+def test_mujoco_rows_are_newtons_add_mjcf_rows(key, tmp_path, monkeypatch):
+    """The model Simulation builds for MuJoCo holds the actuators and tendons Newton's own add_mjcf
+    builds from the file (target DOF, types, gains, bias, gear, control and force ranges, ctrl). A
+    MuJoCo body's several joints are one Newton D6 whose DOFs add_mjcf numbers in file order and
+    Articula in name order (as add_usd): those rows name their DOF by its world axis."""
+    from articula.sim.builder import build_model
+
+    monkeypatch.chdir(tmp_path)  # MuJoCo writes MUJOCO_LOG.TXT into the working folder
+    path = str(ARM_GRIPPER) if key == "data/arm_gripper" else corpus_file(key)
+    reference = newton_reference(key, path, tmp_path, mujoco=True)
+    built = build_model(read_mjcf(path).scene, "MUJOCO", device="cpu")
+    ours = built.model
+    assert len(actuator_rows(ours)) == len(mujoco.MjSpec.from_file(path).actuators)
+    found = row_differences(by_axis(actuator_rows(reference), reference), by_axis(actuator_rows(ours), ours))
+    expected = [row for row in tendon_rows(reference)
+                if not _on_stacked_joints(row["name"], read_mjcf(path).scene, built.notes)]
+    found += row_differences(expected, tendon_rows(ours), "tendon")
+    assert found == [], "\n".join(found)
+
+
+def _on_stacked_joints(tendon: str, scene, notes: list[str]) -> bool:
+    """A tendon on one of a body's several joints (humanoid's hip_y): Newton's add_mjcf keeps its row,
+    SolverMuJoCo then drops that entry ("invalid D6 joint type"); Articula leaves the tendon out and
+    says so rather than simulate a different one."""
+    bodies = [j.body1 for j in scene.joints]
+    stacked = any(bodies.count(scene.joint(tj.joint).body1) > 1 for tj in scene.tendon(tendon).joints)
+    if stacked:
+        assert any(f"tendon {tendon!r}" in note and "not simulated" in note for note in notes)
+    return stacked
+
+
+def _mujoco_model_without_sensors(path: str):
+    """MuJoCo's own model of a file; sensors (which do not act) removed, as the reader does: MuJoCo
+    3.17 refuses nv_humanoid's touch sensors on sites it no longer finds."""
+    spec = mujoco.MjSpec.from_file(path)
+    for sensor in list(spec.sensors):
+        spec.delete(sensor)
+    return spec.compile()
+
+
+@pytest.mark.parametrize("key", CORPUS)
+def test_actuator_forces_are_mujocos_on_every_corpus_robot(key, tmp_path, monkeypatch):
+    """Random controls inside each range, one step: each actuator's force (gain, bias, clamps) in the
+    MuJoCo model Simulation drives is MuJoCo's own for the original file, and so are the joint forces
+    they make (qfrc_actuator: transmission and gear), joint by joint where both models name the joint
+    alike (a body's several joints become one Newton D6 with renamed axes), as a whole elsewhere."""
+    monkeypatch.chdir(tmp_path)
+    path = corpus_file(key)
+    model = _mujoco_model_without_sensors(path)
+    data = mujoco.MjData(model)
+    low, high = model.actuator_ctrlrange.T
+    data.ctrl[:] = np.random.default_rng(7).uniform(np.where(model.actuator_ctrllimited, low, -1.0),
+                                                    np.where(model.actuator_ctrllimited, high, 1.0))
+    names = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_ACTUATOR, a) or f"actuator_{a}" for a in range(model.nu)]
+    sim = Simulation(read_mjcf(path).scene, device="cpu", solver="MUJOCO")
+    sim.set_controls(dict(zip(names, data.ctrl)))
+    sim.step()
+    mujoco.mj_step(model, data)
+    ours, our_data = sim.solver.mj_model, sim.solver.mj_data
+    assert ours.nu == model.nu
+    if not model.nu:  # tabletop: objects on a table, nothing to drive
+        assert sim.built.actuators == []
+        return
+    row_name = {slot.index: slot.actuator.name for slot in sim.built.actuators if slot.route == "mujoco"}
+    newton_row = sim.solver.mjc_actuator_to_newton_idx.numpy()
+    for k in range(ours.nu):
+        name = row_name[int(newton_row[k])]
+        assert our_data.actuator_force[k] == pytest.approx(data.actuator_force[names.index(name)], rel=1e-5), name
+    moving = [j for j in range(model.njnt) if model.jnt_type[j] != mujoco.mjtJoint.mjJNT_FREE]
+    theirs = data.qfrc_actuator[[model.jnt_dofadr[j] for j in moving]]
+    ours_free = [j for j in range(ours.njnt) if ours.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE]
+    mine = np.delete(our_data.qfrc_actuator, [d for j in ours_free for d in range(ours.jnt_dofadr[j], ours.jnt_dofadr[j] + 6)])
+    assert np.sort(mine) == pytest.approx(np.sort(theirs), rel=1e-5, abs=1e-6)
+    for j in moving:
+        mine_j = mujoco.mj_name2id(ours, mujoco.mjtObj.mjOBJ_JOINT, mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j))
+        if mine_j >= 0:
+            assert our_data.qfrc_actuator[ours.jnt_dofadr[mine_j]] == pytest.approx(
+                data.qfrc_actuator[model.jnt_dofadr[j]], rel=1e-5, abs=1e-6)
+    assert np.abs(theirs).max() > 1e-3  # the controls did push
