@@ -264,10 +264,16 @@ def tendon_rows(model, body_name=None) -> list[dict]:
 
 def coupling_rows(model, body_name=None) -> list[tuple]:
     """Joint couplings Newton holds: ("mimic", follower, leader, coef0, coef1) rows from its mimic
-    constraints and ("equality", joint1, joint2, polycoef) rows from MuJoCo joint equalities, joints
-    named by child body."""
+    constraints (add_mjcf, add_usd) or joint-owned mimics (``joint_mimic_joint``, what add_urdf builds)
+    and ("equality", joint1, joint2, polycoef) rows from MuJoCo joint equalities, joints named by child
+    body."""
     joints = _joint_names(model, body_name)
     rows = []
+    if getattr(model, "joint_mimic_joint", None) is not None:
+        for follower, (leader, (c0, c1)) in enumerate(zip(model.joint_mimic_joint.numpy(),
+                                                          model.joint_mimic_coeffs.numpy())):
+            if leader >= 0:
+                rows.append(("mimic", joints[follower], joints[int(leader)], round(float(c0), 5), round(float(c1), 5)))
     if getattr(model, "constraint_mimic_count", 0):
         for j0, j1, c0, c1 in zip(model.constraint_mimic_joint0.numpy(), model.constraint_mimic_joint1.numpy(),
                                   model.constraint_mimic_coef0.numpy(), model.constraint_mimic_coef1.numpy()):

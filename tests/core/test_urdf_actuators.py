@@ -22,7 +22,7 @@ from articula.core.model import ActuatorKind  # noqa: E402
 from articula.core.urdf import read_urdf  # noqa: E402
 from articula.core.usd.writer import write_usd  # noqa: E402
 
-from .robot_models import coupling_rows, description_mimic_rows, leaf, load_usd_mujoco, row_differences  # noqa: E402
+from .robot_models import coupling_rows, description_mimic_rows, load_usd_mujoco, row_differences  # noqa: E402
 from .test_urdf_corpus import PYBULLET_DATA  # noqa: E402
 
 
@@ -96,15 +96,7 @@ def _newton_urdf(path: str):
 
 
 def _mimic_rows(model) -> list:
-    """Newton's mimic couplings: add_usd's mimic constraints (coupling_rows) and add_urdf's joint-owned
-    mimics (``joint_mimic_joint``/``joint_mimic_coeffs``, follower = coef0 + coef1 * leader)."""
-    rows = [r for r in coupling_rows(model) if r[0] == "mimic"]
-    bodies = [leaf(x) for x in model.body_label]
-    joints = [bodies[c] for c in model.joint_child.numpy()]
-    for follower, (leader, (c0, c1)) in enumerate(zip(model.joint_mimic_joint.numpy(), model.joint_mimic_coeffs.numpy())):
-        if leader >= 0:
-            rows.append(("mimic", joints[follower], joints[int(leader)], round(float(c0), 5), round(float(c1), 5)))
-    return sorted(rows, key=str)
+    return [r for r in coupling_rows(model) if r[0] == "mimic"]
 
 
 def test_mimic_is_a_coupled_joint(gripper_file):
