@@ -29,19 +29,20 @@ from .fields import (BODY_FIELDS, JOINT_FIELDS, SHAPE_FIELDS, read_dof, read_fie
 
 SCALE_SNAP = 1e-6
 
-# The USD prim name an object came from where it differs from the object's name (a converter's
-# ``tn__...`` encoding, a joint Blender renamed ``x.001`` beside a body ``x``), and the object's name
-# it was stored for: an object the user renames since takes its new name to USD.
-PRIM_NAME = "articula_prim_name"
-PRIM_NAME_FOR = "articula_prim_name_for"
+# A custom property ``{"name": prim name, "for": object name}``: the USD prim name an object came
+# from where it differs from the object's name (a converter's ``tn__...`` encoding, a joint Blender
+# renamed ``x.001`` beside a body ``x``), and the object's name then: an object the user renames
+# since takes its new name to USD. A group, so Blender's USD export does not write it as userProperties.
+PRIM_NAME = "articula_prim"
 
 
 def object_prim_name(obj) -> Optional[str]:
     """The prim name ``obj`` came from, while it keeps the name it was imported under (else None)."""
-    prim_name = obj.get(PRIM_NAME)
-    if not isinstance(prim_name, str) or obj.get(PRIM_NAME_FOR) != obj.name:
+    stored = obj.get(PRIM_NAME)
+    if stored is None or not hasattr(stored, "get") or stored.get("for") != obj.name:
         return None
-    return prim_name
+    prim_name = stored.get("name")
+    return prim_name if isinstance(prim_name, str) else None
 
 
 # --- object frames ---------------------------------------------------------------------------

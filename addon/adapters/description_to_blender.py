@@ -27,8 +27,8 @@ from ...core.model import (Body, Joint, MeshData, PhysicsMaterial, PhysicsScene,
 from ...core.transforms import pose_mul, pose_relative
 from ..properties.collider_props import MESH_KINDS, size_factors
 from ..properties.joint_props import dofs_unsynced
-from .blender_to_description import (PRIM_NAME, PRIM_NAME_FOR, WorldFrames, mesh_data, parents_first,
-                                     principled_node, world_pose_and_scale)
+from .blender_to_description import (PRIM_NAME, WorldFrames, mesh_data, parents_first, principled_node,
+                                     world_pose_and_scale)
 from .fields import (BODY_FIELDS, DOF_FIELDS, JOINT_FIELDS, SETTINGS_FIELDS, SHAPE_FIELDS, read_material,
                      write_actuators, write_fields, write_material, write_mimic, write_optional, write_tendon)
 
@@ -203,11 +203,9 @@ def _free_name(name: str, taken) -> str:
 def apply_prim_name(obj, prim_name: str) -> None:
     """Keep the USD prim name ``obj`` came from when Blender's name for it differs (else forget it)."""
     if prim_name != obj.name:
-        obj[PRIM_NAME], obj[PRIM_NAME_FOR] = prim_name, obj.name
-    else:
-        for key in (PRIM_NAME, PRIM_NAME_FOR):
-            if key in obj:
-                del obj[key]
+        obj[PRIM_NAME] = {"name": prim_name, "for": obj.name}
+    elif PRIM_NAME in obj:
+        del obj[PRIM_NAME]
 
 
 def apply_tendons(scene, tendons, joint_objects: dict, prim_names: dict, append: bool = False) -> None:
@@ -410,6 +408,8 @@ class _Builder:
             apply_prim_name(obj, self.prim_name(kind, name))
 
     def prim_name(self, kind: str, name: str) -> str:
+        """The prim name the item leaves under: the file's where the reader kept it (``tn__...``),
+        else its description name (also for an object Blender had to call ``name.001``)."""
         return self.desc.prim_names.get(name, name)
 
 
@@ -545,12 +545,6 @@ class _Adopter(_Builder):
                     holder.name = item.name
                 else:  # free, or Blender suffixes it (``bthigh.001``), as build_scene's objects
                     obj.name = item.name
-
-    def prim_name(self, kind: str, name: str) -> str:
-        """The name of the prim the item was read from (the reader makes repeated names unique as
-        ``name_1``; the converter writes every fixed joint as ``PhysicsFixedJoint`` in its own scope)."""
-        path = self.prim_paths.get(f"{kind}:{name}")
-        return path.rpartition("/")[2] if path else super().prim_name(kind, name)
 
     def imported(self, kind: str, name: str):
         path = self.prim_paths.get(f"{kind}:{name}")

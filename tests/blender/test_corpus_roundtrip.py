@@ -58,33 +58,6 @@ def _newton(source):
     return builder.finalize(device="cpu")
 
 
-class _Names:
-    """``prim_paths`` as _compare_models reads them: exported prim name -> the original's prim path."""
-
-    def __init__(self, prim_paths):
-        self.prim_paths = prim_paths
-
-
-def _as_exported(read, scene):
-    """The read's names as the export spells them: Blender names are unique per file, so a joint
-    named like its body (the converter's ``bthigh`` joint in body ``bthigh``) is ``bthigh.001`` in
-    Blender and ``bthigh_001`` in the export, while its prim path is the original's."""
-    taken = {}
-    for obj in scene.objects:
-        taken.setdefault(obj.name.split(".")[0], []).append(obj)
-    mapped = {}
-    for key, path in read.prim_paths.items():
-        kind, name = key.split(":", 1)
-        if kind not in ("body", "joint"):
-            continue
-        candidates = [o for o in taken.get(name.split(".")[0], [])
-                      if (o.articula.body.enabled if kind == "body" else o.articula.joint.enabled)
-                      and (o.name == name or o.name.startswith(name + "."))]
-        obj = min(candidates, key=lambda o: o.name != name) if candidates else None
-        mapped[f"{kind}:{obj.name.replace('.', '_') if obj else name}"] = path
-    return _Names(mapped)
-
-
 @pytest.mark.parametrize("key", ROBOTS)
 def test_converted_robot_survives_import_and_export_through_the_operators(clean_scene, key, tmp_path):
     original = _robot(key)
@@ -99,7 +72,8 @@ def test_converted_robot_survives_import_and_export_through_the_operators(clean_
     if key in EXCEPTIONS:
         pytest.xfail(EXCEPTIONS[key])
     _compare_models = _newton_comparison()
-    read = _as_exported(read_usd(original), clean_scene)
+    read = read_usd(original)  # the export keeps the description's names (a joint Blender calls
+    # ``bthigh.001`` beside its body ``bthigh`` leaves as ``bthigh``) and the file's kept prim names
     reference = _newton(original)
     for layout, path in exports.items():
         try:
@@ -142,7 +116,8 @@ def test_newton_robot_survives_import_and_export_through_the_operators(clean_sce
     original = os.path.join(os.path.dirname(newton.__file__), rel)
     assert bpy.ops.articula.import_usd(filepath=original) == {"FINISHED"}
     _compare_models = _newton_comparison()
-    read = _as_exported(read_usd(original), clean_scene)
+    read = read_usd(original)  # the export keeps the description's names (a joint Blender calls
+    # ``bthigh.001`` beside its body ``bthigh`` leaves as ``bthigh``) and the file's kept prim names
     reference = _newton(original)
     for layout in ("NESTED", "FLAT"):
         path = str(tmp_path / f"robot_{layout.lower()}.usda")
