@@ -462,3 +462,46 @@ def test_converted_robot_exports_nested_with_the_originals_actuator_rows(clean_s
         table = getattr(rows, kind)
         assert rows.row_differences(table(theirs, their_body), table(ours, our_body), kind) == []
     assert len(rows.actuator_rows(ours)) == len(rows.actuator_rows(theirs))
+
+
+# --- URDF: mimic joints and effort transmissions ------------------------------------------------
+
+URDF_GRIPPER = """<?xml version="1.0"?>
+<robot name="gripper">
+  <link name="palm"><inertial><mass value="1"/><inertia ixx="1e-3" iyy="1e-3" izz="1e-3" ixy="0" ixz="0" iyz="0"/>
+    </inertial></link>
+  <link name="left"><inertial><mass value="0.2"/><inertia ixx="1e-4" iyy="1e-4" izz="1e-4" ixy="0" ixz="0" iyz="0"/>
+    </inertial></link>
+  <link name="right"><inertial><mass value="0.2"/><inertia ixx="1e-4" iyy="1e-4" izz="1e-4" ixy="0" ixz="0" iyz="0"/>
+    </inertial></link>
+  <joint name="left_slide" type="prismatic">
+    <parent link="palm"/><child link="left"/><origin xyz="0 0.02 0.05"/><axis xyz="0 1 0"/>
+    <limit lower="0" upper="0.04" effort="20" velocity="0.5"/>
+  </joint>
+  <joint name="right_slide" type="prismatic">
+    <parent link="palm"/><child link="right"/><origin xyz="0 -0.02 0.05"/><axis xyz="0 1 0"/>
+    <limit lower="-0.04" upper="0" effort="20" velocity="0.5"/>
+    <mimic joint="left_slide" multiplier="-1" offset="0.001"/>
+  </joint>
+  <transmission name="left_trans">
+    <type>transmission_interface/SimpleTransmission</type>
+    <joint name="left_slide"><hardwareInterface>hardware_interface/EffortJointInterface</hardwareInterface></joint>
+    <actuator name="left_motor"><mechanicalReduction>50</mechanicalReduction></actuator>
+  </transmission>
+</robot>
+"""
+
+
+def test_urdf_mimic_and_effort_transmission_arrive_on_the_objects(clean_scene, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # MuJoCo's compiler writes its log into the working folder
+    path = tmp_path / "gripper.urdf"
+    path.write_text(URDF_GRIPPER)
+    assert bpy.ops.articula.import_urdf(filepath=str(path)) == {"FINISHED"}
+    right = clean_scene.objects["right_slide"].articula.joint
+    assert right.has_mimic and right.mimic_leader.name == "left_slide"
+    assert (right.mimic_gear, right.mimic_offset) == pytest.approx((-1.0, 0.001))
+    (motor,) = clean_scene.objects["left_slide"].articula.joint.dofs[0].actuators
+    assert (motor.kind, motor.gear, motor.has_ctrl_range) == ("MOTOR", 1.0, True)
+    assert (motor.ctrl_min, motor.ctrl_max) == pytest.approx((-20.0, 20.0))
+    desc = scene_from_blender(clean_scene)
+    assert desc.joint("right_slide").mimic == Mimic("left_slide", pytest.approx(-1.0), pytest.approx(0.001))
