@@ -192,6 +192,30 @@ def test_servo_gear_scales_the_target_as_mujoco_does():
     assert ends["FEATHERSTONE"] == pytest.approx(ends["MUJOCO"], abs=2e-3)
 
 
+@pytest.mark.parametrize("solver", ["MUJOCO", "FEATHERSTONE", "XPBD"])
+def test_velocity_servo_reaches_its_speed(solver):
+    """A velocity servo (gear 2) spins a free hinge up to ctrl / gear and holds it there."""
+    servo = Actuator.velocity("spin", kv=5.0, gear=2.0, control=3.0)
+    sim = Simulation(hinge_arm(servo, gravity=False), device="cpu", solver=solver)
+    sim.advance(1.0)
+    assert sim.joint_velocities()[("hinge", "rotY")] == pytest.approx(1.5, rel=0.02)
+
+
+@pytest.mark.parametrize("solver", ["MUJOCO", "FEATHERSTONE"])
+def test_servo_and_motor_on_one_dof_add_up(solver):
+    """A position servo (the DOF's drive on Featherstone) and a motor (MuJoCo's force law through
+    joint_f there) on one hinge: the rod settles where the servo's pull balances the motor,
+    q = ctrl + motor / kp."""
+    servo = Actuator.position("hold", kp=100.0, kv=10.0, control=0.1)
+    scene = hinge_arm(servo, gravity=False)
+    scene.joint("hinge").dofs[0].actuators.append(Actuator.motor("push", control=5.0))
+    sim = Simulation(scene, device="cpu", solver=solver)
+    assert {s.actuator.name: s.route for s in sim.built.actuators} == (
+        {"hold": "mujoco", "push": "mujoco"} if solver == "MUJOCO" else {"hold": "drive", "push": "kernel"})
+    sim.advance(2.0)
+    assert sim.joint_positions()[("hinge", "rotY")] == pytest.approx(0.1 + 5.0 / 100.0, abs=1e-3)
+
+
 # --- the control API -----------------------------------------------------------------------------
 
 
