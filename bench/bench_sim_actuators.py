@@ -29,7 +29,8 @@ FRAMES, RUNS, FPS = 60, 3, 60.0
 
 def controls(frame: int) -> dict[str, float]:
     s = math.sin(frame / 10.0)
-    return {"arm/shoulder_yaw": 0.5 * s, "arm/shoulder_pitch": -0.3 * s, "arm/elbow": 0.6 * s, "gripper": 0.015 + 0.01 * s}
+    return {"arm/shoulder_yaw": 0.5 * s, "arm/shoulder_pitch": -0.3 * s, "arm/elbow": 0.6 * s,
+            "gripper": 0.015 + 0.01 * s}
 
 
 def bench(solver_kind: str):
@@ -86,9 +87,9 @@ def bench(solver_kind: str):
     ours = min(articula() for _ in range(RUNS))
     base = min(raw() for _ in range(RUNS))
     total = FRAMES * steps
-    print(f"RATIO sim_actuators_{solver_kind.lower()} {base / ours:.3f} 0.85 arm_gripper on cpu: {FRAMES} frames x "
-          f"{steps} steps, raw Newton {base * 1000 / total:.3f} ms/step, Articula with set_controls "
-          f"{ours * 1000 / total:.3f} ms/step")
+    print(f"RATIO sim_actuators_{solver_kind.lower()} {base / ours:.3f} 0.85 arm_gripper on cpu: "
+          f"{FRAMES} frames x {steps} steps, raw Newton {base * 1000 / total:.3f} ms/step, "
+          f"Articula with set_controls {ours * 1000 / total:.3f} ms/step")
 
 
 def main():

@@ -110,7 +110,7 @@ def _names(actuators) -> str:
 
 
 def has_actuation(scene: PhysicsScene) -> bool:
-    return bool(scene.tendons) or any(a for a in scene.actuators())
+    return bool(scene.tendons or scene.actuators())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -141,7 +141,8 @@ def _add_mujoco_actuator(builder: newton.ModelBuilder, target, actuator: Actuato
     return nm.add_actuator_general(
         builder, target,
         dyntype=actuator.dyn_type, gaintype=actuator.gain_type, biastype=_bias_type(actuator),
-        dynprm=actuator.dyn_params or (0.0,), gainprm=actuator.gain or (0.0,), biasprm=actuator.bias or (0.0,),
+        dynprm=actuator.dyn_params or (0.0,), gainprm=actuator.gain or (0.0,),
+        biasprm=actuator.bias or (0.0,),
         gear=_mujoco_gear(actuator),
         ctrlrange=actuator.ctrl_range, ctrllimited=actuator.ctrl_range is not None,
         forcerange=actuator.force_range, forcelimited=actuator.force_range is not None,
@@ -149,7 +150,8 @@ def _add_mujoco_actuator(builder: newton.ModelBuilder, target, actuator: Actuato
         custom_attributes={"mujoco:actuator_label": actuator.name})  # MuJoCo's actuator gets its name
 
 
-def add_mimics(builder: newton.ModelBuilder, scene: PhysicsScene, joint_index: dict[str, int], notes: list[str]):
+def add_mimics(builder: newton.ModelBuilder, scene: PhysicsScene, joint_index: dict[str, int],
+               notes: list[str]):
     """``Joint.mimic`` of the template's joints -> Newton joint-owned mimics (every solver)."""
     for name, follower in joint_index.items():
         joint = scene.joint(name)
@@ -202,7 +204,8 @@ def add_mujoco_actuation(builder: newton.ModelBuilder, scene: PhysicsScene, join
     return result
 
 
-def _add_mujoco_tendon(builder, tendon: FixedTendon, joint_index: dict[str, int], notes: list[str]) -> Optional[int]:
+def _add_mujoco_tendon(builder, tendon: FixedTendon, joint_index: dict[str, int],
+                       notes: list[str]) -> Optional[int]:
     """A fixed tendon of this template's joints -> a ``mujoco:tendon`` row (None: not this template's)."""
     from newton.solvers import mujoco as nm
 
@@ -213,11 +216,12 @@ def _add_mujoco_tendon(builder, tendon: FixedTendon, joint_index: dict[str, int]
         notes.append(f"tendon {tendon.name!r}: its joints are not simulated together; it and its actuators "
                      f"{_names(tendon.actuators)} are not simulated")
         return None
-    stacked = [tj.joint for tj in tendon.joints if list(joint_index.values()).count(joint_index[tj.joint]) > 1]
+    newton_joints = list(joint_index.values())
+    stacked = [tj.joint for tj in tendon.joints if newton_joints.count(joint_index[tj.joint]) > 1]
     if stacked:  # Newton's MuJoCo tendons take hinges and slides only, not one axis of a D6
         notes.append(f"tendon {tendon.name!r}: joint {stacked[0]!r} is one of several joints on the same two "
-                     f"bodies (one Newton D6), which a MuJoCo tendon in Newton cannot hold; the tendon and its "
-                     f"actuators {_names(tendon.actuators) or '(none)'} are not simulated")
+                     f"bodies (one Newton D6), which a MuJoCo tendon in Newton cannot hold; the tendon "
+                     f"and its actuators {_names(tendon.actuators) or '(none)'} are not simulated")
         return None
     limited = math.isfinite(tendon.lower) or math.isfinite(tendon.upper)
     try:
@@ -315,7 +319,8 @@ def route_actuators(scene: PhysicsScene, solver: Solver, dofs: Mapping, replicas
             kernel_rows.append((actuator, entries))
     if solver != Solver.MUJOCO:
         for tendon in scene.tendons:
-            if tendon.stiffness or tendon.damping or math.isfinite(tendon.lower) or math.isfinite(tendon.upper):
+            limited = math.isfinite(tendon.lower) or math.isfinite(tendon.upper)
+            if tendon.stiffness or tendon.damping or limited:
                 notes.append(f"tendon {tendon.name!r}: its spring, damper and length limits are simulated on "
                              f"MUJOCO only")
     return slots, kernel_rows

@@ -10,7 +10,8 @@ import pytest
 
 from articula.core.mjcf import read_mjcf
 from articula.core.model import (
-    Actuator, Body, DofMotion, JointType, MassProperties, Mimic, PhysicsScene, Pose, SceneSettings, make_joint,
+    Actuator, Body, DofMotion, JointType, MassProperties, Mimic, PhysicsScene, Pose, SceneSettings,
+    make_joint,
 )
 from articula.sim.simulation import Simulation
 
@@ -31,7 +32,8 @@ def mujoco_body_positions(steps: int, controls: dict[str, float] | None = None) 
         data.ctrl[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, name)] = value
     for _ in range(steps):
         mujoco.mj_step(model, data)
-    return {mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, b): data.xpos[b].copy() for b in range(1, model.nbody)}
+    return {mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, b): data.xpos[b].copy()
+            for b in range(1, model.nbody)}
 
 
 def body_errors(sim: Simulation, reference: dict[str, np.ndarray]) -> dict[str, float]:
@@ -139,7 +141,8 @@ def rod_inertia_about_hinge(armature: float = 0.0) -> float:
 def test_position_servo_follows_a_45_degree_ramp(solver):
     """The control keyed 0 -> 45 degrees over 1 s, fed each frame at 60 fps: the joint ends within
     2 degrees of 45 (a negative hinge angle about Y lifts the rod; the ramp lifts it against gravity)."""
-    servo = Actuator.position("lift", kp=1000.0, kv=20.0, ctrl_range=(-math.pi, math.pi), force_range=(-50.0, 50.0))
+    servo = Actuator.position("lift", kp=1000.0, kv=20.0, ctrl_range=(-math.pi, math.pi),
+                              force_range=(-50.0, 50.0))
     sim = Simulation(hinge_arm(servo), device="cpu", solver=solver)
     goal = -math.radians(45.0)
     for frame in range(1, 61):
@@ -294,12 +297,15 @@ def test_mujoco_rows_for_every_replica():
 def test_mimic_joint_follows_its_leader(solver):
     """Two sliders on a fixed base, the second = 0.01 + 0.5 * first; a motor pushes the first."""
     scene = PhysicsScene(name="mimic", settings=SceneSettings(gravity=(0.0, 0.0, 0.0)))
-    scene.bodies += [Body("base", Pose((0.0, 0.0, 1.0)), mass=MassProperties(1.0, diagonal_inertia=(0.1,) * 3)),
-                     Body("a", Pose((0.0, 0.2, 1.0)), "base", mass=MassProperties(0.5, diagonal_inertia=(0.01,) * 3)),
-                     Body("b", Pose((0.0, -0.2, 1.0)), "base", mass=MassProperties(0.5, diagonal_inertia=(0.01,) * 3))]
+    light = MassProperties(0.5, diagonal_inertia=(0.01,) * 3)
+    base = MassProperties(1.0, diagonal_inertia=(0.1,) * 3)
+    scene.bodies += [Body("base", Pose((0.0, 0.0, 1.0)), mass=base),
+                     Body("a", Pose((0.0, 0.2, 1.0)), "base", mass=light),
+                     Body("b", Pose((0.0, -0.2, 1.0)), "base", mass=light)]
     scene.joints.append(make_joint("weld", JointType.FIXED, None, "base", local_pose0=Pose((0.0, 0.0, 1.0))))
     for name, y in (("a", 0.2), ("b", -0.2)):
-        joint = make_joint(f"{name}_slide", JointType.PRISMATIC, "base", name, axis="X", local_pose0=Pose((0.0, y, 0.0)))
+        joint = make_joint(f"{name}_slide", JointType.PRISMATIC, "base", name, axis="X",
+                           local_pose0=Pose((0.0, y, 0.0)))
         joint.dofs[0].motion, joint.dofs[0].lower, joint.dofs[0].upper = DofMotion.LIMITED, -1.0, 1.0
         scene.joints.append(joint)
     scene.joint("b_slide").mimic = Mimic("a_slide", gear=0.5, offset=0.01)
@@ -382,7 +388,8 @@ def test_actuator_forces_are_mujocos_on_every_corpus_robot(key, tmp_path, monkey
     low, high = model.actuator_ctrlrange.T
     data.ctrl[:] = np.random.default_rng(7).uniform(np.where(model.actuator_ctrllimited, low, -1.0),
                                                     np.where(model.actuator_ctrllimited, high, 1.0))
-    names = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_ACTUATOR, a) or f"actuator_{a}" for a in range(model.nu)]
+    names = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_ACTUATOR, a) or f"actuator_{a}"
+             for a in range(model.nu)]
     sim = Simulation(read_mjcf(path).scene, device="cpu", solver="MUJOCO")
     sim.set_controls(dict(zip(names, data.ctrl)))
     sim.step()
@@ -396,14 +403,17 @@ def test_actuator_forces_are_mujocos_on_every_corpus_robot(key, tmp_path, monkey
     newton_row = sim.solver.mjc_actuator_to_newton_idx.numpy()
     for k in range(ours.nu):
         name = row_name[int(newton_row[k])]
-        assert our_data.actuator_force[k] == pytest.approx(data.actuator_force[names.index(name)], rel=1e-5), name
+        expected = data.actuator_force[names.index(name)]
+        assert our_data.actuator_force[k] == pytest.approx(expected, rel=1e-5), name
     moving = [j for j in range(model.njnt) if model.jnt_type[j] != mujoco.mjtJoint.mjJNT_FREE]
     theirs = data.qfrc_actuator[[model.jnt_dofadr[j] for j in moving]]
     ours_free = [j for j in range(ours.njnt) if ours.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE]
-    mine = np.delete(our_data.qfrc_actuator, [d for j in ours_free for d in range(ours.jnt_dofadr[j], ours.jnt_dofadr[j] + 6)])
+    free_dofs = [d for j in ours_free for d in range(ours.jnt_dofadr[j], ours.jnt_dofadr[j] + 6)]
+    mine = np.delete(our_data.qfrc_actuator, free_dofs)
     assert np.sort(mine) == pytest.approx(np.sort(theirs), rel=1e-5, abs=1e-6)
     for j in moving:
-        mine_j = mujoco.mj_name2id(ours, mujoco.mjtObj.mjOBJ_JOINT, mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j))
+        name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j)
+        mine_j = mujoco.mj_name2id(ours, mujoco.mjtObj.mjOBJ_JOINT, name)
         if mine_j >= 0:
             assert our_data.qfrc_actuator[ours.jnt_dofadr[mine_j]] == pytest.approx(
                 data.qfrc_actuator[model.jnt_dofadr[j]], rel=1e-5, abs=1e-6)
