@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from itertools import combinations
 
 from .articulation import find_articulations
-from .model import PhysicsScene, Shape
+from .model import JointType, PhysicsScene, Shape
 
 CollisionKey = tuple[int, int]  # (world, group)
 
@@ -76,8 +76,32 @@ def filtered_body_pairs(scene: PhysicsScene) -> set[frozenset[str]]:
     for articulation in find_articulations(scene):
         if scene.settings.collision_filter_parent:
             pairs.update(frozenset(edge) for edge in articulation.parents.items())
+            pairs.update(_welded_group_pairs(articulation))
         if not scene.body(articulation.root).self_collision:
             pairs.update(frozenset(p) for p in combinations(articulation.bodies, 2))
+    return pairs
+
+
+def _welded_group_pairs(articulation) -> set[frozenset[str]]:
+    """MuJoCo's parent filter on weld groups: bodies welded together (fixed joint or no joint)
+    act as one body, so a body never touches its own group nor its group's parent group (a
+    gripper's fingers on a hand welded to the forearm never touch the forearm)."""
+    group = {}  # body -> the top body of its weld group
+    for name in articulation.bodies:  # parents before children
+        parent = articulation.parents.get(name)
+        joint = articulation.parent_joint(name) if parent is not None else None
+        welded = parent is not None and (joint is None or (joint.type == JointType.FIXED
+                                                            and not articulation.stacked_joints.get(name)))
+        group[name] = group[parent] if welded else name
+    members: dict[str, list[str]] = {}
+    for name, top in group.items():
+        members.setdefault(top, []).append(name)
+    pairs = set()
+    for top, bodies in members.items():
+        pairs.update(frozenset(p) for p in combinations(bodies, 2))
+        parent = articulation.parents.get(top)
+        if parent is not None:
+            pairs.update(frozenset((a, b)) for a in bodies for b in members[group[parent]] if a != b)
     return pairs
 
 

@@ -122,3 +122,41 @@ def test_explicit_filtered_pairs():
     scene.filtered_pairs.append(("box_group1_low", "box_group1_high"))
     assert not shapes_collide(scene, shape_of(scene, "box_group1_low_collider"),
                               shape_of(scene, "box_group1_high_collider"))
+
+
+ROBOTS = __import__("pathlib").Path(__file__).resolve().parents[1] / "data"
+
+
+@pytest.mark.parametrize("source", ["arm_gripper.xml", "newton:nv_ant.xml", "gym:humanoid.xml", "gym:walker2d.xml"])
+def test_parent_filter_is_mujocos_on_weld_groups(source, tmp_path, monkeypatch):
+    """Bodies welded together act as one for the parent filter, as in MuJoCo (a finger on a hand
+    welded to the forearm never touches the forearm): the filtered pairs among moving bodies are
+    exactly MuJoCo's ``filterparent`` pairs of the compiled model."""
+    mujoco = pytest.importorskip("mujoco")
+    from articula.core.mjcf import read_mjcf
+
+    if source.startswith("newton:"):
+        newton = pytest.importorskip("newton")
+        path = str(__import__("pathlib").Path(newton.__file__).parent / "examples" / "assets" / source[7:])
+    elif source.startswith("gym:"):  # gymnasium's files come with `make corpus` (.venv-converter)
+        found = sorted(ROBOTS.parents[1].glob(
+            f".venv-converter/lib/python3.*/site-packages/gymnasium/envs/mujoco/assets/{source[4:]}"))
+        if not found:
+            pytest.skip("gymnasium's MJCF files come with `make corpus`")
+        path = str(found[0])
+    else:
+        path = str(ROBOTS / source)
+    monkeypatch.chdir(tmp_path)  # MuJoCo writes MUJOCO_LOG.TXT into the working folder
+    model = mujoco.MjModel.from_xml_path(path)
+    weld, parent = model.body_weldid, model.body_parentid
+    names = [model.body(i).name for i in range(model.nbody)]
+
+    def mujoco_filters(a: int, b: int) -> bool:
+        wa, wb = weld[a], weld[b]
+        return wa == wb or weld[parent[wa]] == wb or weld[parent[wb]] == wa
+
+    moving = [i for i in range(1, model.nbody) if weld[i] != 0]
+    expected = {frozenset((names[a], names[b])) for a, b in itertools.combinations(moving, 2) if mujoco_filters(a, b)}
+    pairs = filtered_body_pairs(read_mjcf(path).scene)
+    moving_names = {names[i] for i in moving}
+    assert {p for p in pairs if p <= moving_names} == expected
