@@ -37,6 +37,7 @@ from urllib.parse import unquote, urlparse
 import numpy as np
 
 from ..mjcf.reader import MjcfRead, _quat, _Reader, _vec
+from .repairs import add_planes, repair_text, repair_tree
 from ..model import INF, Actuator, MassProperties, Pose
 from ..transforms import quat_from_matrix, quat_mul, quat_normalize
 
@@ -121,11 +122,12 @@ class _UrdfReader(_Reader):
         self.package_paths = [os.path.abspath(p) for p in package_paths]
         self.left_out: list[tuple[str, str]] = []
         self.mesh_sources: dict[str, MeshSource] = {}
+        self.obj_files: dict[str, str] = {}  # mesh name -> the OBJ read by load_obj_geometry
 
     def parse(self):
         try:
             with open(self.path, encoding="utf-8") as f:
-                text = f.read()
+                text, notes = repair_text(f.read())
             parser = ET.XMLParser(target=ET.TreeBuilder(insert_comments=True))  # keeps the line count
             parser.feed(text.lstrip())  # blank lines before <?xml are common
             root = parser.close()
@@ -136,6 +138,9 @@ class _UrdfReader(_Reader):
         if root.tag != "robot":
             raise UrdfReadError(self.path, f"the root element is <{root.tag}>, not <robot>")
         self.xml = root
+        repaired, planes = repair_tree(root)
+        for note in notes + repaired:
+            self.warn(f"repaired: {note}")
         self.velocity_limits = {}
         self.fixed_joints = {}
         for joint in root.findall("joint"):
@@ -169,11 +174,30 @@ class _UrdfReader(_Reader):
         except Exception as error:
             message = re.sub(r"line (\d+)", lambda m: f"line {int(m.group(1)) + offset}", " ".join(str(error).split()))
             raise UrdfReadError(self.path, message) from error
+        add_planes(spec, self.mujoco, planes)
+        self.make_inertias_positive(spec)
         self.resolve_meshes(spec)
         self.drop_empty_geoms(spec)
         # Each link's <inertial> as written, before compiling may balance, bound or fill it in.
         self.inertials = {b.name: _urdf_inertial(b) for b in spec.bodies}
         return spec
+
+    def make_inertias_positive(self, spec) -> None:
+        """A full inertia with a zero or negative principal moment (a rod written as a tensor of
+        rank 2), which MuJoCo refuses and Newton corrects: its moments are raised by a millionth
+        of the largest, plus what lifts the smallest above 0, as a shift of the diagonal."""
+        for body in spec.bodies:
+            full = np.asarray(body.fullinertia, dtype=float)
+            if not body.explicitinertial or not np.all(np.isfinite(full)) or not np.any(full != 0.0):
+                continue
+            xx, yy, zz, xy, xz, yz = full
+            moments = np.linalg.eigvalsh(np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]]))
+            if moments[0] > 1e-9 * max(moments[-1], 0.0):
+                continue
+            shift = max(-moments[0], 0.0) + 1e-6 * max(moments[-1], MIN_INERTIA)
+            body.fullinertia = [xx + shift, yy + shift, zz + shift, xy, xz, yz]
+            self.warn(f"repaired: link {body.name}: inertia not positive definite (principal moments "
+                      f"{', '.join(f'{m:.3g}' for m in moments)}), {shift:.3g} kg m^2 added on its diagonal")
 
     def drop_empty_geoms(self, spec) -> None:
         """Geometry of size 0 (a ``<sphere radius="0"/>`` marker) is no shape: left out, named."""
@@ -220,6 +244,9 @@ class _UrdfReader(_Reader):
             compiler.boundmass, compiler.boundinertia = MIN_MASS, MIN_INERTIA
             self.warn(f"moving links without mass got {MIN_MASS:g} kg and {MIN_INERTIA:g} kg m^2 ({message})")
             return True
+        texcoords = re.search(r"missing face texture coordinate in '([^']+)'", message)
+        if texcoords and self.load_obj_geometry(texcoords.group(1)):
+            return True
         flat = re.search(r"mesh volume is too small: (\S+)", message)
         if flat:  # a flat mesh (a floor plane, cloth): MuJoCo's own advice, its surface as the shell
             mesh = self.spec.mesh(flat.group(1))
@@ -227,6 +254,23 @@ class _UrdfReader(_Reader):
                 mesh.inertia = self.mujoco.mjtMeshInertia.mjMESH_INERTIA_SHELL
                 return True
         return super().recover(message)
+
+    def load_obj_geometry(self, path: str) -> bool:
+        """An OBJ whose faces name texture coordinates it lacks (pybullet's table): MuJoCo refuses
+        it, Blender and Newton read it. Its vertices and faces go to MuJoCo directly (the file's
+        ``v`` and ``f`` lines; polygons as fans), the texture coordinates left out, the file kept
+        as the visual's source for Blender's own OBJ importer."""
+        meshes = [m for m in self.spec.meshes if m.file == path]
+        if not meshes:
+            return False
+        vertices, faces = _obj_geometry(path)
+        for mesh in meshes:
+            mesh.file = ""
+            mesh.uservert, mesh.userface = vertices, faces
+            self.obj_files[mesh.name] = path
+        self.warn(f"repaired: {os.path.basename(path)}: faces name texture coordinates the file lacks; "
+                  "read without them")
+        return True
 
     def add_body(self, i: int) -> None:
         """The link's own <inertial>, as written (MuJoCo may have balanced or bounded it to compile;
@@ -244,7 +288,7 @@ class _UrdfReader(_Reader):
         spec_mesh = self.spec.mesh(mj.mj_id2name(m, mj.mjtObj.mjOBJ_MESH, mesh))
         if spec_mesh is None:
             return
-        self.mesh_sources[name] = MeshSource(spec_mesh.file, Pose(_vec(m.mesh_pos[mesh]), _quat(m.mesh_quat[mesh])),
+        self.mesh_sources[name] = MeshSource(spec_mesh.file or self.obj_files.get(spec_mesh.name, ""), Pose(_vec(m.mesh_pos[mesh]), _quat(m.mesh_quat[mesh])),
                                              _vec(m.mesh_scale[mesh]))
 
     def fixed_joint_name(self, i: int, name: str) -> str:
@@ -333,6 +377,23 @@ def _transmission(element) -> _Transmission:
     interfaces = [(h.text or "").strip() for h in element.iter("hardwareInterface")]
     actuator = next((a.get("name", "") for a in element.findall("actuator")), "")
     return _Transmission(element.get("name", ""), kind, joints, interfaces, actuator)
+
+
+def _obj_geometry(path: str) -> tuple[list[float], list[int]]:
+    """The vertices (flat x, y, z) and triangles (flat indices) of an OBJ's ``v`` and ``f`` lines."""
+    vertices, faces = [], []
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            parts = line.split()
+            if parts and parts[0] == "v" and len(parts) >= 4:
+                vertices += [float(c) for c in parts[1:4]]
+            elif parts and parts[0] == "f" and len(parts) >= 4:
+                count = len(vertices) // 3
+                corners = [int(p.split("/")[0]) for p in parts[1:]]
+                corners = [c - 1 if c > 0 else count + c for c in corners]  # 1-based, or relative
+                for k in range(1, len(corners) - 1):
+                    faces += [corners[0], corners[k], corners[k + 1]]
+    return vertices, faces
 
 
 def _urdf_inertial(spec_body) -> MassProperties:

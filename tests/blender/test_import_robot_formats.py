@@ -130,6 +130,8 @@ def test_failure_while_building_removes_everything(clean_scene, monkeypatch):
 @pytest.mark.parametrize("name,bodies,joints", [
     ("r2d2.urdf", 16, 16),                    # STL meshes and material colors, fixed links welded
     ("franka_panda/panda.urdf", 13, 13),       # OBJ meshes through package://, a mimic finger
+    ("bicycle/bike.urdf", 4, 4),               # repaired: commas in vectors
+    ("table_square/table_square.urdf", 1, 1),  # repaired: an OBJ naming texture coordinates it lacks
 ])
 def test_urdf_robot_imports_with_visual_meshes(clean_scene, name, bodies, joints):
     path = _asset(PYBULLET_DATA, name)
@@ -139,6 +141,14 @@ def test_urdf_robot_imports_with_visual_meshes(clean_scene, name, bodies, joints
     assert colliders and visuals and all(len(v.data.polygons) > 0 for v in visuals)
     desc = scene_from_blender(clean_scene)
     assert len(desc.bodies) == bodies
+
+
+def test_urdf_pybullet_spherical_joint_is_a_ball_joint(clean_scene):
+    """pybullet's own joint type, which MuJoCo's compiler refuses with its limits, comes in (repaired)."""
+    path = _asset(PYBULLET_DATA, "spherical_joint_limit.urdf")
+    assert bpy.ops.articula.import_urdf(filepath=path) == {"FINISHED"}
+    joints = {o.articula.joint.type for o in clean_scene.objects if o.articula.joint.enabled}
+    assert joints == {"FIXED", "SPHERICAL"}
 
 
 def test_urdf_colors_reach_render_materials(clean_scene):

@@ -181,7 +181,7 @@ def test_bad_value_names_element_and_line_of_the_file(tmp_path):
 <!-- a comment -->
 <robot name="r"><link name="a">{INERTIAL.format(m=1)}</link><link name="b">{INERTIAL.format(m=1)}</link>
 <joint name="j" type="revolute"><parent link="a"/><child link="b"/>
-<origin xyz="0, 0, 1"/><axis xyz="1 0 0"/></joint></robot>""")
+<origin xyz="0 0 one"/><axis xyz="1 0 0"/></joint></robot>""")
     with pytest.raises(UrdfReadError) as error:
         read_urdf(str(path))
     assert "origin" in str(error.value) and "line 5" in str(error.value)
