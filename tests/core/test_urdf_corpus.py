@@ -20,7 +20,7 @@ pytest.importorskip("newton_usd_schemas")
 pytest.importorskip("scipy")
 pytest.importorskip("mujoco")
 
-from articula.core.urdf import UrdfReadError, read_urdf  # noqa: E402
+from articula.core.urdf import read_urdf  # noqa: E402
 from articula.core.usd.writer import write_usd  # noqa: E402
 from articula.core.validation import ERROR, validate  # noqa: E402
 
