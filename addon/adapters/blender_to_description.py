@@ -385,6 +385,7 @@ def blender_problems(scene, objects: Optional[Iterable] = None, frames: Optional
 
     frames = WorldFrames() if frames is None else frames
     problems = []
+    in_scene = set(scene.objects)  # scene.objects.get(name) is a linear search: O(objects) per joint
     for obj in list(scene.objects if objects is None else objects):
         if is_body(obj):
             scale = frames[obj][1]
@@ -392,7 +393,7 @@ def blender_problems(scene, objects: Optional[Iterable] = None, frames: Optional
                 problems.append(validation.non_uniform_scale(obj.name, scale))
         if is_joint(obj):
             for side, body in (("0", obj.articula.joint.body0), ("1", obj.articula.joint.body1)):
-                if body is not None and scene.objects.get(body.name) is not body:
+                if body is not None and body not in in_scene:
                     problems.append(validation.error(
                         obj.name, f"its body {side} {body.name!r} is no longer in the scene (deleted?); "
                         "delete this joint or pick another body (Delete Bodies and Their Joints removes "
