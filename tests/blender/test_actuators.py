@@ -466,37 +466,12 @@ def test_converted_robot_exports_nested_with_the_originals_actuator_rows(clean_s
 
 # --- URDF: mimic joints and effort transmissions ------------------------------------------------
 
-URDF_GRIPPER = """<?xml version="1.0"?>
-<robot name="gripper">
-  <link name="palm"><inertial><mass value="1"/><inertia ixx="1e-3" iyy="1e-3" izz="1e-3" ixy="0" ixz="0" iyz="0"/>
-    </inertial></link>
-  <link name="left"><inertial><mass value="0.2"/><inertia ixx="1e-4" iyy="1e-4" izz="1e-4" ixy="0" ixz="0" iyz="0"/>
-    </inertial></link>
-  <link name="right"><inertial><mass value="0.2"/><inertia ixx="1e-4" iyy="1e-4" izz="1e-4" ixy="0" ixz="0" iyz="0"/>
-    </inertial></link>
-  <joint name="left_slide" type="prismatic">
-    <parent link="palm"/><child link="left"/><origin xyz="0 0.02 0.05"/><axis xyz="0 1 0"/>
-    <limit lower="0" upper="0.04" effort="20" velocity="0.5"/>
-  </joint>
-  <joint name="right_slide" type="prismatic">
-    <parent link="palm"/><child link="right"/><origin xyz="0 -0.02 0.05"/><axis xyz="0 1 0"/>
-    <limit lower="-0.04" upper="0" effort="20" velocity="0.5"/>
-    <mimic joint="left_slide" multiplier="-1" offset="0.001"/>
-  </joint>
-  <transmission name="left_trans">
-    <type>transmission_interface/SimpleTransmission</type>
-    <joint name="left_slide"><hardwareInterface>hardware_interface/EffortJointInterface</hardwareInterface></joint>
-    <actuator name="left_motor"><mechanicalReduction>50</mechanicalReduction></actuator>
-  </transmission>
-</robot>
-"""
+URDF_GRIPPER = Path(__file__).resolve().parents[1] / "data" / "gripper_mimic.urdf"  # shared with the core tier
 
 
 def test_urdf_mimic_and_effort_transmission_arrive_on_the_objects(clean_scene, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # MuJoCo's compiler writes its log into the working folder
-    path = tmp_path / "gripper.urdf"
-    path.write_text(URDF_GRIPPER)
-    assert bpy.ops.articula.import_urdf(filepath=str(path)) == {"FINISHED"}
+    assert bpy.ops.articula.import_urdf(filepath=str(URDF_GRIPPER)) == {"FINISHED"}
     right = clean_scene.objects["right_slide"].articula.joint
     assert right.has_mimic and right.mimic_leader.name == "left_slide"
     assert (right.mimic_gear, right.mimic_offset) == pytest.approx((-1.0, 0.001))

@@ -9,6 +9,7 @@ warning of what is not carried over.
 
 import os
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -31,59 +32,12 @@ def _in_tmp(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # MuJoCo writes MUJOCO_LOG.TXT into the working folder
 
 
-def _link(name: str, mass: float = 0.2) -> str:
-    return (f'<link name="{name}"><inertial><mass value="{mass}"/><inertia ixx="1e-3" iyy="1e-3" izz="1e-3" '
-            f'ixy="0" ixz="0" iyz="0"/></inertial><collision><geometry><box size="0.02 0.02 0.02"/></geometry>'
-            "</collision></link>")
-
-
-GRIPPER = f"""<?xml version="1.0"?>
-<robot name="gripper">
-  {_link("palm", 1.0)}{_link("left")}{_link("right")}{_link("knuckle")}
-  <joint name="left_slide" type="prismatic">
-    <parent link="palm"/><child link="left"/><origin xyz="0 0.02 0.05"/><axis xyz="0 1 0"/>
-    <limit lower="0" upper="0.04" effort="20" velocity="0.5"/>
-  </joint>
-  <joint name="right_slide" type="prismatic">
-    <parent link="palm"/><child link="right"/><origin xyz="0 -0.02 0.05"/><axis xyz="0 1 0"/>
-    <limit lower="-0.04" upper="0" effort="20" velocity="0.5"/>
-    <mimic joint="left_slide" multiplier="-1" offset="0.001"/>
-  </joint>
-  <joint name="knuckle_joint" type="revolute">
-    <parent link="palm"/><child link="knuckle"/><origin xyz="0.05 0 0"/><axis xyz="0 0 1"/>
-    <limit lower="-1" upper="1" effort="3" velocity="2"/>
-    <mimic joint="left_slide" multiplier="10"/>
-  </joint>
-  <transmission name="left_trans">
-    <type>transmission_interface/SimpleTransmission</type>
-    <joint name="left_slide"><hardwareInterface>hardware_interface/EffortJointInterface</hardwareInterface></joint>
-    <actuator name="left_motor"><mechanicalReduction>50</mechanicalReduction></actuator>
-  </transmission>
-  <transmission name="knuckle_trans" type="SimpleTransmission">
-    <joint name="knuckle_joint"/>
-    <actuator name="knuckle_motor"><hardwareInterface>EffortJointInterface</hardwareInterface></actuator>
-  </transmission>
-  <transmission name="right_trans">
-    <type>transmission_interface/SimpleTransmission</type>
-    <joint name="right_slide"><hardwareInterface>hardware_interface/PositionJointInterface</hardwareInterface></joint>
-  </transmission>
-  <transmission name="pair_trans">
-    <type>transmission_interface/DifferentialTransmission</type>
-    <joint name="left_slide"/><joint name="right_slide"/>
-  </transmission>
-  <transmission name="ghost_trans">
-    <type>transmission_interface/SimpleTransmission</type>
-    <joint name="no_such_joint"><hardwareInterface>EffortJointInterface</hardwareInterface></joint>
-  </transmission>
-</robot>
-"""
+GRIPPER = Path(__file__).resolve().parents[1] / "data" / "gripper_mimic.urdf"
 
 
 @pytest.fixture
-def gripper_file(tmp_path):
-    path = tmp_path / "gripper.urdf"
-    path.write_text(GRIPPER)
-    return str(path)
+def gripper_file():
+    return str(GRIPPER)
 
 
 def _newton_urdf(path: str):
