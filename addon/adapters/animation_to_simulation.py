@@ -20,8 +20,9 @@ class AnimationInputs:
     def __init__(self, scene, description, objects: list):
         kinematic = {b.name for b in description.bodies if b.kinematic}
         self.kinematic = [o for o in objects if o.name in kinematic]
-        self.targets = animated_targets(scene, description.joints)
-        self.controls = animated_controls(scene, description)
+        by_name = {obj.name: obj for obj in scene.objects}  # scene.objects.get is a linear search
+        self.targets = animated_targets(scene, description.joints, by_name)
+        self.controls = animated_controls(scene, description, by_name)
 
     def feed(self, sim):
         """Hand the current frame's kinematic poses and drive targets to ``sim`` (a ``sim.Simulation``)."""
@@ -38,11 +39,11 @@ class AnimationInputs:
             sim.set_controls({name: actuator.control for actuator, name in self.controls})
 
 
-def animated_targets(scene, joints) -> list[tuple]:
+def animated_targets(scene, joints, by_name: dict | None = None) -> list[tuple]:
     """(joint object, dof index, (joint, axis)) of drive targets that are animated or driven."""
     targets = []
     for joint in joints:
-        obj = scene.objects.get(joint.name)
+        obj = by_name.get(joint.name) if by_name is not None else scene.objects.get(joint.name)
         anim = obj.animation_data if obj else None
         if anim is None:
             continue
@@ -62,11 +63,11 @@ def _animated_paths(anim) -> set:
     return {p[:-len("_angle")] if p.endswith("control_angle") else p for p in paths}
 
 
-def animated_controls(scene, description) -> list[tuple]:
+def animated_controls(scene, description, by_name: dict | None = None) -> list[tuple]:
     """(actuator props, actuator name) of the description's actuators whose control is animated or driven."""
     controls = []
     for joint in description.joints:
-        obj = scene.objects.get(joint.name)
+        obj = by_name.get(joint.name) if by_name is not None else scene.objects.get(joint.name)
         paths = _animated_paths(obj.animation_data) if obj else set()
         if not paths:
             continue
