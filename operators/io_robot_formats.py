@@ -78,7 +78,7 @@ def _build_or_report(operator, context, read, filepath: str) -> set:
 
 
 class ARTICULA_OT_import_mjcf(bpy.types.Operator, ImportHelper):
-    """Import a MuJoCo MJCF robot (bodies, joints, actuators as drives, colliders, visuals, masses)"""
+    """Import a MuJoCo MJCF robot (bodies, joints, actuators, tendons, colliders, visuals, masses)"""
 
     bl_idname = "articula.import_mjcf"
     bl_label = "Import MJCF Robot"

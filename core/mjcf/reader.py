@@ -56,9 +56,24 @@ class MjcfReadError(Exception):
 
 
 @dataclass
+class MeshSource:
+    """Where a visual's mesh came from: ``path`` (OBJ, STL...) whose vertices, times ``scale``, are in
+    the frame ``offset`` of the visual (MuJoCo re-centres meshes at their centre of mass and principal
+    axes and moves the geometry's pose to match): in the visual's frame a file vertex ``v`` lies at
+    ``inverse(offset) * (scale * v)``. A Blender importer reading ``path`` can replace the mesh
+    (UV maps, n-gons), as addon/adapters/mesh_files_to_blender.py does."""
+
+    path: str
+    offset: Pose
+    scale: tuple
+
+
+@dataclass
 class MjcfRead:
     scene: PhysicsScene
     warnings: list[str] = field(default_factory=list)
+    #: Visual name -> the mesh file it was read from (see :class:`MeshSource`).
+    mesh_sources: dict = field(default_factory=dict)
 
 
 def _mujoco():
@@ -105,6 +120,7 @@ class _Reader:
 
     def __init__(self, path: str, visuals_from_colliders: bool = True):
         self.path = path
+        self.mesh_sources: dict[str, MeshSource] = {}
         self.visuals_from_colliders = visuals_from_colliders
         self.warnings: list[str] = []
         self.unsupported: list[str] = []
@@ -191,7 +207,7 @@ class _Reader:
         self.add_excludes()
         self.finish()
         self.list_unsupported()
-        return MjcfRead(scene=scene, warnings=self.warnings)
+        return MjcfRead(scene=scene, warnings=self.warnings, mesh_sources=self.mesh_sources)
 
     def finish(self) -> None:
         """What a format adds after the MuJoCo model was read (nothing for MJCF)."""
@@ -500,7 +516,25 @@ class _Reader:
         self.collision_groups(collider_masks)
 
     def visual_added(self, name: str, g: int) -> None:
-        """A visual named ``name`` was made from geom ``g`` (a hook for the URDF reader)."""
+        """A visual named ``name`` made from a mesh geom ``g`` records the file it came from."""
+        m, mj = self.model, self.mujoco
+        if int(m.geom_type[g]) != int(mj.mjtGeom.mjGEOM_MESH):
+            return
+        mesh = int(m.geom_dataid[g])
+        spec_mesh = self.spec.mesh(mj.mj_id2name(m, mj.mjtObj.mjOBJ_MESH, mesh))
+        path = self.mesh_file(spec_mesh) if spec_mesh is not None else None
+        if path:
+            self.mesh_sources[name] = MeshSource(path, Pose(_vec(m.mesh_pos[mesh]), _quat(m.mesh_quat[mesh])),
+                                                 _vec(m.mesh_scale[mesh]))
+
+    def mesh_file(self, spec_mesh) -> Optional[str]:
+        """The file a mesh asset was read from, as MuJoCo finds it (the compiler's meshdir or
+        assetdir, relative to the model's folder), or None (vertices in the file, or not found)."""
+        if not spec_mesh.file:
+            return None
+        base = self.spec.modelfiledir or os.path.dirname(os.path.abspath(self.path))
+        path = os.path.join(base, self.spec.meshdir or "", spec_mesh.file)
+        return path if os.path.isfile(path) else None
 
     def _visual_name(self, name: str, used: set) -> str:
         base, candidate, count = f"{name}_visual", f"{name}_visual", 1

@@ -36,7 +36,7 @@ from urllib.parse import unquote, urlparse
 
 import numpy as np
 
-from ..mjcf.reader import MjcfRead, _quat, _Reader, _vec
+from ..mjcf.reader import MeshSource, MjcfRead, _quat, _Reader, _vec  # noqa: F401  (MeshSource: re-exported)
 from .repairs import add_planes, repair_text, repair_tree
 from ..model import INF, Actuator, MassProperties, Pose
 from ..transforms import quat_from_matrix, quat_mul, quat_normalize
@@ -58,23 +58,9 @@ class UrdfReadError(Exception):
 
 
 @dataclass
-class MeshSource:
-    """Where a visual's mesh came from: ``path`` (STL/OBJ) whose vertices, times ``scale``, are in the
-    frame ``offset`` of the visual (MuJoCo re-centres meshes at their centre of mass and principal
-    axes and moves the geometry's pose to match): in the visual's frame a file vertex ``v`` lies at
-    ``inverse(offset) * (scale * v)``. A Blender importer reading ``path`` can replace the mesh."""
-
-    path: str
-    offset: Pose
-    scale: tuple
-
-
-@dataclass
 class UrdfRead(MjcfRead):
     #: Mesh files that were left out (a format MuJoCo cannot read), with the links using them.
     left_out_meshes: list[tuple[str, str]] = field(default_factory=list)
-    #: Visual name -> the mesh file it was read from (see :class:`MeshSource`).
-    mesh_sources: dict = field(default_factory=dict)
 
 
 def resolve_uri(uri: str, urdf_path: str, package_paths=()) -> str | None:
@@ -121,7 +107,6 @@ class _UrdfReader(_Reader):
         super().__init__(path, visuals_from_colliders=False)
         self.package_paths = [os.path.abspath(p) for p in package_paths]
         self.left_out: list[tuple[str, str]] = []
-        self.mesh_sources: dict[str, MeshSource] = {}
         self.obj_files: dict[str, str] = {}  # mesh name -> the OBJ read by load_obj_geometry
 
     def parse(self):
@@ -280,16 +265,9 @@ class _UrdfReader(_Reader):
         body.mass = self.inertials.get(self.mujoco.mj_id2name(self.model, self.mujoco.mjtObj.mjOBJ_BODY, i),
                                        MassProperties(mass=0.0))
 
-    def visual_added(self, name: str, g: int) -> None:
-        m, mj = self.model, self.mujoco
-        if int(m.geom_type[g]) != int(mj.mjtGeom.mjGEOM_MESH):
-            return
-        mesh = int(m.geom_dataid[g])
-        spec_mesh = self.spec.mesh(mj.mj_id2name(m, mj.mjtObj.mjOBJ_MESH, mesh))
-        if spec_mesh is None:
-            return
-        self.mesh_sources[name] = MeshSource(spec_mesh.file or self.obj_files.get(spec_mesh.name, ""), Pose(_vec(m.mesh_pos[mesh]), _quat(m.mesh_quat[mesh])),
-                                             _vec(m.mesh_scale[mesh]))
+    def mesh_file(self, spec_mesh):
+        """resolve_meshes made every file absolute; an OBJ read by load_obj_geometry has none left."""
+        return spec_mesh.file or self.obj_files.get(spec_mesh.name) or None
 
     def fixed_joint_name(self, i: int, name: str) -> str:
         own = self.fixed_joints.get(self.body_names[i])

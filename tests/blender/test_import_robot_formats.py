@@ -84,6 +84,27 @@ def test_mjcf_drives_limits_and_masses_reach_the_properties(clean_scene):
         assert desc.body(body.name).mass.mass == pytest.approx(body.mass.mass, rel=1e-5)
 
 
+def test_mjcf_mesh_visual_keeps_the_files_uvs(clean_scene, tmp_path, monkeypatch):
+    """An MJCF visual mesh comes through Blender's own OBJ importer (its UV map kept), placed where
+    MuJoCo's triangles of the same file sit."""
+    monkeypatch.chdir(tmp_path)  # MuJoCo writes its log into the working folder
+    path = os.path.join(os.path.dirname(__file__), "..", "data", "mesh_visual", "meshy.xml")
+    from articula.core.mjcf import read_mjcf
+
+    read = read_mjcf(path)
+    (name,) = read.mesh_sources
+    assert bpy.ops.articula.import_mjcf(filepath=path) == {"FINISHED"}
+    visual = clean_scene.objects[name]
+    assert len(visual.data.uv_layers) == 1 and len(visual.data.polygons) == 4
+    ours = sorted(tuple(round(c, 5) for c in visual.matrix_world @ v.co) for v in visual.data.vertices)
+    described = next(v for v in read.scene.visuals if v.name == name)
+    from articula.core.transforms import pose_mul, transform_point
+
+    frame = pose_mul(read.scene.body("b").pose, described.pose)
+    expected = {tuple(round(c, 5) for c in transform_point(frame, p)) for p in described.mesh.vertices}
+    assert set(ours) <= expected and len(set(ours)) == 4
+
+
 def test_mjcf_bad_xml_leaves_the_scene_as_it_was(clean_scene, tmp_path):
     path = _asset(NEWTON_ASSETS, "nv_ant.xml")
     bpy.ops.articula.import_mjcf(filepath=path)

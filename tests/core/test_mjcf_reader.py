@@ -1,6 +1,7 @@
 """core.mjcf.read_mjcf on small hand-made MJCF files: each mapping rule, and bad input."""
 
 import math
+import os
 
 import pytest
 
@@ -195,3 +196,25 @@ def test_mesh_geom_becomes_a_convex_hull_with_mujocos_vertices(tmp_path):
     read = read_mjcf(str(path))
     shape = read.scene.shapes[0]
     assert shape.kind == ShapeKind.CONVEX_HULL and len(shape.mesh.vertices) == 4 and len(shape.mesh.triangles) == 4
+
+
+MESH_MJCF = os.path.join(os.path.dirname(__file__), "..", "data", "mesh_visual", "meshy.xml")
+
+
+def test_mesh_visual_knows_its_file():
+    """A mesh visual records the file MuJoCo read (through meshdir), its scale and MuJoCo's re-centring,
+    so Blender's own importer can bring the file's UVs: a file vertex moved by the MeshSource lands on
+    MuJoCo's triangles."""
+    import numpy as np
+
+    from articula.core.transforms import pose_inverse, transform_point
+
+    read = read_mjcf(MESH_MJCF)
+    (name,) = read.mesh_sources  # the mesh visual (the sphere's drawn copy has no file)
+    visual, source = next(v for v in read.scene.visuals if v.name == name), read.mesh_sources[name]
+    assert os.path.samefile(source.path, os.path.join(os.path.dirname(MESH_MJCF), "meshes", "tet.obj")) and source.scale == pytest.approx((2, 2, 2))
+    file_vertices = [(0, 0, 0), (0.2, 0, 0), (0, 0.2, 0), (0, 0, 0.2)]
+    moved = [transform_point(pose_inverse(source.offset), tuple(2.0 * c for c in v)) for v in file_vertices]
+    ours = np.array(visual.mesh.vertices)
+    for point in moved:
+        assert np.min(np.linalg.norm(ours - np.array(point), axis=1)) < 1e-6
