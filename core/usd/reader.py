@@ -923,6 +923,9 @@ class _StageReader:
     # -- articulations and the tree
     def _read_articulation_roots(self, prims) -> None:
         self.articulation_roots: list[Usd.Prim] = [p for p in prims if self.has_api(p, UsdPhysics.ArticulationRootAPI)]
+        self._children: dict[Optional[str], list[Body]] = {}  # one index: children_of scans every body
+        for body in self.scene.bodies:
+            self._children.setdefault(body.parent, []).append(body)
         for root in self.articulation_roots:
             enabled = self.value(root, D.SELF_COLLISION_ATTR, "bool")
             if enabled is None:
@@ -933,7 +936,7 @@ class _StageReader:
     def _set_tree_self_collision(self, body: Body, enabled: bool) -> None:
         """The root's setting holds for its whole tree (the writer authors it on the root)."""
         body.self_collision = enabled
-        for child in self.scene.children_of(body.name):
+        for child in self._children.get(body.name, ()):
             self._set_tree_self_collision(child, enabled)
 
     def _topmost_bodies(self, root: Usd.Prim) -> list[Body]:
