@@ -37,8 +37,8 @@ from urllib.parse import unquote, urlparse
 import numpy as np
 
 from ..mjcf.reader import MeshSource, MjcfRead, _quat, _Reader, _vec  # noqa: F401  (MeshSource: re-exported)
-from .repairs import add_planes, repair_text, repair_tree
-from ..model import INF, Actuator, MassProperties, Pose
+from .repairs import TreeError, add_planes, check_tree, repair_text, repair_tree
+from ..model import INF, Actuator, JointType, MassProperties, Pose
 from ..transforms import quat_from_matrix, quat_mul, quat_normalize
 
 #: What a moving link without an <inertial> gets (MuJoCo cannot compile a massless moving body).
@@ -46,6 +46,9 @@ MIN_MASS = 1e-9
 MIN_INERTIA = 1e-12
 #: Mesh formats MuJoCo's compiler reads.
 MUJOCO_MESH_FORMATS = (".stl", ".obj", ".msh")
+#: Newton's correction of an inertia that is not positive definite (newton/_src/geometry/inertia.py:
+#: _INERTIA_REL_TOL, _INERTIA_ABS_FLOOR, _INERTIA_ABS_ADJUSTMENT).
+NEWTON_INERTIA_RELATIVE, NEWTON_INERTIA_FLOOR, NEWTON_INERTIA_SHIFT = 1.0e-6, 1.0e-10, 1.0e-6
 
 
 class UrdfReadError(Exception):
@@ -123,9 +126,14 @@ class _UrdfReader(_Reader):
         if root.tag != "robot":
             raise UrdfReadError(self.path, f"the root element is <{root.tag}>, not <robot>")
         self.xml = root
-        repaired, planes = repair_tree(root)
-        for note in notes + repaired:
+        try:
+            check_tree(root)
+        except TreeError as error:
+            raise UrdfReadError(self.path, str(error)) from None
+        repaired = repair_tree(root)
+        for note in notes + repaired.notes:
             self.warn(f"repaired: {note}")
+        self.spherical_limits = repaired.spherical
         self.velocity_limits = {}
         self.fixed_joints = {}
         for joint in root.findall("joint"):
@@ -159,7 +167,7 @@ class _UrdfReader(_Reader):
         except Exception as error:
             message = re.sub(r"line (\d+)", lambda m: f"line {int(m.group(1)) + offset}", " ".join(str(error).split()))
             raise UrdfReadError(self.path, message) from error
-        add_planes(spec, self.mujoco, planes)
+        add_planes(spec, self.mujoco, repaired.planes)
         self.make_inertias_positive(spec)
         self.resolve_meshes(spec)
         self.drop_empty_geoms(spec)
@@ -169,8 +177,9 @@ class _UrdfReader(_Reader):
 
     def make_inertias_positive(self, spec) -> None:
         """A full inertia with a zero or negative principal moment (a rod written as a tensor of
-        rank 2), which MuJoCo refuses and Newton corrects: its moments are raised by a millionth
-        of the largest, plus what lifts the smallest above 0, as a shift of the diagonal."""
+        rank 2), which MuJoCo refuses: corrected as Newton's finalize corrects it (newton.geometry.
+        inertia.verify_and_correct_inertia), a shift of the diagonal that lifts the smallest moment
+        to a millionth of the largest (at least 1e-10) plus 1e-6 kg m^2."""
         for body in spec.bodies:
             full = np.asarray(body.fullinertia, dtype=float)
             if not body.explicitinertial or not np.all(np.isfinite(full)) or not np.any(full != 0.0):
@@ -179,10 +188,12 @@ class _UrdfReader(_Reader):
             moments = np.linalg.eigvalsh(np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]]))
             if moments[0] > 1e-9 * max(moments[-1], 0.0):
                 continue
-            shift = max(-moments[0], 0.0) + 1e-6 * max(moments[-1], MIN_INERTIA)
+            threshold = max(NEWTON_INERTIA_RELATIVE * moments[-1], NEWTON_INERTIA_FLOOR)
+            shift = threshold - moments[0] + NEWTON_INERTIA_SHIFT
             body.fullinertia = [xx + shift, yy + shift, zz + shift, xy, xz, yz]
             self.warn(f"repaired: link {body.name}: inertia not positive definite (principal moments "
-                      f"{', '.join(f'{m:.3g}' for m in moments)}), {shift:.3g} kg m^2 added on its diagonal")
+                      f"{', '.join(f'{m:.3g}' for m in moments)}), {shift:.3g} kg m^2 added on its diagonal "
+                      "as Newton does")
 
     def drop_empty_geoms(self, spec) -> None:
         """Geometry of size 0 (a ``<sphere radius="0"/>`` marker) is no shape: left out, named."""
@@ -275,6 +286,10 @@ class _UrdfReader(_Reader):
 
     def finish(self) -> None:
         for joint in self.scene.joints:
+            cone = self.spherical_limits.get(joint.name)
+            if cone is not None and joint.type == JointType.SPHERICAL:  # pybullet's twist axis is Z
+                joint.axis = "Z"  # cone 0: from Z toward X (the swing about Y); cone 1: toward Y
+                joint.cone_limit0, joint.cone_limit1 = cone.swing_y, cone.swing_x
             limit = self.velocity_limits.get(joint.name)
             if limit is not None and limit > 0.0:
                 for dof in joint.dofs:

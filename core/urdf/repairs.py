@@ -13,10 +13,16 @@ people load every day in other tools comes in with a warning instead of a refusa
   pybullet does); one that is no number at all (``lower="-PI"``) is dropped: the URDF default;
 - a joint with several ``<axis>`` keeps the first (as urdfdom and Newton do);
 - a ``<limit>`` whose lower is above its upper is no limit (as pybullet and Newton read it);
-- a pybullet ``spherical`` joint comes in as a ball joint without its pybullet-specific limits;
+- a pybullet ``spherical`` joint comes in as a ball joint about its frame's Z; pybullet's swing
+  limits (``lower`` about X, ``upper`` about Y, :data:`SphericalLimit`) become its cone angles, the
+  twist limit (no place in the description) is named as left out;
 - pybullet's ``<plane normal>`` geometry (no URDF type) becomes an infinite plane collider
   (:func:`add_planes`), its visual is left out; other geometry no URDF knows (pybullet's ``<cdf>``)
-  is left out.
+  is left out;
+- blank lines before ``<?xml`` are ignored (the XML declaration must come first).
+
+What no repair reads stays an error naming the file (:func:`check_tree`): a link with two parents
+or a cycle of links (a URDF is a tree), besides text that is no XML or has no ``<robot>``.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from __future__ import annotations
 import math
 import re
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
 
 #: Attributes that hold a fixed number of numbers.
 VECTOR_SIZES = {"xyz": 3, "rpy": 3, "scale": 3, "size": 3, "rgba": 4, "normal": 3}
@@ -47,15 +54,76 @@ _ROBOT_END = "</robot>"
 
 
 def repair_text(text: str) -> tuple[str, list[str]]:
-    """The text without what follows ``</robot>`` (only whitespace may)."""
+    """The text without what follows ``</robot>`` (only whitespace may); notes blank lines before
+    ``<?xml`` (the reader feeds the text from its first ``<``, keeping the file's line count)."""
+    notes = []
+    stripped = text.lstrip()
+    if stripped.startswith("<?xml") and len(stripped) != len(text):
+        lines = text[:len(text) - len(stripped)].count("\n")
+        notes.append(f"{lines} blank line{'s' if lines != 1 else ''} before <?xml ignored" if lines else
+                     "blank space before <?xml ignored")
     end = text.rfind(_ROBOT_END)
     if end < 0:
-        return text, []
+        return text, notes
     end += len(_ROBOT_END)
     tail = text[end:]
     if not tail.strip():
-        return text, []
-    return text[:end] + "\n", [f"{len(tail.strip())} characters after </robot> ignored ({tail.strip()[:20]!r})"]
+        return text, notes
+    line, count = text[:end].count("\n") + 1, len(tail.strip())
+    return text[:end] + "\n", notes + [f"{count} character{'s' if count != 1 else ''} after </robot> (line "
+                                       f"{line}) ignored ({tail.strip()[:20]!r})"]
+
+
+@dataclass
+class SphericalLimit:
+    """pybullet's limit of a ``spherical`` joint (btMultiBodySphericalJointLimit, made when lower,
+    upper, twist and effort are all above 0): in the joint frame, the swing about X within
+    +-``swing_x`` (``lower``), about Y within +-``swing_y`` (``upper``), the twist about Z within
+    +-``twist``."""
+
+    swing_x: float
+    swing_y: float
+    twist: float
+
+
+@dataclass
+class TreeRepairs:
+    """What :func:`repair_tree` did: its notes, the planes taken out for :func:`add_planes` and the
+    spherical joints' limits taken out (by joint name) for the reader to set on the ball joints."""
+
+    notes: list[str] = field(default_factory=list)
+    planes: list[dict] = field(default_factory=list)
+    spherical: dict[str, SphericalLimit] = field(default_factory=dict)
+
+
+class TreeError(ValueError):
+    """A ``<robot>`` that is no tree of links (the reader names the file)."""
+
+
+def check_tree(root: ET.Element) -> None:
+    """Raise :class:`TreeError` for a link that is the child of two joints or links that form a
+    cycle: no repair can say which joint the file means."""
+    parent_of: dict[str, tuple[str, str]] = {}  # child link -> (parent link, joint)
+    for joint in root.findall("joint"):
+        parent, child = joint.find("parent"), joint.find("child")
+        if parent is None or child is None:
+            continue  # MuJoCo's compiler names it
+        name, child_link = joint.get("name", "?"), child.get("link")
+        if child_link in parent_of:
+            raise TreeError(f"link {child_link} is the child of two joints ({parent_of[child_link][1]}, {name}): "
+                            "a URDF is a tree of links")
+        parent_of[child_link] = (parent.get("link"), name)
+    for start in parent_of:
+        seen, link = [start], start
+        while link in parent_of:
+            link = parent_of[link][0]
+            if link == start:
+                joints = [parent_of[l][1] for l in seen]
+                raise TreeError(f"joints {', '.join(joints)} form a cycle of links "
+                                f"({' -> '.join(seen + [start])}): a URDF is a tree of links")
+            if link in seen:
+                break  # a cycle that does not hold start: found from its own links
+            seen.append(link)
 
 
 def root_links(root: ET.Element) -> set[str]:
@@ -64,18 +132,17 @@ def root_links(root: ET.Element) -> set[str]:
     return {link.get("name") for link in root.findall("link")} - children
 
 
-def repair_tree(root: ET.Element) -> tuple[list[str], list[dict]]:
-    """Repair ``root`` (a ``<robot>``) in place for MuJoCo. Returns the notes and the planes taken
-    out (``{"link", "xyz", "rpy", "normal"}``) for :func:`add_planes`."""
-    notes: list[str] = []
+def repair_tree(root: ET.Element) -> TreeRepairs:
+    """Repair ``root`` (a ``<robot>``) in place for MuJoCo."""
+    done = TreeRepairs()
     for owner in list(root):
         where = f"{owner.tag} {owner.get('name', '?')}"
         for element in owner.iter():
-            _repair_attributes(element, where, notes)
+            _repair_attributes(element, where, done.notes)
         if owner.tag == "joint":
-            _repair_joint(owner, where, notes)
-    planes = _take_planes(root, notes)
-    return notes, planes
+            _repair_joint(owner, where, done)
+    done.planes = _take_planes(root, done.notes)
+    return done
 
 
 def _repair_attributes(element: ET.Element, where: str, notes: list[str]) -> None:
@@ -125,24 +192,44 @@ def _is_number(text: str) -> bool:
         return False
 
 
-def _repair_joint(joint: ET.Element, where: str, notes: list[str]) -> None:
+def _repair_joint(joint: ET.Element, where: str, done: TreeRepairs) -> None:
+    notes = done.notes
     axes = joint.findall("axis")
     for extra in axes[1:]:
         joint.remove(extra)
         notes.append(f"{where}: {len(axes)} <axis> elements, the first ({axes[0].get('xyz')}) kept")
     limit = joint.find("limit")
+    if joint.get("type") == "spherical":
+        if limit is not None:
+            _take_spherical_limit(joint, limit, where, done)
+        return
     if limit is not None and _is_number(limit.get("lower", "")) and _is_number(limit.get("upper", "")) \
             and float(limit.get("lower")) > float(limit.get("upper")):  # pybullet and Newton: no limit
         notes.append(f"{where}: <limit lower=\"{limit.get('lower')}\" upper=\"{limit.get('upper')}\"> "
                      "(lower above upper) read as no limit, as pybullet does")
         del limit.attrib["lower"], limit.attrib["upper"]
-    if joint.get("type") == "spherical" and limit is not None:
-        dropped = [n for n in ("lower", "upper", "twist") if limit.get(n) is not None]
-        for name in dropped:
-            del limit.attrib[name]
-        if dropped:
-            notes.append(f"{where}: spherical joint limits {', '.join(dropped)} not carried (pybullet's own "
-                         "cone and twist semantics): the ball joint moves freely")
+
+
+def _take_spherical_limit(joint: ET.Element, limit: ET.Element, where: str, done: TreeRepairs) -> None:
+    """pybullet's ``<limit lower upper twist>`` of a spherical joint (which MuJoCo's compiler refuses
+    on a ball joint) taken out: kept as a :class:`SphericalLimit` when pybullet makes one."""
+    written = {n: limit.get(n) for n in ("lower", "upper", "twist") if limit.get(n) is not None}
+    if not written:
+        return
+    for name in written:
+        del limit.attrib[name]
+    values = {n: float(v) if _is_number(v) else 0.0 for n, v in written.items()}
+    effort = float(limit.get("effort")) if _is_number(limit.get("effort", "")) else 0.0
+    text = " ".join(f'{n}="{v}"' for n, v in written.items())
+    if not all(values.get(n, 0.0) > 0.0 for n in ("lower", "upper", "twist")) or effort <= 0.0:
+        done.notes.append(f"{where}: spherical joint <limit {text}> read as no limit, as pybullet does (it "
+                          "limits a spherical joint only when lower, upper, twist and effort are all above 0)")
+        return
+    done.spherical[joint.get("name", "")] = SphericalLimit(values["lower"], values["upper"], values["twist"])
+    done.notes.append(f"{where}: pybullet spherical joint <limit {text}>: a ball joint about Z whose swing cone "
+                      f"has half-angles {values['upper']:g} rad toward X and {values['lower']:g} rad toward Y "
+                      f"(pybullet bounds the swing about X and Y separately); its twist limit +-{values['twist']:g} "
+                      "rad is not carried (a spherical joint has none in the description)")
 
 
 def _take_planes(root: ET.Element, notes: list[str]) -> list[dict]:

@@ -164,12 +164,44 @@ def test_urdf_robot_imports_with_visual_meshes(clean_scene, name, bodies, joints
     assert len(desc.bodies) == bodies
 
 
-def test_urdf_pybullet_spherical_joint_is_a_ball_joint(clean_scene):
-    """pybullet's own joint type, which MuJoCo's compiler refuses with its limits, comes in (repaired)."""
-    path = _asset(PYBULLET_DATA, "spherical_joint_limit.urdf")
+def test_urdf_repairs_are_reported_as_warnings(clean_scene, capfd):
+    """A file pybullet loads but MuJoCo's compiler refuses as written (commas in bike.urdf's vectors)
+    comes in; each repair is one WARNING report naming the file and the element."""
+    path = _asset(PYBULLET_DATA, "bicycle/bike.urdf")
+    capfd.readouterr()
     assert bpy.ops.articula.import_urdf(filepath=path) == {"FINISHED"}
-    joints = {o.articula.joint.type for o in clean_scene.objects if o.articula.joint.enabled}
-    assert joints == {"FIXED", "SPHERICAL"}
+    out = capfd.readouterr().out  # Blender prints an operator's reports in the background
+    assert 'Warning: bike.urdf: repaired: joint frame_to_backwheel: <origin xyz="-0.69, 0, -0.42"> read as ' \
+           '"-0.69 0 -0.42"' in out
+    assert out.count("Warning: bike.urdf: repaired:") == 2
+
+
+def test_urdf_pybullet_spherical_joint_is_a_ball_joint(clean_scene, capfd):
+    """pybullet's own joint type, which MuJoCo's compiler refuses with its limits, comes in (repaired):
+    a ball joint about Z whose cone angles are pybullet's swing limits; the twist limit is reported."""
+    path = _asset(PYBULLET_DATA, "spherical_joint_limit.urdf")
+    capfd.readouterr()
+    assert bpy.ops.articula.import_urdf(filepath=path) == {"FINISHED"}
+    assert "twist limit +-0.3 rad is not carried" in capfd.readouterr().out
+    joints = {o.articula.joint.type: o.articula.joint for o in clean_scene.objects if o.articula.joint.enabled}
+    assert set(joints) == {"FIXED", "SPHERICAL"}
+    ball = joints["SPHERICAL"]
+    assert ball.has_cone_limit0 and ball.has_cone_limit1
+    assert (ball.cone_limit0, ball.cone_limit1) == pytest.approx((0.8, 0.2), abs=1e-6)
+    neck, = [j for j in scene_from_blender(clean_scene).joints if j.type.value == "SPHERICAL"]
+    assert neck.axis == "Z" and (neck.cone_limit0, neck.cone_limit1) == pytest.approx((0.8, 0.2), abs=1e-6)
+
+
+def test_urdf_link_cycle_leaves_the_scene_as_it_was(clean_scene, tmp_path):
+    before = _state()
+    bad = tmp_path / "cycle.urdf"
+    bad.write_text('<robot name="r"><link name="a"/><link name="b"/>'
+                   '<joint name="j1" type="fixed"><parent link="a"/><child link="b"/></joint>'
+                   '<joint name="j2" type="fixed"><parent link="b"/><child link="a"/></joint></robot>')
+    with pytest.raises(RuntimeError) as error:
+        bpy.ops.articula.import_urdf(filepath=str(bad))
+    assert str(bad) in str(error.value) and "form a cycle of links" in str(error.value)
+    assert _state() == before
 
 
 def test_urdf_colors_reach_render_materials(clean_scene):

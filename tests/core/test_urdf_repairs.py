@@ -10,6 +10,7 @@ pytest.importorskip("mujoco")
 
 from articula.core.model import JointType, ShapeKind  # noqa: E402
 from articula.core.urdf import UrdfReadError, read_urdf  # noqa: E402
+from articula.core.validation import ERROR, validate  # noqa: E402
 
 INERTIAL = '<inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>'
 
@@ -79,7 +80,18 @@ def test_a_limit_that_is_no_number_is_left_out(tmp_path):
 def test_junk_after_the_robot_element(tmp_path):
     result = read(tmp_path, robot(joint_body='<limit lower="-1" upper="1" effort="5" velocity="2"/>', tail="\x00"))
     assert [b.name for b in result.scene.bodies] == ["base", "arm"]
-    assert any("characters after </robot> ignored" in n for n in repairs(result))
+    assert any("1 character after </robot> (line 6) ignored ('\\x00')" in n for n in repairs(result))
+
+
+def test_blank_lines_before_the_xml_declaration(tmp_path):
+    """The XML declaration must come first; pybullet's files often start with blank lines. MuJoCo's
+    messages still count the file's lines."""
+    result = read(tmp_path, "\n\n" + robot(joint_body='<limit lower="-1" upper="1" effort="5" velocity="2"/>'))
+    assert any("2 blank lines before <?xml ignored" in n for n in repairs(result))
+    path = tmp_path / "late.urdf"
+    path.write_text("\n\n" + robot(joint_body='<origin xyz="0 0 one"/>'))
+    with pytest.raises(UrdfReadError, match="line 7"):
+        read_urdf(str(path))
 
 
 def test_pybullet_plane_and_unknown_geometry(tmp_path):
@@ -95,11 +107,27 @@ def test_pybullet_plane_and_unknown_geometry(tmp_path):
     assert any("collision geometry <cdf> is no URDF geometry and was left out" in n for n in notes)
 
 
-def test_pybullet_spherical_joint(tmp_path):
+def test_pybullet_spherical_joint_keeps_its_swing_limits_as_a_cone(tmp_path):
+    """pybullet limits a spherical joint's swing about X by ``lower`` and about Y by ``upper`` and its
+    twist about Z: a ball joint about Z whose cone angles are those swings (cone 0 leans Z toward X,
+    a swing about Y); the twist has no place and is named."""
     result = read(tmp_path, robot('type="spherical"', '<limit effort="10" lower="0.2" upper="0.8" twist="0.3"/>'))
     joint = result.scene.joint("j")
-    assert joint.type == JointType.SPHERICAL and math.isinf(joint.cone_limit0)
-    assert any("spherical joint limits lower, upper, twist not carried" in n for n in repairs(result))
+    assert joint.type == JointType.SPHERICAL and joint.axis == "Z"
+    assert (joint.cone_limit0, joint.cone_limit1) == pytest.approx((0.8, 0.2))
+    notes = repairs(result)
+    assert any("half-angles 0.8 rad toward X and 0.2 rad toward Y" in n and "twist limit +-0.3 rad is not carried" in n
+               for n in notes)
+    assert not [p for p in validate(result.scene) if p.severity == ERROR]
+
+
+@pytest.mark.parametrize("limit", ['<limit effort="0" lower="0.2" upper="0.8" twist="0.3"/>',
+                                   '<limit effort="10" lower="0.2" upper="0.8"/>'])
+def test_a_spherical_limit_pybullet_does_not_apply_is_no_limit(tmp_path, limit):
+    result = read(tmp_path, robot('type="spherical"', limit))
+    joint = result.scene.joint("j")
+    assert joint.type == JointType.SPHERICAL and math.isinf(joint.cone_limit0) and math.isinf(joint.cone_limit1)
+    assert any("read as no limit, as pybullet does" in n for n in repairs(result))
 
 
 def test_an_inertia_that_is_not_positive_definite(tmp_path):
@@ -107,18 +135,32 @@ def test_an_inertia_that_is_not_positive_definite(tmp_path):
     text = robot(joint_body='<limit lower="-1" upper="1" effort="5" velocity="2"/>').replace(
         f'<link name="arm">{INERTIAL}', f'<link name="arm">{rod}')
     result = read(tmp_path, text)
-    assert min(result.scene.body("arm").mass.diagonal_inertia) > 0.0
+    moments = sorted(result.scene.body("arm").mass.diagonal_inertia)
+    assert moments[0] == pytest.approx(1e-6 * moments[2] + 1e-6, rel=1e-3), "as Newton's finalize corrects it"
     assert any("link arm: inertia not positive definite" in n for n in repairs(result))
 
 
 @pytest.mark.parametrize("text, expected", [
     ("not xml at all", "not valid XML"),
     ('<?xml version="1.0"?><model name="m"/>', "not <robot>"),
+    ("\x00\x01 binary", "not valid XML"),
     (robot(joint_body='<origin xyz="0 0 one"/>'), "origin"),
+    ('<robot name="r"><link name="a"/><link name="b"/>'
+     '<joint name="j1" type="fixed"><parent link="a"/><child link="b"/></joint>'
+     '<joint name="j2" type="fixed"><parent link="b"/><child link="a"/></joint></robot>',
+     "joints j1, j2 form a cycle of links (b -> a -> b): a URDF is a tree of links"),
+    (robot(joint_body='<limit lower="-1" upper="1" effort="5" velocity="2"/>').replace(
+        "</robot>", '<joint name="back" type="fixed"><parent link="arm"/><child link="base"/></joint></robot>'),
+     "joints j, back form a cycle of links (arm -> base -> arm)"),
+    (robot(joint_body='<limit lower="-1" upper="1" effort="5" velocity="2"/>').replace(
+        "</robot>", '<joint name="twice" type="fixed"><parent link="base"/><child link="arm"/></joint></robot>'),
+     "link arm is the child of two joints (j, twice)"),
 ])
 def test_what_no_repair_reads_stays_an_error_naming_the_file(tmp_path, text, expected):
+    """Nothing is half-built: the error is all that comes back, the file is as it was."""
     path = tmp_path / "broken.urdf"
     path.write_text(text)
     with pytest.raises(UrdfReadError) as error:
         read_urdf(str(path))
-    assert str(path) in str(error.value) and expected in str(error.value)
+    assert error.value.file == str(path) and str(path) in str(error.value) and expected in str(error.value)
+    assert path.read_text() == text
