@@ -110,8 +110,9 @@ def check_tree(root: ET.Element) -> None:
             continue  # MuJoCo's compiler names it
         name, child_link = joint.get("name", "?"), child.get("link")
         if child_link in parent_of:
-            raise TreeError(f"link {child_link} is the child of two joints ({parent_of[child_link][1]}, {name}): "
-                            "a URDF is a tree of links")
+            first = parent_of[child_link][1]
+            raise TreeError(f"link {child_link} is the child of two joints ({first}, {name}): a URDF is a "
+                            "tree of links")
         parent_of[child_link] = (parent.get("link"), name)
     for start in parent_of:
         seen, link = [start], start
@@ -222,14 +223,16 @@ def _take_spherical_limit(joint: ET.Element, limit: ET.Element, where: str, done
     effort = float(limit.get("effort")) if _is_number(limit.get("effort", "")) else 0.0
     text = " ".join(f'{n}="{v}"' for n, v in written.items())
     if not all(values.get(n, 0.0) > 0.0 for n in ("lower", "upper", "twist")) or effort <= 0.0:
-        done.notes.append(f"{where}: spherical joint <limit {text}> read as no limit, as pybullet does (it "
-                          "limits a spherical joint only when lower, upper, twist and effort are all above 0)")
+        done.notes.append(f"{where}: spherical joint <limit {text}> read as no limit, as pybullet does "
+                          "(it limits a spherical joint only when lower, upper, twist and effort are all "
+                          "above 0)")
         return
-    done.spherical[joint.get("name", "")] = SphericalLimit(values["lower"], values["upper"], values["twist"])
-    done.notes.append(f"{where}: pybullet spherical joint <limit {text}>: a ball joint about Z whose swing cone "
-                      f"has half-angles {values['upper']:g} rad toward X and {values['lower']:g} rad toward Y "
-                      f"(pybullet bounds the swing about X and Y separately); its twist limit +-{values['twist']:g} "
-                      "rad is not carried (a spherical joint has none in the description)")
+    cone = SphericalLimit(values["lower"], values["upper"], values["twist"])
+    done.spherical[joint.get("name", "")] = cone
+    done.notes.append(f"{where}: pybullet spherical joint <limit {text}>: a ball joint about Z whose swing "
+                      f"cone has half-angles {cone.swing_y:g} rad toward X and {cone.swing_x:g} rad toward Y "
+                      "(pybullet bounds the swing about X and Y separately); its twist limit "
+                      f"+-{cone.twist:g} rad is not carried (a spherical joint has none in the description)")
 
 
 def _take_planes(root: ET.Element, notes: list[str]) -> list[dict]:
