@@ -56,11 +56,15 @@ _pending_import: dict | None = None
 
 
 @contextlib.contextmanager
-def articula_import(renest: bool = True):
+def articula_import(renest: bool = True, reading=None):
     """Run ``wm.usd_import`` inside this block to bring the file's physics; yields a dict that
-    holds ``error``, ``result`` (the reader's), ``objects`` and ``warnings`` after the import."""
+    holds ``error``, ``result`` (the reader's), ``objects`` and ``warnings`` after the import.
+    ``reading``: the file's physics already being read (a ``core.background.BackgroundCall`` of
+    ``read_usd``, started before Blender's importer so both run at once), else the hook reads
+    Blender's stage itself."""
     global _pending_import
-    state = {"renest": renest, "error": None, "result": None, "objects": {}, "warnings": [], "called": False}
+    state = {"renest": renest, "reading": reading, "error": None, "result": None, "objects": {}, "warnings": [],
+             "called": False}
     _pending_import = state
     try:
         yield state
@@ -79,16 +83,17 @@ def prim_objects(import_context) -> dict:
     return found
 
 
-def import_physics(context, stage, objects_by_path: dict, renest: bool = True, collection=None):
+def import_physics(context, stage, objects_by_path: dict, renest: bool = True, collection=None, reading=None):
     """Read ``stage``'s physics and make the objects Blender imported from it Articula's bodies,
     joints, colliders and visuals; returns (reader result, objects by description name, warnings).
+    ``reading``: the same file's physics being read on a worker thread (see ``articula_import``).
 
     Into a scene that already has a robot, its settings and materials are kept."""
     from ..core.usd.reader import read_usd
     from .adapters.blender_to_description import capture_rest
     from .adapters.description_to_blender import adopt_imported
 
-    result = read_usd(stage, renest=renest)
+    result = reading.result() if reading is not None else read_usd(stage, renest=renest)
     warnings = list(result.warnings)
     imported = set(objects_by_path.values())
     has_robot = any(obj.articula.body.enabled for obj in context.scene.objects if obj not in imported)
@@ -311,7 +316,8 @@ class ARTICULA_USDHook(bpy.types.USDHook):
             state["called"] = True
             try:
                 state["result"], state["objects"], state["warnings"] = import_physics(
-                    bpy.context, import_context.get_stage(), prim_objects(import_context), state["renest"])
+                    bpy.context, import_context.get_stage(), prim_objects(import_context), state["renest"],
+                    reading=state["reading"])
             except Exception as error:  # handed to articula.import_usd, which rolls back and reports
                 state["error"] = error
             return True

@@ -14,6 +14,7 @@ from bpy_extras.io_utils import ExportHelper, ImportHelper
 
 from ..addon.pxr_runtime import ensure_blender_pxr
 from ..addon.reports import plain
+from ..core.background import BackgroundCall
 
 LAYOUT_ITEMS = (
     ("NESTED", "Nested", "Each body under its parent body, transforms in parent space (proposal)"),
@@ -265,7 +266,9 @@ def import_file(context, filepath: str, renest: bool = True):
         context.scene.collection.children.link(collection)
         view_layer.active_layer_collection = view_layer.layer_collection.children[collection.name]
         failure = None
-        with usd_hook.articula_import(renest) as state:
+        # the physics is read on a worker thread while Blender's importer makes the objects
+        reading = BackgroundCall(reader.read_usd, path, renest=renest)
+        with usd_hook.articula_import(renest, reading) as state:
             try:
                 bpy.ops.wm.usd_import(filepath=path, **IMPORT_OPTIONS, **{_PROPERTY_MODE: "USER"})
             except RuntimeError as error:  # Blender could not read it
@@ -273,7 +276,7 @@ def import_file(context, filepath: str, renest: bool = True):
         if state["error"] is not None:
             raise state["error"]
         if not state["called"]:
-            reader.read_usd(path)  # names what is wrong with the file, the reader's way
+            reading.result()  # names what is wrong with the file, the reader's way
             raise reader.UsdReadError(filepath, None, None, f"Blender's USD import failed ({failure})")
     except BaseException:
         view_layer.active_layer_collection = active_layer

@@ -456,6 +456,24 @@ def children_index() -> dict:
     return index
 
 
+def _settle_world_matrices(made, index: dict) -> None:
+    """Give the objects Blender's importer just made their world matrices, parents first, as a
+    depsgraph update would: the importer leaves ``matrix_world`` unset until the next update, and
+    ``view_layer.update()`` would also evaluate every mesh (0.5 s at 8,000 objects), which Blender
+    does anyway once the import ends. Objects from before the import are already evaluated."""
+    made = set(made)
+    level = [obj for obj in made if obj.parent not in made]
+    while level:
+        following = []
+        for obj in level:
+            if obj in made:
+                parent = obj.parent
+                basis = obj.matrix_basis
+                obj.matrix_world = parent.matrix_world @ obj.matrix_parent_inverse @ basis if parent else basis
+            following.extend(index.get(obj, ()))
+        level = following
+
+
 def _reparent_keep_world(obj, parent, index: dict) -> None:
     """Parent ``obj`` to ``parent`` without moving it (exact: the parent inverse takes the rest)."""
     if obj.parent is parent:
@@ -506,6 +524,30 @@ def _keep_mesh_in_world(obj, old_world) -> None:
     obj.data.update()
 
 
+def _clear_materials(mesh) -> None:
+    """Empty a mesh's material slots: ``materials.clear()`` checks every object of the file
+    (quadratic over an import, 0.18 s for 2,000 meshes), popping the slots does not."""
+    materials = mesh.materials
+    for _ in range(len(materials)):
+        materials.pop()
+
+
+def _hide_from_render(objects) -> None:
+    """``hide_render`` on many objects at once: each RNA set re-syncs every collection of the file
+    (quadratic, 0.12 s for 2,000 colliders), one ``foreach_set`` and one synced set do not."""
+    if not objects:
+        return
+    everything = bpy.data.objects
+    hidden = [False] * len(everything)
+    everything.foreach_get("hide_render", hidden)
+    wanted = {obj.as_pointer() for obj in objects}
+    for i, obj in enumerate(everything):
+        if obj.as_pointer() in wanted:
+            hidden[i] = True
+    everything.foreach_set("hide_render", hidden)
+    objects[-1].hide_render = True  # through RNA once: the collections sync, the depsgraph is told
+
+
 def _poses_close(a: Pose, b: Pose) -> bool:
     from ...core.transforms import poses_close
 
@@ -525,9 +567,11 @@ class _Adopter(_Builder):
         self.body_set: set = set()
         self.orphans: list = []  # Blender's data replaced by ours (removed when left unused)
         self.children: dict = {}  # object -> its children (children_index), kept up to date
+        self.hidden_from_render: list = []  # colliders Blender made, hidden from renders at the end
 
     def build(self) -> dict:
         objects = super().build()
+        _hide_from_render(self.hidden_from_render)
         self.claim_names()
         self.keep_prim_names()
         return objects
@@ -634,7 +678,7 @@ class _Adopter(_Builder):
                 if primitive:  # sizes carry the scale now: the mesh Blender made keeps its place
                     _keep_mesh_in_world(obj, old_world)
             obj.display_type = "WIRE"
-            obj.hide_render = True
+            self.hidden_from_render.append(obj)
         else:
             scale = world_pose_and_scale(obj)[1]
         obj.articula.collider.collider_only = True
@@ -653,7 +697,7 @@ class _Adopter(_Builder):
         self.adopted.add(obj)
         if visual.material_name is None:  # no material of its own in the file: the object color
             self.orphans.extend(m for m in obj.data.materials if m is not None)
-            obj.data.materials.clear()
+            _clear_materials(obj.data)
             obj.color = visual.color
         self.record("visual", visual.name, obj)
 
@@ -672,8 +716,8 @@ def adopt_imported(context, desc: PhysicsScene, prim_paths: dict, prim_objects: 
         renames = merge_materials(context.scene, desc.materials)
         desc = replace(desc, materials=[], shapes=[
             replace(s, material=renames.get(s.material, s.material)) for s in desc.shapes])
-    context.view_layer.update()  # the world matrices of what Blender made
     index = children_index()
+    _settle_world_matrices(prim_objects.values(), index)
     wrappers = [prim_objects.pop(path) for path in dissolve if path in prim_objects]
     wrappers = [obj for obj in wrappers if obj.type == "EMPTY"]
     for wrapper in wrappers:
