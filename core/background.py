@@ -8,6 +8,8 @@ after the other. The work must never touch Blender data: only the core (plain Py
 
 from __future__ import annotations
 
+import contextlib
+import sys
 import threading
 from typing import Any, Callable
 
@@ -34,3 +36,17 @@ class BackgroundCall:
         if self._error is not None:
             raise self._error
         return self._value
+
+
+@contextlib.contextmanager
+def quick_gil_handover(interval: float = 0.0005):
+    """A short thread switch interval inside the block. Blender's C++ takes the GIL now and then
+    while an operator runs; with Python's default 5 ms a busy worker thread makes it wait that long
+    each time (Blender's import of 200 bodies: 0.105 s alone, 0.146 s beside a worker, 0.108 s
+    with 0.5 ms)."""
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(min(before, interval))
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(before)

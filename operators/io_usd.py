@@ -14,7 +14,7 @@ from bpy_extras.io_utils import ExportHelper, ImportHelper
 
 from ..addon.pxr_runtime import ensure_blender_pxr
 from ..addon.reports import plain
-from ..core.background import BackgroundCall
+from ..core.background import BackgroundCall, quick_gil_handover
 
 LAYOUT_ITEMS = (
     ("NESTED", "Nested", "Each body under its parent body, transforms in parent space (proposal)"),
@@ -268,7 +268,7 @@ def import_file(context, filepath: str, renest: bool = True):
         failure = None
         # the physics is read on a worker thread while Blender's importer makes the objects
         reading = BackgroundCall(reader.read_usd, path, renest=renest)
-        with usd_hook.articula_import(renest, reading) as state:
+        with usd_hook.articula_import(renest, reading) as state, quick_gil_handover():
             try:
                 bpy.ops.wm.usd_import(filepath=path, **IMPORT_OPTIONS, **{_PROPERTY_MODE: "USER"})
             except RuntimeError as error:  # Blender could not read it
