@@ -75,9 +75,12 @@ def articula_import(renest: bool = True, reading=None):
 def prim_objects(import_context) -> dict:
     """Prim path (str) -> the Object Blender's importer made for that prim."""
     found = {}
+    object_type = bpy.types.Object
     for path, ids in import_context.get_prim_map().items():
-        ids = ids if isinstance(ids, (list, tuple)) else (ids,)
-        obj = next((i for i in ids if isinstance(i, bpy.types.Object)), None)
+        if not isinstance(ids, (list, tuple)):
+            ids = (ids,)
+        obj = ids[0] if ids and isinstance(ids[0], object_type) else next(
+            (i for i in ids if isinstance(i, object_type)), None)  # the Object comes first, as a rule
         if obj is not None:
             found[str(path)] = obj
     return found
@@ -105,25 +108,12 @@ def import_physics(context, stage, objects_by_path: dict, renest: bool = True, c
     objects_by_path, taken = dict(objects_by_path), set()
     objects = adopt_imported(context, result.scene, result.prim_paths, objects_by_path, collection,
                              merge=True, apply_scene_settings=not has_robot,
-                             dissolve=_articulation_wrappers(stage, objects_by_path), taken=taken)
+                             dissolve=[path for path in result.articulation_wrappers if path in objects_by_path],
+                             taken=taken)
     capture_rest(objects.values())
     _remove_leftovers(stage, objects_by_path, taken)
     _repair_lost_parents(stage, objects_by_path, taken)
     return result, objects, warnings
-
-
-def _articulation_wrappers(stage, objects_by_path: dict) -> list[str]:
-    """Prims that only carry PhysicsArticulationRootAPI around bodies (the fixed-base wrapper
-    Articula's export writes): not bodies themselves, with a body directly under them."""
-    from pxr import UsdPhysics
-
-    found = []
-    for path in objects_by_path:
-        prim = stage.GetPrimAtPath(path)
-        if (prim and prim.HasAPI(UsdPhysics.ArticulationRootAPI) and not prim.HasAPI(UsdPhysics.RigidBodyAPI)
-                and any(child.HasAPI(UsdPhysics.RigidBodyAPI) for child in prim.GetChildren())):
-            found.append(path)
-    return found
 
 
 def _remove_leftovers(stage, objects_by_path: dict, taken: set) -> None:
@@ -269,19 +259,26 @@ def _plain_export(export_context) -> None:
     if not any(obj.articula.body.enabled for obj in scene.objects):
         return
     stage = export_context.get_stage()
-    exported = set(object_paths(stage))
-    # what Blender wrote, and what hangs below it (colliders hidden from render are not written)
-    objects, stack = [], [obj for obj in scene.objects if obj.name in exported]
-    seen = set()
+    description = scene_from_blender(scene, _exported_objects(scene, set(object_paths(stage))), WorldFrames())
+    for warning in _author(stage, description, None, _plain_export_isaac_schema()):
+        print(f"Articula: {warning}")
+
+
+def _exported_objects(scene, exported: set) -> list:
+    """The objects Blender wrote (names in ``exported``) and what hangs below them that it did not
+    write (colliders hidden from render), bodies and joints left out of the export excepted."""
+    from .adapters.blender_to_description import children_index
+
+    children = children_index(bpy.data.objects)  # what ``Object.children`` gives, read once
+    objects, stack, seen = [], [obj for obj in scene.objects if obj.name in exported], set()
     while stack:
         obj = stack.pop()
         if obj.name not in seen:
             seen.add(obj.name)
             objects.append(obj)
-            stack.extend(obj.children)
-    description = scene_from_blender(scene, objects, WorldFrames())
-    for warning in _author(stage, description, None, _plain_export_isaac_schema()):
-        print(f"Articula: {warning}")
+            stack.extend(child for child in children.get(obj, ()) if child.name in exported
+                         or not (child.articula.body.enabled or child.articula.joint.enabled))
+    return objects
 
 
 class ARTICULA_USDHook(bpy.types.USDHook):

@@ -33,6 +33,9 @@ def _usd():
 
 def _with_descendants(objects) -> list:
     """The objects and everything parented below them (a selected body brings its joints/colliders)."""
+    from ..addon.adapters.blender_to_description import children_index
+
+    children = children_index(bpy.data.objects)  # what ``Object.children`` gives, read once
     result, seen = [], set()
     stack = list(objects)
     while stack:
@@ -41,7 +44,7 @@ def _with_descendants(objects) -> list:
             continue
         seen.add(obj.name)
         result.append(obj)
-        stack.extend(obj.children)
+        stack.extend(children.get(obj, ()))
     return result
 
 

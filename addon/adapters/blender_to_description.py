@@ -146,6 +146,16 @@ def is_uniform(scale, tolerance: float = 1e-5) -> bool:
     return max(abs(s) for s in scale) - min(abs(s) for s in scale) <= tolerance * max(1.0, *map(abs, scale))
 
 
+def children_index(objects: Iterable) -> dict:
+    """Object -> its children among ``objects`` (in their order), in one pass: ``Object.children``
+    scans every object of the file on each call, quadratic when asked of every object."""
+    index: dict = {}
+    for obj in objects:
+        if obj.parent is not None:
+            index.setdefault(obj.parent, []).append(obj)
+    return index
+
+
 # --- object roles ----------------------------------------------------------------------------
 
 def is_body(obj) -> bool:

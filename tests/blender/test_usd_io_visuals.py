@@ -142,6 +142,26 @@ def test_plain_usd_export_carries_the_physics_unless_turned_off(two_link, tmp_pa
         UsdPhysics.RigidBodyAPI)
 
 
+def test_plain_usd_export_of_the_selection_carries_its_physics(two_link, tmp_path):
+    """Blender writes only the selected objects: the hook authors the physics of what it wrote
+    (a body's children it left out, another body and its joint, are no part of it)."""
+    _, base, arm = two_link
+    _select(base)
+    path = str(tmp_path / "base.usda")
+    assert bpy.ops.wm.usd_export(filepath=path, selected_objects_only=True) == {"FINISHED"}
+    stage = Usd.Stage.Open(path)
+    assert stage.GetPrimAtPath("/root/base").HasAPI(UsdPhysics.RigidBodyAPI)
+    assert not stage.GetPrimAtPath("/root/base/arm")
+    assert [p for p in stage.Traverse() if p.HasAPI(UsdPhysics.CollisionAPI)]
+    del stage
+    _select(base, arm, bpy.data.objects["arm_joint"])
+    path = str(tmp_path / "both.usda")
+    assert bpy.ops.wm.usd_export(filepath=path, selected_objects_only=True) == {"FINISHED"}
+    stage = Usd.Stage.Open(path)
+    assert stage.GetPrimAtPath("/root/base/arm").HasAPI(UsdPhysics.RigidBodyAPI)
+    assert [p for p in stage.Traverse() if p.IsA(UsdPhysics.RevoluteJoint)]
+
+
 @pytest.mark.skipif(not _NEWTON, reason="Newton 1.8's add_usd needs UsdPhysics.Axis, missing in 4.5's USD 25.02")
 def test_newton_loads_the_same_model_as_the_core_writer(two_link, tmp_path):
     import newton
