@@ -8,10 +8,11 @@ from .model import IDENTITY_QUAT, Pose, Quat, Vec3
 
 
 def quat_normalize(q: Quat) -> Quat:
-    n = math.sqrt(sum(c * c for c in q))
+    w, x, y, z = q
+    n = math.sqrt(w * w + x * x + y * y + z * z)  # unrolled: called for every pose made (hot)
     if n == 0.0:
         return IDENTITY_QUAT
-    w, x, y, z = (c / n for c in q)
+    w, x, y, z = w / n, x / n, y / n, z / n
     # One sign per rotation keeps comparisons and round trips exact.
     if w < 0.0 or (w == 0.0 and (x, y, z) < (0.0, 0.0, 0.0)):
         w, x, y, z = -w, -x, -y, -z
@@ -106,10 +107,11 @@ def transform_point(a: Pose, p: Vec3) -> Vec3:
 
 
 def poses_close(a: Pose, b: Pose, pos_tol: float = 1e-6, rot_tol: float = 1e-6) -> bool:
-    if any(abs(x - y) > pos_tol for x, y in zip(a.pos, b.pos)):
+    (ax, ay, az), (bx, by, bz) = a.pos, b.pos
+    if abs(ax - bx) > pos_tol or abs(ay - by) > pos_tol or abs(az - bz) > pos_tol:
         return False
-    dot = abs(sum(x * y for x, y in zip(quat_normalize(a.rot), quat_normalize(b.rot))))
-    return 1.0 - dot <= rot_tol
+    (aw, ai, aj, ak), (bw, bi, bj, bk) = quat_normalize(a.rot), quat_normalize(b.rot)
+    return 1.0 - abs(aw * bw + ai * bi + aj * bj + ak * bk) <= rot_tol
 
 
 AXIS_VECTORS: dict[str, Vec3] = {"X": (1.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}

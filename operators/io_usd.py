@@ -259,6 +259,8 @@ def import_file(context, filepath: str, renest: bool = True):
     path = os.path.abspath(filepath)
     if not os.path.isfile(path):
         raise reader.UsdReadError(filepath, None, None, "no such file")
+    # the physics is read on a worker thread while this and Blender's importer make the objects
+    reading = BackgroundCall(reader.read_usd, path, renest=renest)
     before = _datablocks()
     settings_before = snapshot(context.scene.articula)
     view_layer = context.view_layer
@@ -269,8 +271,6 @@ def import_file(context, filepath: str, renest: bool = True):
         context.scene.collection.children.link(collection)
         view_layer.active_layer_collection = view_layer.layer_collection.children[collection.name]
         failure = None
-        # the physics is read on a worker thread while Blender's importer makes the objects
-        reading = BackgroundCall(reader.read_usd, path, renest=renest)
         with usd_hook.articula_import(renest, reading) as state, quick_gil_handover():
             try:
                 bpy.ops.wm.usd_import(filepath=path, **IMPORT_OPTIONS, **{_PROPERTY_MODE: "USER"})

@@ -46,6 +46,9 @@ class ReadResult:
     scene: PhysicsScene
     warnings: list[str] = field(default_factory=list)
     prim_paths: dict[str, str] = field(default_factory=dict)  # "body:<name>" etc. -> prim path
+    # Prims carrying only PhysicsArticulationRootAPI right above a body (the fixed-base wrapper
+    # Articula's export writes): no body themselves, the import dissolves them.
+    articulation_wrappers: list[str] = field(default_factory=list)
 
     def __iter__(self):  # ``scene, warnings = read_usd(...)``
         return iter((self.scene, self.warnings))
@@ -183,6 +186,7 @@ class _StageReader:
         self._colors: dict[Sdf.Path, tuple] = {}
         self._inverse_poses: dict[str, Gf.Matrix4d] = {}  # body name -> inverse of its pose matrix
         self._bound: dict[tuple[Usd.Prim, str], UsdShade.Material] = {}  # (prim, purpose) -> material
+        self._last_prim, self._last_specs = None, None  # the latest _single_spec_attributes answer
 
     # -- errors and typed attribute access
     def error(self, prim, attribute: Optional[str], message: str) -> UsdReadError:
@@ -224,11 +228,14 @@ class _StageReader:
     def _single_spec_attributes(self, prim: Usd.Prim):
         """The attribute specs of the prim when one spec (root layer, same path) is all its
         opinions, so a spec's default is the composed value at the default time; else None."""
+        if prim is self._last_prim:  # one prim's attributes are asked for in a row: no hashing
+            return self._last_specs
         specs = self._attribute_specs.get(prim, _NOT_AUTHORED)
         if specs is _NOT_AUTHORED:
             stack = prim.GetPrimStack()
             single = len(stack) == 1 and stack[0].path == prim.GetPath() and stack[0].layer == self.root_layer
             specs = self._attribute_specs[prim] = stack[0].attributes if single else None
+        self._last_prim, self._last_specs = prim, specs
         return specs
 
     def authored(self, prim: Usd.Prim, name: str) -> bool:
@@ -389,7 +396,12 @@ class _StageReader:
         self._check_joint_cycles()
         self._complete_masses()
         self._read_robot_schema()
-        return ReadResult(self.scene, self.warnings, self.paths)
+        return ReadResult(self.scene, self.warnings, self.paths, self._articulation_wrappers())
+
+    def _articulation_wrappers(self) -> list[str]:
+        return [str(root.GetPath()) for root in self.articulation_roots
+                if not self.has_api(root, UsdPhysics.RigidBodyAPI)
+                and any(self.has_api(child, UsdPhysics.RigidBodyAPI) for child in root.GetChildren())]
 
     def _read_robot_schema(self) -> None:
         """The Isaac robot schema's robot type and link/joint order (core/usd/isaac.py)."""
@@ -826,12 +838,10 @@ class _StageReader:
         """The first dialect that authors ``p`` wins; a single friction value also sets the
         static friction unless a dialect authored that one. ``names``: (dialect, attribute)."""
         for dialect, name in names:
-            if not self.authored(prim, name):
-                continue
-            attr = prim.GetAttribute(name)
-            if not attr or not attr.HasAuthoredValue() or attr.GetTypeName().isArray:
+            value = self._authored_value(prim, name)
+            if value is _NOT_AUTHORED or (hasattr(value, "__len__") and not isinstance(value, str)):
                 continue  # an array newton:* attribute is the seed's per-DOF dialect
-            value = self.value(prim, name)
+            value = self._checked(prim, name, "float", value, True)
             if dialect == "newton" and value == D.NEWTON_UNSET:
                 continue
             unit = p.mjc_unit if dialect == "mjc" else p.unit
