@@ -38,11 +38,14 @@ _pending: dict | None = None
 
 
 @contextlib.contextmanager
-def articula_export(scene_description, masses, isaac_schema: bool = True):
+def articula_export(scene_description, preparing, isaac_schema: bool = True):
     """Run ``wm.usd_export`` inside this block to author ``scene_description``; yields a dict that
-    holds ``error`` (an exception raised by the hook) and ``warnings`` after the export."""
+    holds ``error`` (an exception raised by the hook) and ``warnings`` after the export.
+    ``preparing``: ``core.usd.physics_author.prepare_physics`` of the description being made on a
+    worker thread (a ``core.background.BackgroundCall``, started before Blender's exporter so that
+    both run at once); the hook waits for it, and raises what validation refuses."""
     global _pending
-    state = {"scene": scene_description, "masses": masses, "error": None, "warnings": [], "called": False,
+    state = {"scene": scene_description, "preparing": preparing, "error": None, "warnings": [], "called": False,
              "isaac_schema": isaac_schema}
     _pending = state
     try:
@@ -204,12 +207,14 @@ def object_paths(stage) -> dict:
     return paths
 
 
-def _author(stage, scene_description, masses, isaac_schema: bool = True) -> list[str]:
+def _author(stage, scene_description, preparing=None, isaac_schema: bool = True) -> list[str]:
+    """``preparing``: see :func:`articula_export` (None: validated and prepared here)."""
     from ..core.usd.physics_author import author_physics
 
     paths = object_paths(stage)
     give_back_prim_names(stage, paths, scene_description.prim_names)
-    return author_physics(stage, scene_description, paths, masses=masses, isaac_schema=isaac_schema)
+    prepared = preparing.result() if preparing is not None else None
+    return author_physics(stage, scene_description, paths, isaac_schema=isaac_schema, prepared=prepared)
 
 
 def give_back_prim_names(stage, paths: dict, prim_names: dict) -> None:
@@ -292,7 +297,7 @@ class ARTICULA_USDHook(bpy.types.USDHook):
         if state is not None:
             state["called"] = True
             try:
-                state["warnings"] = _author(export_context.get_stage(), state["scene"], state["masses"],
+                state["warnings"] = _author(export_context.get_stage(), state["scene"], state["preparing"],
                                             state["isaac_schema"])
             except Exception as error:  # handed to articula.export_usd, which reports it
                 state["error"] = error

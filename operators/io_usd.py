@@ -87,11 +87,7 @@ def export_scene(context, filepath: str, layout: str, selected_only: bool, allow
                         + (" and the objects" if layout == "NESTED" else ""))
     if layout == "FLAT":
         return warnings + writer.write_usd(desc, filepath, layout=layout, isaac_schema=isaac_schema)
-    refused, reported, masses = writer._validation_problems(desc)
-    if refused:
-        raise writer.UsdWriteError(filepath, refused)
-    _blender_export(context, filepath, desc, masses, objects, isaac_schema)
-    return warnings + reported
+    return warnings + _blender_export(context, filepath, desc, objects, isaac_schema)
 
 
 def _with_current_state(scene, desc):
@@ -103,11 +99,14 @@ def _with_current_state(scene, desc):
                              if body.name in scene.objects})
 
 
-def _blender_export(context, filepath: str, desc, masses, objects, isaac_schema: bool = True) -> None:
-    """``wm.usd_export`` to a temporary sibling with the hook authoring ``desc``, then rename."""
+def _blender_export(context, filepath: str, desc, objects, isaac_schema: bool = True) -> list[str]:
+    """``wm.usd_export`` to a temporary sibling with the hook authoring ``desc``, then rename;
+    returns validation's warnings. ``desc`` is validated on a worker thread while Blender's
+    exporter writes (a refusal then comes from the hook, and the temporary file is dropped)."""
     import tempfile
 
     from ..addon import usd_hook
+    from ..core.usd.physics_author import prepare_physics
 
     _, writer = _usd()
     path = os.path.abspath(filepath)
@@ -124,9 +123,13 @@ def _blender_export(context, filepath: str, desc, masses, objects, isaac_schema:
         for obj in objects:
             obj.select_set(True)
     try:
-        with usd_hook.articula_export(desc, masses, isaac_schema) as state:
+        preparing = BackgroundCall(prepare_physics, desc)
+        with usd_hook.articula_export(desc, preparing, isaac_schema) as state, quick_gil_handover():
             result = bpy.ops.wm.usd_export(filepath=temporary, selected_objects_only=objects is not None,
                                            export_animation=False, convert_world_material=False)
+        prepared = preparing.result()  # the hook's, or what validation says when it never ran
+        if prepared.refused:
+            raise writer.UsdWriteError(filepath, prepared.refused)
         if state["error"] is not None:
             error = state["error"]
             if isinstance(error, writer.UsdWriteError):
@@ -137,6 +140,7 @@ def _blender_export(context, filepath: str, desc, masses, objects, isaac_schema:
         os.chmod(temporary, writer._mode_for(path))
         os.replace(temporary, path)
         written = True
+        return list(prepared.reported)
     finally:
         if os.path.exists(temporary):
             os.remove(temporary)

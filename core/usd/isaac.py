@@ -63,8 +63,9 @@ _GENERATED = D.GENERATED_MATERIAL_KEY.split(":")
 
 
 # --------------------------------------------------------------------------------- the robot's order
-def kinematic_order(scene: PhysicsScene) -> tuple[list[str], list[str]]:
-    """(body names, joint names) in kinematic order; a given order is kept for the names it lists."""
+def kinematic_order(scene: PhysicsScene, articulations: Optional[list] = None) -> tuple[list[str], list[str]]:
+    """(body names, joint names) in kinematic order; a given order is kept for the names it lists.
+    ``articulations``: ``find_articulations(scene)`` when already found."""
     adjacency: dict[str, list] = {}
     for joint in scene.joints:
         for end, other in ((joint.body0, joint.body1), (joint.body1, joint.body0)):
@@ -80,7 +81,7 @@ def kinematic_order(scene: PhysicsScene) -> tuple[list[str], list[str]]:
             seen_joints.add(name)
             joints.append(name)
 
-    for articulation in find_articulations(scene):
+    for articulation in find_articulations(scene) if articulations is None else articulations:
         root = articulation.root
         for name, other in adjacency.get(root, []):
             if other is None:
@@ -111,7 +112,7 @@ def _kept(given: list[str], computed: list[str]) -> list[str]:
     return order + [name for name in computed if name not in listed]
 
 
-def robot_type(scene: PhysicsScene, joints: Optional[list[str]] = None) -> str:
+def robot_type(scene: PhysicsScene, joints: Optional[list[str]] = None, articulations: Optional[list] = None) -> str:
     """The scene's robot type, else one inferred from its structure: a robot whose first joint
     holds it to the world is a Manipulator (RC.009), a floating one with four limbs on its root
     body a Quadruped, any other floating one a Humanoid (the validators refuse Default)."""
@@ -122,30 +123,38 @@ def robot_type(scene: PhysicsScene, joints: Optional[list[str]] = None) -> str:
     first = scene.joint(joints[0]) if joints else None
     if first is not None and first.body0 is None:
         return "Manipulator"
-    for articulation in find_articulations(scene):
+    for articulation in find_articulations(scene) if articulations is None else articulations:
         if len(articulation.bodies) > 1:
             limbs = [b for b, parent in articulation.parents.items() if parent == articulation.root]
             return "Quadruped" if len(limbs) == 4 else "Humanoid"
     return "Humanoid"
 
 
+def robot_order(scene: PhysicsScene, articulations: Optional[list] = None) -> tuple[list[str], list[str], str]:
+    """(links, joints, robot type): what the robot schema says of ``scene``, from the description alone."""
+    links, joints = kinematic_order(scene, articulations)
+    return links, joints, robot_type(scene, joints, articulations)
+
+
 # ----------------------------------------------------------------------------------------- authoring
 def author_isaac(layer: Sdf.Layer, scene: PhysicsScene, root: Sdf.Path, body_paths: dict[str, Sdf.Path],
-                 joint_paths: dict[str, Sdf.Path], shape_paths: dict[str, Sdf.Path]) -> None:
+                 joint_paths: dict[str, Sdf.Path], shape_paths: dict[str, Sdf.Path],
+                 order: Optional[tuple[list[str], list[str], str]] = None) -> None:
     """Author the robot schema, the colliders' physics material bindings and the default prim's
-    kind onto ``layer`` (``root``: the default prim's path; the maps: description name -> prim)."""
+    kind onto ``layer`` (``root``: the default prim's path; the maps: description name -> prim;
+    ``order``: :func:`robot_order` of ``scene`` when already known)."""
     robot = layer.GetPrimAtPath(root) if root != Sdf.Path.absoluteRootPath else None
     shapes = [shape_paths[s.name] for s in scene.shapes if s.name in shape_paths]
     if robot is None or not scene.bodies:  # no prim to carry a robot, or no robot: the bindings only
         _bind_physics_materials(layer, Sdf.Path.absoluteRootPath, shapes)
         return
     robot.SetInfo("kind", KIND_COMPONENT)
-    links, joints = kinematic_order(scene)
+    links, joints, kind = order or robot_order(scene)
     link_paths = [body_paths[name] for name in links if name in body_paths]
     joint_targets = [joint_paths[name] for name in joints if name in joint_paths]
     _apply(robot, ROBOT_API)
     attr = Sdf.AttributeSpec(robot, ROBOT_TYPE, Sdf.ValueTypeNames.Token, Sdf.VariabilityVarying, True)
-    attr.default = robot_type(scene, joints)
+    attr.default = kind
     for name, targets in ((ROBOT_LINKS, link_paths), (ROBOT_JOINTS, joint_targets)):
         rel = Sdf.RelationshipSpec(robot, name, True)
         rel.targetPathList.prependedItems = targets

@@ -24,27 +24,53 @@ from pxr import Gf, Sdf, Usd, UsdGeom, Vt
 
 from . import dialect as D
 from .actuation import write_actuation
+from .isaac import robot_order
 from .writer import T, _LayerWriter, _Namer, _Prim, _set_pose, _validation_problems
-from ..articulation import Articulation
+from ..articulation import Articulation, find_articulations
 from ..model import MassProperties, PhysicsScene, Pose
 
 _XFORM_PREFIX = "xformOp:"
 
 
+@dataclasses.dataclass
+class PreparedPhysics:
+    """What authoring a description needs from the description alone: validation's problems
+    (``refused`` block writing, ``reported`` are written anyway), the masses it computed and the
+    kinematic trees. Bpy-free and stage-free, so it can be made on a worker thread while
+    Blender's exporter writes the prims (``operators/io_usd.py``)."""
+
+    refused: list[str]
+    reported: list[str]
+    masses: dict[str, MassProperties]
+    articulations: list[Articulation]
+    robot_order: tuple  # isaac.robot_order: links, joints, robot type
+
+
+def prepare_physics(scene: PhysicsScene, masses: Optional[dict[str, MassProperties]] = None) -> PreparedPhysics:
+    """Validate ``scene`` and find its trees (``masses``: validated already, nothing to report)."""
+    refused, reported = [], []
+    if masses is None:
+        refused, reported, masses = _validation_problems(scene)
+    articulations = find_articulations(scene)
+    return PreparedPhysics(refused, reported, masses, articulations, robot_order(scene, articulations))
+
+
 def author_physics(stage: Usd.Stage, scene: PhysicsScene, object_paths: dict[str, Sdf.Path],
                    root: Optional[Sdf.Path] = None,
-                   masses: Optional[dict[str, MassProperties]] = None, isaac_schema: bool = True) -> list[str]:
+                   masses: Optional[dict[str, MassProperties]] = None, isaac_schema: bool = True,
+                   prepared: Optional[PreparedPhysics] = None) -> list[str]:
     """Author ``scene``'s physics onto ``stage``'s root layer at ``object_paths``.
 
     Returns the validation problems that do not block writing (as ``write_usd`` does); raises
     :class:`~.errors.UsdWriteError` for the ones that do, before touching the stage.
-    ``isaac_schema``: also what NVIDIA's robot checks ask for (:mod:`.isaac`), on ``root``."""
-    reported = []
-    if masses is None:
-        refused, reported, masses = _validation_problems(scene)
-        if refused:
-            from .errors import UsdWriteError
-            raise UsdWriteError(stage.GetRootLayer().identifier, refused)
+    ``isaac_schema``: also what NVIDIA's robot checks ask for (:mod:`.isaac`), on ``root``.
+    ``masses``: validated already, these masses (nothing reported); ``prepared``: the whole of
+    :func:`prepare_physics` for this very scene."""
+    if prepared is None:
+        prepared = prepare_physics(scene, masses)
+    if prepared.refused:
+        from .errors import UsdWriteError
+        raise UsdWriteError(stage.GetRootLayer().identifier, prepared.refused)
     if root is None:
         default = stage.GetDefaultPrim()
         root = default.GetPath() if default else Sdf.Path.absoluteRootPath
@@ -55,8 +81,8 @@ def author_physics(stage: Usd.Stage, scene: PhysicsScene, object_paths: dict[str
             old_world[prim.GetPath()] = cache.GetLocalToWorldTransform(prim)
     layer = stage.GetRootLayer()
     with Sdf.ChangeBlock():
-        _OntoWriter(scene, layer, masses, object_paths, root, old_world, isaac_schema).write()
-    return reported
+        _OntoWriter(scene, layer, prepared, object_paths, root, old_world, isaac_schema).write()
+    return list(prepared.reported)
 
 
 def _matrix(pose: Pose) -> Gf.Matrix4d:
@@ -135,8 +161,10 @@ class _ExistingNamer(_Namer):
 
 
 class _OntoWriter(_LayerWriter):
-    def __init__(self, scene, layer, masses, object_paths, root, old_world, isaac_schema=False):
-        super().__init__(scene, layer, nested=True, masses=masses, isaac_schema=isaac_schema)
+    def __init__(self, scene, layer, prepared: PreparedPhysics, object_paths, root, old_world, isaac_schema=False):
+        super().__init__(scene, layer, nested=True, masses=prepared.masses, isaac_schema=isaac_schema)
+        self.articulations = prepared.articulations
+        self.robot_order = prepared.robot_order
         self.names = _ExistingNamer(layer)
         self.object_paths = {name: Sdf.Path(str(path)) for name, path in object_paths.items()}
         self.root = root
@@ -147,8 +175,7 @@ class _OntoWriter(_LayerWriter):
 
     def write(self) -> None:
         self.layer.pseudoRoot.SetInfo("kilogramsPerUnit", D.KILOGRAMS_PER_UNIT)
-        from ..articulation import find_articulations
-        articulations = find_articulations(self.scene)
+        articulations = self.articulations
         self._wrap_fixed_bases([a.root for a in articulations if a.fixed_base])
         for body in self.scene.bodies:
             path = self.object_paths[body.name]

@@ -211,6 +211,7 @@ class _LayerWriter:
         self.body_paths: dict[str, Sdf.Path] = {}
         self.shape_paths: dict[str, Sdf.Path] = {}
         self.material_paths: dict = {}
+        self.robot_order = None  # isaac.robot_order(scene), when known before writing
 
     def prim(self, path: Sdf.Path, type_name: str, name: Optional[str] = None) -> _Prim:
         return _Prim(self.layer, path, type_name, name)
@@ -248,7 +249,8 @@ class _LayerWriter:
         """NVIDIA's robot schema, physics material bindings and model kind (core/usd/isaac.py)."""
         if self.isaac_schema:
             from .isaac import author_isaac
-            author_isaac(self.layer, self.scene, self.root, self.body_paths, self.joint_paths, self.shape_paths)
+            author_isaac(self.layer, self.scene, self.root, self.body_paths, self.joint_paths, self.shape_paths,
+                         self.robot_order)
 
     # -- scene and materials
     def _write_physics_scene(self) -> None:

@@ -79,3 +79,30 @@ def test_scene_with_errors_is_refused_and_the_file_untouched(finger, tmp_path):
         bpy.ops.articula.export_usd(filepath=str(path))
     assert path.read_text() == "keep me"
     assert os.listdir(tmp_path) == ["finger.usda"]
+
+
+def test_what_validation_refuses_leaves_the_file_untouched(finger, tmp_path):
+    """Validation runs beside Blender's exporter: a refusal still writes nothing."""
+    _, objects = finger
+    body = objects["middle"].articula.body
+    body.mass_mode, body.mass = "MANUAL", math.inf
+    path = tmp_path / "finger.usda"
+    path.write_text("keep me")
+    with pytest.raises(RuntimeError, match="mass must be a finite number"):
+        bpy.ops.articula.export_usd(filepath=str(path))
+    assert path.read_text() == "keep me"
+    assert os.listdir(tmp_path) == ["finger.usda"]
+
+
+def test_what_validation_warns_of_is_written_and_reported(finger, tmp_path):
+    from articula.operators.io_usd import export_scene
+
+    _, objects = finger
+    body = objects["middle"].articula.body
+    body.mass_mode, body.mass = "MANUAL", -1.0
+    path = str(tmp_path / "finger.usda")
+    warnings = export_scene(bpy.context, path, "NESTED", False, False)
+    assert any("mass must be positive" in w for w in warnings)
+    stage = Usd.Stage.Open(path)
+    middle = next(p for p in stage.Traverse() if p.GetName() == "middle")
+    assert UsdPhysics.MassAPI(middle).GetMassAttr().Get() == -1.0
