@@ -462,14 +462,13 @@ def _settle_world_matrices(made, index: dict) -> None:
     ``view_layer.update()`` would also evaluate every mesh (0.5 s at 8,000 objects), which Blender
     does anyway once the import ends. Objects from before the import are already evaluated."""
     made = set(made)
-    level = [obj for obj in made if obj.parent not in made]
+    level = [obj for obj in made if obj.parent not in made]  # below them, everything is new too
     while level:
         following = []
         for obj in level:
-            if obj in made:
-                parent = obj.parent
-                basis = obj.matrix_basis
-                obj.matrix_world = parent.matrix_world @ obj.matrix_parent_inverse @ basis if parent else basis
+            parent = obj.parent
+            basis = obj.matrix_basis
+            obj.matrix_world = parent.matrix_world @ obj.matrix_parent_inverse @ basis if parent else basis
             following.extend(index.get(obj, ()))
         level = following
 
