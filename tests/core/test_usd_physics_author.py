@@ -148,3 +148,30 @@ def test_newton_loads_the_same_model():
     for attr in ("body_mass", "body_com", "body_inertia", "body_q", "joint_type", "joint_X_p", "joint_X_c",
                  "joint_limit_lower", "joint_limit_upper", "joint_target_ke"):  # shapes: our stand-in meshes are extra visuals
         assert np.allclose(getattr(a, attr).numpy(), getattr(b, attr).numpy(), atol=1e-5), attr
+
+
+@pytest.mark.parametrize("moves, nested", [
+    ([("/root/a", "/root/a_w/a"), ("/root/b", "/root/b_w/b")], False),  # sibling robots
+    ([("/root/a", "/root/a_w/a"), ("/root/a_w/a/x/b", "/root/a_w/a/x/b_w/b")], True),  # one inside the other
+    ([("/root/a/x/b", "/root/a/x/b_w/b"), ("/root/a", "/root/a_w/a")], True),  # the outer one moved last
+])
+def test_moves_map_every_path_as_the_moves_made_in_order(moves, nested):
+    """Wrapping fixed bases moves prims; every path then follows: by its parent when the moves
+    are independent, by prefix in order when one happened inside another's subtree."""
+    from articula.core.usd.physics_author import _Moves
+
+    mapping = _Moves()
+    for old, new in moves:
+        mapping.add(Sdf.Path(old), Sdf.Path(new))
+    assert mapping._nested == nested
+
+    def by_hand(path):
+        for old, new in moves:
+            if path == old or path.startswith(old + "/"):
+                path = new + path[len(old):]
+        return path
+
+    paths = ["/root", "/root/a", "/root/a/x", "/root/a/x/b", "/root/a/x/b/y", "/root/b/z", "/root/c",
+             "/root/a_w", "/root/ab"]
+    for path in paths * 2:  # the second time from memory
+        assert mapping(Sdf.Path(path)) == Sdf.Path(by_hand(path)), path
