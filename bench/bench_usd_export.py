@@ -13,6 +13,7 @@ measured and the second at the cost of bare ``Sdf.AttributeSpec`` calls, as many
 file has more property specs than Blender's (an undercount: colliders replace Blender's meshes).
 """
 
+import contextlib
 import importlib.util
 import os
 import sys
@@ -68,6 +69,20 @@ def chain_scene(robots: int = ROBOTS, links: int = LINKS):
     return scene
 
 
+@contextlib.contextmanager
+def hook_off(preference_test: str):
+    """Articula's USD hook off for Blender's plain USD operators: usd_hook's ``preference_test``
+    (``_plain_export_enabled`` or ``_plain_import_enabled``) answers False inside the block."""
+    from articula.addon import usd_hook
+
+    enabled = getattr(usd_hook, preference_test)
+    setattr(usd_hook, preference_test, lambda: False)
+    try:
+        yield
+    finally:
+        setattr(usd_hook, preference_test, enabled)
+
+
 def best_time(action, runs: int = RUNS, before=None) -> float:
     """The fastest of ``runs`` timings of ``action``; ``before`` (untimed) runs ahead of each."""
     times = []
@@ -95,15 +110,9 @@ def measure(robots: int, runs: int) -> None:
     def ours():
         assert bpy.ops.articula.export_usd(filepath=ours_path) == {"FINISHED"}
 
-    from articula.addon import usd_hook
-
     def blender():  # Blender's exporter alone: Articula's hook off for plain exports
-        enabled = usd_hook._plain_export_enabled
-        usd_hook._plain_export_enabled = lambda: False
-        try:
+        with hook_off("_plain_export_enabled"):
             assert bpy.ops.wm.usd_export(filepath=blender_path, convert_world_material=False) == {"FINISHED"}
-        finally:
-            usd_hook._plain_export_enabled = enabled
 
     ours(), blender()  # warm up both (imports, first-use caches)
     t_ours, t_blender = best_time(ours, runs), best_time(blender, runs)

@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_usd_export import RUNS, best_time, chain_scene, load_articula  # noqa: E402
+from bench_usd_export import RUNS, best_time, chain_scene, hook_off, load_articula  # noqa: E402
 
 
 def empty_blend_data(bpy) -> None:
@@ -47,28 +47,14 @@ def measure(robots: int, runs: int) -> None:
     def ours():
         assert bpy.ops.articula.import_usd(filepath=path) == {"FINISHED"}
 
-    from articula.addon import usd_hook
-
-    def blender():  # Blender's importer alone: Articula's hook off for plain imports
-        enabled = usd_hook._plain_import_enabled
-        usd_hook._plain_import_enabled = lambda: False
-        try:
-            assert bpy.ops.wm.usd_import(filepath=path) == {"FINISHED"}
-        finally:
-            usd_hook._plain_import_enabled = enabled
-
-    def blender_with_guides():
-        enabled = usd_hook._plain_import_enabled
-        usd_hook._plain_import_enabled = lambda: False
-        try:
-            assert bpy.ops.wm.usd_import(filepath=path, import_guide=True) == {"FINISHED"}
-        finally:
-            usd_hook._plain_import_enabled = enabled
+    def blender(guides: bool = False):  # Blender's importer alone: Articula's hook off for plain imports
+        with hook_off("_plain_import_enabled"):
+            assert bpy.ops.wm.usd_import(filepath=path, import_guide=guides) == {"FINISHED"}
 
     ours(), blender()  # warm up both
     empty = lambda: empty_blend_data(bpy)  # noqa: E731
     t_ours, t_blender = best_time(ours, runs, before=empty), best_time(blender, runs, before=empty)
-    t_guides = best_time(blender_with_guides, runs, before=empty)
+    t_guides = best_time(lambda: blender(guides=True), runs, before=empty)
     empty()
     from articula.core.usd.reader import read_usd
 

@@ -69,26 +69,25 @@ def test_flat_export_of_the_selection_only(finger, tmp_path):
     assert sorted(bodies) == sorted(FINGER)
 
 
-def test_scene_with_errors_is_refused_and_the_file_untouched(finger, tmp_path):
-    scene, objects = finger
-    objects["middle"].scale = (1.0, 2.0, 1.0)  # a non-uniformly scaled body: an error
+def _scale_middle(objects):
+    objects["middle"].scale = (1.0, 2.0, 1.0)  # a non-uniformly scaled body: Blender-side check
     bpy.context.view_layer.update()
-    path = tmp_path / "finger.usda"
-    path.write_text("keep me")
-    with pytest.raises(RuntimeError, match="non-uniform"):
-        bpy.ops.articula.export_usd(filepath=str(path))
-    assert path.read_text() == "keep me"
-    assert os.listdir(tmp_path) == ["finger.usda"]
 
 
-def test_what_validation_refuses_leaves_the_file_untouched(finger, tmp_path):
-    """Validation runs beside Blender's exporter: a refusal still writes nothing."""
-    _, objects = finger
-    body = objects["middle"].articula.body
+def _infinite_mass(objects):
+    body = objects["middle"].articula.body  # validation's check, run beside Blender's exporter
     body.mass_mode, body.mass = "MANUAL", math.inf
+
+
+@pytest.mark.parametrize("break_it, message", [(_scale_middle, "non-uniform"),
+                                               (_infinite_mass, "mass must be a finite number")])
+def test_a_refused_scene_leaves_the_file_untouched(finger, tmp_path, break_it, message):
+    """Refused before Blender's exporter runs, or by validation beside it: nothing written."""
+    _, objects = finger
+    break_it(objects)
     path = tmp_path / "finger.usda"
     path.write_text("keep me")
-    with pytest.raises(RuntimeError, match="mass must be a finite number"):
+    with pytest.raises(RuntimeError, match=message):
         bpy.ops.articula.export_usd(filepath=str(path))
     assert path.read_text() == "keep me"
     assert os.listdir(tmp_path) == ["finger.usda"]
