@@ -349,6 +349,24 @@ def four_bar() -> PhysicsScene:
     return b.scene
 
 
+def hanging_chain(links: int = 20, link_length: float = 0.05) -> PhysicsScene:
+    """A cable: ``links`` capsule links on Y hinges, each the child of the one above, hanging
+    straight down from a hinge to the world at (0, 0, 2). The long-chain case: its links nest
+    ``links`` prims deep in USD and its tree is as deep (MuJoCo compiles at most 1,023)."""
+    b = _SceneBuilder(f"hanging_chain_{links}")
+    rubber = b.material("rubber", static_friction=0.9, dynamic_friction=0.8, density=1100.0)
+    parent = None
+    for k in range(links):
+        name = f"link_{k:04d}"
+        pivot = Pose(pos=(0.0, 0.0, 2.0 - k * link_length))
+        b.body(name, pivot, parent=parent)
+        b.shape(f"{name}_capsule", ShapeKind.CAPSULE, name, visual=False, material=rubber,
+                **_capsule_towards((0.0, 0.0, -link_length), radius=0.01))
+        b.joint(f"{name}_hinge", JointType.REVOLUTE, parent, name, pivot, axis="Y")
+        parent = name
+    return b.scene
+
+
 #: Every sample by name, for parametrized tests and the demo's menu.
 SAMPLES: dict[str, Callable[[], PhysicsScene]] = {
     "robotic_finger": robotic_finger,

@@ -151,14 +151,20 @@ class _Moves:
         return self._by_prefix(path) if self._nested else self._by_parent(path)
 
     def _by_parent(self, path: Sdf.Path) -> Sdf.Path:
-        found = self._memo.get(path)
-        if found is None:
-            found = self.moves.get(path)
+        """Up to the nearest ancestor already known (moved, remembered or the root), then down
+        again remembering each: a loop, not recursion, so a chain of any depth is fine."""
+        chain, found = [], None
+        while found is None:
+            found = self._memo.get(path) or self.moves.get(path)
             if found is None:
-                parent = path.GetParentPath()
-                moved_parent = parent if parent.pathElementCount == 0 else self._by_parent(parent)
-                found = path if moved_parent == parent else moved_parent.AppendChild(path.name)
-            self._memo[path] = found
+                chain.append(path)
+                path = path.GetParentPath()
+                if path.pathElementCount == 0:
+                    found = path
+        for below in reversed(chain):
+            parent = below.GetParentPath()
+            found = below if found == parent else found.AppendChild(below.name)
+            self._memo[below] = found
         return found
 
     def _by_prefix(self, path: Sdf.Path) -> Sdf.Path:

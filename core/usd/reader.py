@@ -944,10 +944,13 @@ class _StageReader:
                 self._set_tree_self_collision(body, enabled)
 
     def _set_tree_self_collision(self, body: Body, enabled: bool) -> None:
-        """The root's setting holds for its whole tree (the writer authors it on the root)."""
-        body.self_collision = enabled
-        for child in self._children.get(body.name, ()):
-            self._set_tree_self_collision(child, enabled)
+        """The root's setting holds for its whole tree (the writer authors it on the root); a
+        loop, not recursion, for chains of any length."""
+        pending = [body]
+        while pending:
+            body = pending.pop()
+            body.self_collision = enabled
+            pending.extend(self._children.get(body.name, ()))
 
     def _topmost_bodies(self, root: Usd.Prim) -> list[Body]:
         body = self.body_by_path.get(root.GetPath())

@@ -313,17 +313,25 @@ class _LayerWriter:
 
     def _write_body_tree(self, body: Body, container: Sdf.Path, parent_pose: Pose,
                          children: dict[str, list[str]]) -> _Prim:
-        """The body and its subtree; returns the body's prim, finished unless it is the root."""
-        path = self.names.child(container, body.name, self.prim_name(body.name))
-        self.body_paths[body.name] = path
-        prim = self.prim(path, "Xform", body.name)
-        _set_pose(prim, pose_relative(parent_pose, body.pose) if self.nested else body.pose)
-        self._write_body_physics(prim, body)
-        for name in children.get(body.name, []):
-            child = self.bodies[name]
+        """The body and its subtree, depth first; returns the body's prim, finished unless it is
+        the root. A loop, not recursion: a chain of thousands of links (a cable) is fine."""
+        root_prim = None
+        pending = [(body, container, parent_pose)]
+        while pending:
+            body, container, parent_pose = pending.pop()
+            path = self.names.child(container, body.name, self.prim_name(body.name))
+            self.body_paths[body.name] = path
+            prim = self.prim(path, "Xform", body.name)
+            _set_pose(prim, pose_relative(parent_pose, body.pose) if self.nested else body.pose)
+            self._write_body_physics(prim, body)
+            if root_prim is None:
+                root_prim = prim
+            else:
+                prim.done()
             child_container = path if self.nested else container
-            self._write_body_tree(child, child_container, body.pose, children).done()
-        return prim
+            pending.extend((self.bodies[name], child_container, body.pose)
+                           for name in reversed(children.get(body.name, [])))
+        return root_prim
 
     def _write_body_physics(self, prim: _Prim, body: Body) -> None:
         prim.apply("PhysicsRigidBodyAPI", "PhysicsMassAPI")

@@ -30,6 +30,14 @@ def test_description_survives_export_and_import(name, layout):
     assert result.warnings == []
 
 
+def test_a_chain_deeper_than_python_recursion_survives_export_and_import():
+    """A 1,100-link cable nests 1,100 prims deep: writer and reader walk it in loops."""
+    scene = _explicit_mass(samples.hanging_chain(1100))
+    result = read_usd(build_stage(scene, "NESTED"))
+    assert scene_differences(scene, result.scene) == []
+    assert result.scene.bodies[-1].parent == result.scene.bodies[-2].name
+
+
 def test_flat_import_without_renest_keeps_bodies_unparented():
     stage = build_stage(samples.robotic_finger(), "FLAT")
     assert all(b.parent is None for b in read_usd(stage, renest=False).scene.bodies)

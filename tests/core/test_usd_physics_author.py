@@ -175,3 +175,14 @@ def test_moves_map_every_path_as_the_moves_made_in_order(moves, nested):
              "/root/a_w", "/root/ab"]
     for path in paths * 2:  # the second time from memory
         assert mapping(Sdf.Path(path)) == Sdf.Path(by_hand(path)), path
+
+
+def test_moves_follow_a_chain_deeper_than_python_recursion():
+    """A snake of 3,000 nested links under a moved root maps without recursion."""
+    from articula.core.usd.physics_author import _Moves
+
+    mapping = _Moves()
+    mapping.add(Sdf.Path("/root/snake"), Sdf.Path("/root/snake_w/snake"))
+    tail = "/".join(f"l{i}" for i in range(3000))
+    assert mapping(Sdf.Path(f"/root/snake/{tail}")) == Sdf.Path(f"/root/snake_w/snake/{tail}")
+    assert mapping(Sdf.Path("/root/other/x")) == Sdf.Path("/root/other/x")
