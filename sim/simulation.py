@@ -9,10 +9,12 @@ Bodies come out in description order, replica after replica (``sim.body_keys`` n
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import math
 import os
+import sys
 import time
 from typing import Callable, Iterable, Mapping, Optional
 
@@ -21,9 +23,10 @@ import warp as wp
 
 import newton
 
+from ..core.articulation import find_articulations
 from ..core.model import PhysicsScene, Pose, Solver
 from .actuators import ActuatorForces, Controls
-from .builder import BuiltModel, SolverCaps, build_model, dof_inertia
+from .builder import BuiltModel, SimulationBuildError, SolverCaps, build_model, dof_inertia
 from .friction import JointEffects
 from .kinematic import KinematicDriver
 
@@ -157,8 +160,53 @@ def _make_solver(model: newton.Model, solver: Solver, device: str, iterations: i
     # MuJoCo's C library on a CPU for one world (fast); MuJoCo Warp otherwise (it simulates
     # every world; on a CPU it is correct but slow, and its first kernel build takes minutes).
     use_c = not device.startswith("cuda") and model.world_count <= 1
-    return newton.solvers.SolverMuJoCo(model, use_mujoco_cpu=use_c, separate_worlds=not use_c,
-                                       iterations=max(1, iterations))
+    try:
+        return newton.solvers.SolverMuJoCo(model, use_mujoco_cpu=use_c, separate_worlds=not use_c,
+                                           iterations=max(1, iterations))
+    except ValueError as error:
+        if "depth limit exceeded" not in str(error):
+            raise
+        raise SimulationBuildError(  # MuJoCo's compiler: at most ~1,000 bodies deep
+            f"MuJoCo cannot compile a kinematic tree this deep ({str(error).splitlines()[-1].strip()} is "
+            "past its depth limit): simulate this chain with the XPBD solver") from error
+
+
+#: MuJoCo 3.17's compiler fails on the 1,024th body of a chain ("depth limit exceeded in signature
+#: computation"), after minutes of conversion: told before building instead.
+MUJOCO_DEEPEST_CHAIN = 1023
+
+
+def deepest_chain(scene: PhysicsScene) -> int:
+    """Bodies on the longest root-to-leaf path of the scene's kinematic trees."""
+    deepest = 0
+    for articulation in find_articulations(scene):
+        depth: dict = {}
+        for body in articulation.bodies:  # parents before children
+            depth[body] = depth.get(articulation.parents.get(body), 0) + 1
+        deepest = max([deepest, *depth.values()])
+    return deepest
+
+
+def _check_depth_for_mujoco(scene: PhysicsScene) -> None:
+    depth = deepest_chain(scene)
+    if depth > MUJOCO_DEEPEST_CHAIN:
+        raise SimulationBuildError(
+            f"a chain of {depth} bodies is deeper than MuJoCo compiles ({MUJOCO_DEEPEST_CHAIN}): simulate it "
+            "with the XPBD solver")
+
+
+@contextlib.contextmanager
+def _room_for_long_chains(links: int):
+    """Newton's MuJoCo conversion sorts the kinematic tree recursively, one Python frame per
+    link: a chain longer than Python's recursion limit (1,000; a cable or a rope) raised
+    RecursionError there. The limit is raised while the model and solver are built, then put
+    back (pure-Python frames, no C stack)."""
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(before, 2 * links + 1000))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(before)
 
 
 class Simulation:
@@ -177,10 +225,12 @@ class Simulation:
         if self.solver_kind == Solver.MUJOCO and not _mujoco_available():
             self._fallback_note = "MuJoCo (mujoco, mujoco-warp) is not installed: simulated with FEATHERSTONE"
             self.solver_kind = Solver.FEATHERSTONE
+        if self.solver_kind == Solver.MUJOCO:
+            _check_depth_for_mujoco(scene)
         self.device = resolve_device(device)
         self.dt = (dt or 1.0 / scene.settings.steps_per_second) / max(1, int(substeps))
         self.built_kernels = warm and warm_kernels(self.solver_kind, self.device, on_status)
-        with wp.ScopedDevice(self.device):
+        with wp.ScopedDevice(self.device), _room_for_long_chains(len(scene.bodies)):
             self._build()
         self.time = 0.0
         self.steps = 0
