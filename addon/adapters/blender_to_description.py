@@ -115,14 +115,18 @@ class WorldFrames(dict):
         self._anchors: dict = {}
 
     def anchor(self, obj):
-        """:func:`rest_anchor`, remembered along the parent chains (one read per object)."""
-        if obj is None:
-            return None
-        try:
-            return self._anchors[obj]
-        except KeyError:
-            found = self._anchors[obj] = obj if away_from_rest(obj) else self.anchor(obj.parent)
-            return found
+        """:func:`rest_anchor`, remembered along the parent chains (one read per object); up to
+        the nearest object known, then down again: a loop, for chains of any length."""
+        chain = []
+        while obj is not None and obj not in self._anchors:
+            chain.append(obj)
+            obj = obj.parent
+        found = self._anchors[obj] if obj is not None else None
+        for current in reversed(chain):
+            if away_from_rest(current):
+                found = current
+            self._anchors[current] = found
+        return found
 
     def __missing__(self, obj):
         pose, scale = world_pose_and_scale(obj)
@@ -327,17 +331,15 @@ def parents_first(bodies: list[Body]) -> list[Body]:
     by_name = {b.name: b for b in bodies}
     ordered, placed = [], set()
 
-    def place(body: Body, trail: tuple = ()):
-        if body.name in placed or body.name in trail:
-            return
-        parent = by_name.get(body.parent)
-        if parent is not None:
-            place(parent, trail + (body.name,))
-        placed.add(body.name)
-        ordered.append(body)
-
-    for body in bodies:
-        place(body)
+    for body in bodies:  # up the unplaced ancestors (a cycle stops), then placed top down
+        chain, trail, current = [], set(), body
+        while current is not None and current.name not in placed and current.name not in trail:
+            chain.append(current)
+            trail.add(current.name)
+            current = by_name.get(current.parent)
+        for ancestor in reversed(chain):
+            placed.add(ancestor.name)
+            ordered.append(ancestor)
     return ordered
 
 

@@ -271,21 +271,30 @@ class _OntoWriter(_LayerWriter):
 
     # -- world matrices after the edit
     def world(self, path: Sdf.Path) -> Gf.Matrix4d:
-        if path in self.new_world:
-            return self.new_world[path]
+        """The prim's world matrix after the edit; its ancestors' first, top down (a loop, for
+        hierarchies of any depth)."""
+        found = self.new_world.get(path)
+        if found is not None:
+            return found
+        pending, above = [], path
+        while not above.isEmpty and above not in self.new_world:
+            pending.append(above)
+            above = above.GetParentPath()
+        for below in reversed(pending):
+            self.new_world[below] = self._world_below(below)
+        return self.new_world[path]
+
+    def _world_below(self, path: Sdf.Path) -> Gf.Matrix4d:
+        """``path``'s world matrix, its parent's known."""
+        parent = path.GetParentPath()
         if path in self.body_by_path:
-            matrix = _matrix(self.bodies[self.body_by_path[path]].pose)
-        elif path.GetParentPath() in self.body_by_path and path in self.old_world:
-            parent = path.GetParentPath()
-            matrix = self._offset(path, parent) * self.world(parent)
-        elif path in self.old_world and path.GetParentPath() in self.old_world:
-            parent = path.GetParentPath()
+            return _matrix(self.bodies[self.body_by_path[path]].pose)
+        if parent in self.body_by_path and path in self.old_world:
+            return self._offset(path, parent) * self.new_world[parent]
+        if path in self.old_world and parent in self.old_world:
             local = self.old_world[path] * self.old_world[parent].GetInverse()
-            matrix = local * self.world(parent)
-        else:
-            matrix = self.old_world.get(path, Gf.Matrix4d(1.0))
-        self.new_world[path] = matrix
-        return matrix
+            return local * self.new_world[parent]
+        return self.old_world.get(path, Gf.Matrix4d(1.0))
 
     def _offset(self, path: Sdf.Path, body_path: Sdf.Path) -> Gf.Matrix4d:
         """A prim's transform in its body's unscaled frame, as Blender wrote them."""

@@ -207,3 +207,19 @@ def test_build_keeps_matrix_without_parent_inverse(clean_scene):
     link = objects["wrist_3_link"]
     assert link.matrix_world.translation.z == pytest.approx(1.0)
     assert math.isclose(link.matrix_world.to_scale().x, 1.0, rel_tol=1e-6)
+
+
+def test_a_chain_deeper_than_python_recursion_reads_and_builds(clean_scene):
+    """A 1,100-link cable: rest anchors and parents-first order are found in loops, whatever
+    order the objects come in (a leaf asked first walks the whole chain)."""
+    from articula.addon.adapters.blender_to_description import WorldFrames, parents_first
+
+    scene = samples.hanging_chain(1100)
+    assert [b.name for b in parents_first(list(reversed(scene.bodies)))] == [b.name for b in scene.bodies]
+    objects = build_scene(bpy.context, scene)
+    frames = WorldFrames()
+    assert frames.anchor(objects["link_1099"]) is None  # at rest: no anchor above it
+    objects["link_0500"].articula.body.posed = True  # a simulated state kept from here down
+    assert WorldFrames().anchor(objects["link_1099"]) == objects["link_0500"]
+    desc = scene_from_blender(clean_scene, None, frames)
+    assert len(desc.bodies) == 1100 and desc.body("link_1099").parent == "link_1098"
