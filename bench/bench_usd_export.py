@@ -156,16 +156,11 @@ def floor_parts(bpy, ours_path: str, blender_path: str, runs: int) -> tuple[floa
 
 
 def count_property_specs(layer) -> int:
-    count = 0
-
-    def visit(spec):
-        nonlocal count
+    pending, count = list(layer.rootPrims), 0
+    while pending:
+        spec = pending.pop()
         count += len(spec.properties)
-        for child in spec.nameChildren:
-            visit(child)
-
-    for root in layer.rootPrims:
-        visit(root)
+        pending.extend(spec.nameChildren)
     return count
 
 

@@ -160,15 +160,8 @@ def _make_solver(model: newton.Model, solver: Solver, device: str, iterations: i
     # MuJoCo's C library on a CPU for one world (fast); MuJoCo Warp otherwise (it simulates
     # every world; on a CPU it is correct but slow, and its first kernel build takes minutes).
     use_c = not device.startswith("cuda") and model.world_count <= 1
-    try:
-        return newton.solvers.SolverMuJoCo(model, use_mujoco_cpu=use_c, separate_worlds=not use_c,
-                                           iterations=max(1, iterations))
-    except ValueError as error:
-        if "depth limit exceeded" not in str(error):
-            raise
-        raise SimulationBuildError(  # MuJoCo's compiler: at most ~1,000 bodies deep
-            f"MuJoCo cannot compile a kinematic tree this deep ({str(error).splitlines()[-1].strip()} is "
-            "past its depth limit): simulate this chain with the XPBD solver") from error
+    return newton.solvers.SolverMuJoCo(model, use_mujoco_cpu=use_c, separate_worlds=not use_c,
+                                       iterations=max(1, iterations))
 
 
 #: MuJoCo 3.17's compiler fails on the 1,024th body of a chain ("depth limit exceeded in signature

@@ -287,3 +287,22 @@ def test_a_failed_replacement_keeps_the_robot_there(clean_scene, tmp_path):
     with pytest.raises(RuntimeError):
         bpy.ops.articula.import_usd(filepath=str(path), existing="REPLACE")
     assert _objects_state(clean_scene) == before
+
+
+def test_a_chain_deeper_than_python_recursion_round_trips_through_the_operators(clean_scene, tmp_path):
+    """An 1,100-link cable: exported by articula.export_usd and imported back by articula.import_usd,
+    the same description (past ~950 links export and import raised RecursionError)."""
+    from articula.core.mass import mass_properties
+
+    build_scene(bpy.context, samples.hanging_chain(1100))
+    before = scene_from_blender(clean_scene)
+    for body in before.bodies:  # an import gives every body its mass explicitly
+        body.mass = mass_properties(before, body.name)
+    path = str(tmp_path / "cable.usda")
+    assert bpy.ops.articula.export_usd(filepath=path) == {"FINISHED"}
+    for obj in list(bpy.data.objects):
+        bpy.data.objects.remove(obj)
+    assert bpy.ops.articula.import_usd(filepath=path) == {"FINISHED"}
+    after = scene_from_blender(clean_scene)
+    assert len(after.bodies) == 1100 and after.body("link_1099").parent == "link_1098"
+    assert scene_differences(before, after, tol=1e-4) == []
