@@ -1,8 +1,9 @@
-"""Mesh files (OBJ, STL) -> Blender meshes through Blender's own importers, for imported robots' visuals.
+"""Mesh files (OBJ, STL, COLLADA) -> Blender meshes, for imported robots' visuals.
 
 A URDF visual first comes in with MuJoCo's triangles of its file (core.urdf); here Blender's own
 ``wm.obj_import`` / ``wm.stl_import`` read the same file (UV maps, n-gons, OBJ materials) and the mesh is
-moved by the file's ``MeshSource`` to where MuJoCo's triangles sat.
+moved by the file's ``MeshSource`` to where MuJoCo's triangles sat. Blender 5 has no COLLADA importer:
+a ``.dae`` file's polygons, UVs and materials (colors, image textures) come from core.urdf.collada.
 """
 
 import os
@@ -11,6 +12,7 @@ import bpy
 
 #: Blender's own importers for the mesh files of URDF visuals, with the axes that keep file coordinates.
 _MESH_IMPORTERS = {".obj": "obj_import", ".stl": "stl_import"}
+_COLLADA = ".dae"
 
 
 def _import_mesh_file(path: str):
@@ -19,6 +21,8 @@ def _import_mesh_file(path: str):
     None when it brings no mesh."""
     import bmesh
 
+    if os.path.splitext(path)[1].lower() == _COLLADA:
+        return _collada_mesh(path)
     importer = getattr(bpy.ops.wm, _MESH_IMPORTERS[os.path.splitext(path)[1].lower()])
     before = set(bpy.data.objects)
     importer(filepath=path, forward_axis="Y", up_axis="Z")
@@ -52,6 +56,62 @@ def _import_mesh_file(path: str):
     return mesh
 
 
+def _collada_mesh(path: str):
+    """A ``.dae`` file's polygons in file coordinates (meters), with its UV map and one material per
+    COLLADA material (base color, or the image texture the file names). None when it cannot be read."""
+    import numpy as np
+
+    from ...core.urdf.collada import DEFAULT_COLOR, ColladaMaterial, ColladaReadError, read_collada
+
+    try:
+        read = read_collada(path)
+    except ColladaReadError:
+        return None  # the reader left its geoms out already, saying why
+    mesh = bpy.data.meshes.new(os.path.basename(path))
+    counts = read.face_counts.tolist()
+    starts = [0] * len(counts)
+    for i in range(1, len(counts)):
+        starts[i] = starts[i - 1] + counts[i - 1]
+    mesh.vertices.add(len(read.vertices))
+    mesh.vertices.foreach_set("co", read.vertices.astype("float32").ravel())
+    mesh.loops.add(len(read.face_indices))
+    mesh.loops.foreach_set("vertex_index", read.face_indices.astype("int32"))
+    mesh.polygons.add(len(counts))
+    mesh.polygons.foreach_set("loop_start", starts)
+    unbound = read.face_materials < 0  # drawn in the URDF's color: a slot of its own when others are bound
+    if read.materials:
+        mesh.polygons.foreach_set("material_index", np.where(unbound, len(read.materials), read.face_materials)
+                                  .astype("int32"))
+    if read.uvs is not None:
+        mesh.uv_layers.new(name="UVMap").data.foreach_set("uv", read.uvs.astype("float32").ravel())
+    mesh.update()
+    mesh.validate()
+    for material in read.materials:
+        mesh.materials.append(_collada_material(material))
+    if read.materials and unbound.any():
+        mesh.materials.append(_collada_material(ColladaMaterial("collada_default", DEFAULT_COLOR)))
+    return mesh
+
+
+def _collada_material(material):
+    """A Principled BSDF material of a COLLADA material's color, or of its image texture."""
+    from .blender_to_description import principled_node
+
+    made = bpy.data.materials.new(material.name)
+    made.diffuse_color = material.color
+    if bpy.app.version < (5, 0, 0):
+        made.use_nodes = True  # always on from Blender 5.0, where setting it is deprecated
+    bsdf = principled_node(made)
+    if bsdf is None:
+        return made
+    bsdf.inputs["Base Color"].default_value = material.color
+    if material.texture:
+        texture = made.node_tree.nodes.new("ShaderNodeTexImage")
+        texture.image = bpy.data.images.load(material.texture, check_existing=True)
+        made.node_tree.links.new(texture.outputs["Color"], bsdf.inputs["Base Color"])
+    return made
+
+
 def use_blender_meshes(objects: dict, mesh_sources: dict) -> list[str]:
     """Replace each URDF visual's mesh (MuJoCo's triangles) by what Blender's own OBJ/STL importer reads
     from the same file: UV maps, n-gons and OBJ materials come with it. Returns the files kept as
@@ -64,7 +124,8 @@ def use_blender_meshes(objects: dict, mesh_sources: dict) -> list[str]:
     imported, kept = {}, []
     for name, source in mesh_sources.items():
         obj = objects.get(name)
-        if obj is None or obj.type != "MESH" or os.path.splitext(source.path)[1].lower() not in _MESH_IMPORTERS:
+        extension = os.path.splitext(source.path)[1].lower()
+        if obj is None or obj.type != "MESH" or (extension not in _MESH_IMPORTERS and extension != _COLLADA):
             continue
         if source.path not in imported:
             imported[source.path] = _import_mesh_file(source.path)

@@ -15,9 +15,10 @@ joint velocity limit) and ``<transmission>`` elements (a MOTOR actuator where th
 else named in the one warning of what is not carried over). ``<mimic>`` becomes MuJoCo's joint
 equality, read as ``Joint.mimic`` (offset + multiplier * leader) by the MJCF reader's rules;
 ``<limit effort>`` becomes MuJoCo's actuatorfrcrange, read as the DOF's effort limit (``max_effort``). Mesh URIs (``package://name/...``, relative or absolute paths, ``file://``)
-are resolved here against the file's folder, its parents and the package search path; a mesh format
-MuJoCo cannot read (COLLADA ``.dae``...) is left out with its geoms, and the warning lists which
-visuals and colliders were left out. A missing mesh file is an error naming the link and the file.
+are resolved here against the file's folder, its parents and the package search path. COLLADA
+``.dae`` meshes, which MuJoCo cannot read, are read by pycollada (core/urdf/collada.py) and handed to
+MuJoCo as triangles; a mesh format nothing here reads (or a broken ``.dae``) is left out with its
+geoms, and the warning lists which visuals and colliders were left out and why. A missing mesh file is an error naming the link and the file.
 
 Mapping: each link -> a body (fixed links stay bodies, welded by FIXED joints named as in the
 URDF); the root link is fixed to the world (Newton's add_urdf default); revolute/continuous ->
@@ -32,11 +33,13 @@ import os
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
+from typing import Optional
 from urllib.parse import unquote, urlparse
 
 import numpy as np
 
 from ..mjcf.reader import MeshSource, MjcfRead, _quat, _Reader, _vec  # noqa: F401  (MeshSource: re-exported)
+from .collada import ColladaReadError, read_collada
 from .repairs import TreeError, add_planes, check_tree, repair_text, repair_tree
 from ..model import INF, Actuator, JointType, MassProperties, Pose
 from ..transforms import quat_from_matrix, quat_mul, quat_normalize
@@ -110,7 +113,9 @@ class _UrdfReader(_Reader):
         super().__init__(path, visuals_from_colliders=False)
         self.package_paths = [os.path.abspath(p) for p in package_paths]
         self.left_out: list[tuple[str, str]] = []
-        self.obj_files: dict[str, str] = {}  # mesh name -> the OBJ read by load_obj_geometry
+        self.user_mesh_files: dict[str, str] = {}  # mesh name -> its file, read here for MuJoCo
+        self._collada: dict[str, object] = {}  # file -> its ColladaMesh, or why it cannot be read
+        self.unreadable: dict[str, str] = {}  # mesh URI -> why its file could not be read
 
     def parse(self):
         try:
@@ -220,14 +225,39 @@ class _UrdfReader(_Reader):
             if path is None:
                 raise UrdfReadError(self.path, f"link {', '.join(links) or '?'}: mesh {uri} not found (searched "
                                     "the file's folder, its parents and the package paths)")
-            if os.path.splitext(path)[1].lower() not in MUJOCO_MESH_FORMATS:
+            extension = os.path.splitext(path)[1].lower()
+            reason = self.load_collada(mesh, path) if extension == ".dae" else None
+            if extension not in MUJOCO_MESH_FORMATS and (extension != ".dae" or reason):
                 for geom in geoms:
                     kind = "visual" if geom.contype == 0 and geom.conaffinity == 0 else "collision"
                     self.left_out.append((uri, f"{geom.parent.name} ({kind})"))
+                if reason:
+                    self.unreadable[uri] = reason
                     spec.delete(geom)
                 spec.delete(mesh)
                 continue
-            mesh.file = path
+            if extension != ".dae":
+                mesh.file = path
+
+    def load_collada(self, mesh, path: str) -> Optional[str]:
+        """A COLLADA mesh's polygons handed to MuJoCo as triangles (core/urdf/collada.py: units
+        applied, ``up_axis`` ignored, as ROS reads them); the file stays the visual's source for
+        Blender. None when read, else why it could not be."""
+        if path not in self._collada:
+            try:
+                self._collada[path] = read_collada(path)
+            except ColladaReadError as error:
+                self._collada[path] = str(error)
+        read = self._collada[path]
+        if isinstance(read, str):
+            return read
+        for image in read.missing_images:
+            self.warn(f"{os.path.basename(path)}: texture {image} not found; drawn in its material's color")
+        mesh.file = ""
+        mesh.uservert = read.vertices.ravel().tolist()
+        mesh.userface = read.triangles().ravel().tolist()
+        self.user_mesh_files[mesh.name] = path
+        return None
 
     def recover(self, message: str) -> bool:
         """URDF files that ROS and Newton load but MuJoCo's checks refuse."""
@@ -263,7 +293,7 @@ class _UrdfReader(_Reader):
         for mesh in meshes:
             mesh.file = ""
             mesh.uservert, mesh.userface = vertices, faces
-            self.obj_files[mesh.name] = path
+            self.user_mesh_files[mesh.name] = path
         self.warn(f"repaired: {os.path.basename(path)}: faces name texture coordinates the file lacks; "
                   "read without them")
         return True
@@ -277,8 +307,9 @@ class _UrdfReader(_Reader):
                                        MassProperties(mass=0.0))
 
     def mesh_file(self, spec_mesh):
-        """resolve_meshes made every file absolute; an OBJ read by load_obj_geometry has none left."""
-        return spec_mesh.file or self.obj_files.get(spec_mesh.name) or None
+        """resolve_meshes made every file absolute; a mesh read here (COLLADA, or an OBJ read by
+        load_obj_geometry) has none left."""
+        return spec_mesh.file or self.user_mesh_files.get(spec_mesh.name) or None
 
     def fixed_joint_name(self, i: int, name: str) -> str:
         own = self.fixed_joints.get(self.body_names[i])
@@ -299,9 +330,10 @@ class _UrdfReader(_Reader):
                     dof.max_effort = INF
         if self.left_out:
             files = sorted({uri for uri, _ in self.left_out})
-            self.warn(f"{len(self.left_out)} geometries left out, their mesh format cannot be read "
+            self.warn(f"{len(self.left_out)} geometries left out, their mesh files cannot be read "
                       f"({', '.join(sorted({os.path.splitext(f)[1] for f in files}))}): "
-                      + "; ".join(f"{where}: {uri}" for uri, where in self.left_out))
+                      + "; ".join(f"{where}: {uri}" + (f" ({self.unreadable[uri]})" if uri in self.unreadable else "")
+                                  for uri, where in self.left_out))
         if self.deformables:
             self.unsupported.append(f"{len(self.deformables)} deformables ({', '.join(self.deformables)})")
         self.add_transmissions()

@@ -28,7 +28,21 @@ import numpy  # noqa: F401  (Blender provides numpy; keep it loaded before the v
 import addon_utils  # noqa: E402
 
 MODULE = "bl_ext.user_default.articula"
-BUNDLED = ("warp", "newton", "mujoco", "mujoco_warp")
+BUNDLED = ("warp", "newton", "mujoco", "mujoco_warp", "collada", "dateutil")
+#: One triangle as COLLADA, for the bundled pycollada (URDF robots' .dae meshes).
+TRIANGLE_DAE = """<?xml version="1.0"?>
+<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">
+<asset><created>2026-01-01T00:00:00</created><modified>2026-01-01T00:00:00</modified>
+<unit meter="0.01" name="centimeter"/><up_axis>Z_UP</up_axis></asset>
+<library_geometries><geometry id="g"><mesh>
+<source id="p"><float_array id="pa" count="9">0 0 0 100 0 0 0 100 0</float_array>
+<technique_common><accessor source="#pa" count="3" stride="3"><param name="X" type="float"/>
+<param name="Y" type="float"/><param name="Z" type="float"/></accessor></technique_common></source>
+<vertices id="v"><input semantic="POSITION" source="#p"/></vertices>
+<triangles count="1"><input semantic="VERTEX" source="#v" offset="0"/><p>0 1 2</p></triangles>
+</mesh></geometry></library_geometries>
+<library_visual_scenes><visual_scene id="s"><node id="n"><instance_geometry url="#g"/></node></visual_scene>
+</library_visual_scenes><scene><instance_visual_scene url="#s"/></scene></COLLADA>"""
 
 
 def bpy_closure() -> list[str]:
@@ -95,6 +109,10 @@ def main(zip_path: str, result_path: str) -> None:
             bpy.data.objects.remove(obj)
         result["objects_after_clear"] = len(bpy.data.objects)
         result["import_status"] = sorted(bpy.ops.articula.import_usd(filepath=usd_file))
+        dae_file = Path(tmp) / "triangle.dae"
+        dae_file.write_text(TRIANGLE_DAE, encoding="utf-8")
+        collada = __import__(f"{MODULE}.core.urdf.collada", fromlist=["read_collada"])
+        result["collada_extent"] = collada.read_collada(str(dae_file)).vertices.max(axis=0).tolist()
     link = bpy.data.objects["pendulum_link"]
     bpy.context.view_layer.update()
     scene.articula.solver = "MUJOCO"

@@ -197,8 +197,9 @@ def bundled_sim(built_zip, tmp_path_factory):
 
 
 def test_installed_extension_simulates_with_its_own_wheels_only(bundled_sim):
-    """What a user gets from the zip alone, as in a bare venv holding only ``bpy``: Warp, Newton and
-    MuJoCo from the extension's wheels, USD from Blender, a pendulum exported, imported and baked.
+    """What a user gets from the zip alone, as in a bare venv holding only ``bpy``: Warp, Newton,
+    MuJoCo and pycollada from the extension's wheels, USD from Blender, a pendulum exported, imported
+    and baked, a COLLADA file read.
 
     The probe hides the venv's site-packages once bpy and numpy are loaded; every venv module still in
     use then belongs to bpy or to a distribution ``pip install bpy`` itself brings (bpy's dependency
@@ -213,6 +214,7 @@ def test_installed_extension_simulates_with_its_own_wheels_only(bundled_sim):
     assert bundled_sim["import_status"] == ["FINISHED"]
     assert bundled_sim["bake_status"] == ["FINISHED"]
     assert bundled_sim["rotation_change"] > 1e-3, "the pendulum swung"
+    assert bundled_sim["collada_extent"] == pytest.approx([1.0, 1.0, 0.0]), "pycollada read 100 cm"
     for name, path in bundled_sim["module_files"].items():
         assert path and Path(path).is_relative_to(bundled_sim["extension_site"]), (name, path)
     assert Path(bundled_sim["pxr_file"]).is_relative_to(Path(bpy.__file__).parents[3]), "Blender's own USD"

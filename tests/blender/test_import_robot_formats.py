@@ -7,6 +7,7 @@ import glob
 import os
 
 import bpy
+import numpy as np
 import pytest
 
 pytest.importorskip("mujoco")
@@ -334,3 +335,57 @@ def test_imported_robot_exports_nested_to_newtons_own_model(clean_scene, tmp_pat
     differences = model_differences(original, ours, skip=("joint_effort_limit",), atol=2e-5, rtol=2e-4,
                                     world_links=("world",))
     assert differences == [], "\n".join(differences)
+
+
+def _racecar_drawn_with_dae(folder) -> str:
+    """pybullet's racecar.urdf with every mesh swapped for its .dae twin (they ship side by side)."""
+    import re
+    import shutil
+
+    racecar = os.path.dirname(_asset(PYBULLET_DATA, "racecar/racecar.urdf"))
+    shutil.copytree(os.path.join(racecar, "meshes"), folder / "meshes")
+    with open(os.path.join(racecar, "racecar.urdf")) as f:
+        text = re.sub(r"meshes/(\w+)\.(obj|STL)", r"meshes/\1.dae", f.read())
+    path = folder / "racecar_dae.urdf"
+    path.write_text(text)
+    return str(path)
+
+
+def test_urdf_collada_visuals_keep_polygons_and_materials(clean_scene, tmp_path):
+    """Blender 5 has no COLLADA importer: .dae visuals are built from pycollada's reading, where
+    MuJoCo's triangles of the same file sit (bounds within 0.01 mm), quads and materials kept."""
+    from articula.core.urdf import read_urdf
+
+    path = _racecar_drawn_with_dae(tmp_path)
+    read = read_urdf(path)
+    assert bpy.ops.articula.import_urdf(filepath=path) == {"FINISHED"}
+    for visual in read.scene.visuals:
+        if visual.name not in read.mesh_sources:
+            continue
+        data = clean_scene.objects[visual.name].data
+        ours = np.array([tuple(v.co) for v in data.vertices])
+        mujocos = np.array(visual.mesh.vertices)
+        assert np.allclose([ours.min(0), ours.max(0)], [mujocos.min(0), mujocos.max(0)], atol=1e-5), visual.name
+    laser = clean_scene.objects[next(v for v, s in read.mesh_sources.items() if s.path.endswith("hokuyo.dae"))]
+    assert {len(p.vertices) for p in laser.data.polygons} == {3, 4}
+    assert [m.name for m in laser.data.materials] == ["black-material", "white_001-material"]
+    assert tuple(laser.data.materials[0].diffuse_color) == pytest.approx((0.020312, 0.020312, 0.020312, 1.0))
+
+
+def test_urdf_collada_texture_and_uvs(clean_scene, tmp_path):
+    """pybullet's duck.dae: its UVs become the mesh's UV map, its image an Image Texture node."""
+    import shutil
+
+    duck = _asset(PYBULLET_DATA, "duck.dae")
+    shutil.copy(duck, tmp_path)
+    (tmp_path / "images").mkdir()
+    shutil.copy(os.path.join(PYBULLET_DATA, "duckCM.png"), tmp_path / "images")
+    path = tmp_path / "duck.urdf"
+    path.write_text("""<robot name="duck"><link name="duck">
+      <inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+      <visual><geometry><mesh filename="duck.dae"/></geometry></visual></link></robot>""")
+    assert bpy.ops.articula.import_urdf(filepath=str(path)) == {"FINISHED"}
+    mesh = next(o for o in clean_scene.objects if o.type == "MESH").data
+    assert len(mesh.uv_layers) == 1 and len(mesh.polygons) == 4212
+    images = [n.image for n in mesh.materials[0].node_tree.nodes if n.type == "TEX_IMAGE"]
+    assert [os.path.basename(i.filepath) for i in images] == ["duckCM.png"]

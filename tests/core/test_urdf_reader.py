@@ -146,18 +146,6 @@ def test_package_search_path(tmp_path):
     assert resolve_uri(f"file://{found}", str(urdf)) == found
 
 
-def test_collada_visual_is_left_out_and_named(tmp_path):
-    (tmp_path / "body.dae").write_text("<COLLADA/>")
-    path = tmp_path / "dae.urdf"
-    path.write_text(f"""<robot name="r"><link name="only">{INERTIAL.format(m=1)}
-      <visual><geometry><mesh filename="body.dae"/></geometry></visual>
-      <collision><geometry><sphere radius="0.1"/></geometry></collision></link></robot>""")
-    read = read_urdf(str(path))
-    assert read.left_out_meshes == [("body.dae", "only (visual)")]
-    assert any("left out" in w and "body.dae" in w and ".dae" in w for w in read.warnings)
-    assert read.scene.shapes and not read.scene.visuals
-
-
 def test_missing_mesh_names_link_and_file(tmp_path):
     path = tmp_path / "missing.urdf"
     path.write_text(f"""<robot name="r"><link name="hand">{INERTIAL.format(m=1)}
