@@ -569,11 +569,42 @@ class _Adopter(_Builder):
         self.hidden_from_render: list = []  # colliders Blender made, hidden from renders at the end
 
     def build(self) -> dict:
+        drawn_by_instances, stripped = self.sort_instancers()
+        self.done_visuals.update(drawn_by_instances)
         objects = super().build()
         _hide_from_render(self.hidden_from_render)
         self.claim_names()
         self.keep_prim_names()
+        _strip_instancers(stripped, self.adopted, self.children, self.prim_objects)
         return objects
+
+    def sort_instancers(self) -> tuple[set, list]:
+        """Blender draws a scene instance (``instanceable = true``) as an Empty instancing a
+        prototype collection, while the reader sees its prims as instance proxies, which have no
+        object of their own. An instance of visuals alone (Isaac Sim's instanceable visuals) stays
+        Blender's: its visuals are not built again. Any other (colliders, bodies) is built by
+        Articula, so its instancer goes. Returns (visual names drawn by instancers, instancers to strip)."""
+        instancers = {path: obj for path, obj in self.prim_objects.items()
+                      if obj.instance_type == "COLLECTION" and obj.instance_collection is not None}
+        if not instancers:
+            return set(), []
+        kinds: dict = {}  # instancer -> {kind: [description names]}
+        for key, path in self.prim_paths.items():
+            kind, _, name = key.partition(":")
+            if kind not in ("body", "joint", "shape", "visual") or path in self.prim_objects:
+                continue
+            ancestor = path.rpartition("/")[0]
+            while ancestor and ancestor not in instancers:
+                ancestor = ancestor.rpartition("/")[0]
+            if ancestor:
+                kinds.setdefault(instancers[ancestor], {}).setdefault(kind, []).append(name)
+        drawn, stripped = set(), []
+        for obj, found in kinds.items():
+            if set(found) == {"visual"}:
+                drawn.update(found["visual"])
+            else:
+                stripped.append(obj)
+        return drawn, stripped
 
     def claim_names(self) -> None:
         """Each adopted object takes its description name (the reader's: the prim's name, made
@@ -699,6 +730,30 @@ class _Adopter(_Builder):
             _clear_materials(obj.data)
             obj.color = visual.color
         self.record("visual", visual.name, obj)
+
+
+def _strip_instancers(instancers: list, adopted: set, children: dict, prim_objects: dict) -> None:
+    """Instancers whose prims Articula built: an adopted one (a body Blender merged its instance
+    into) stops instancing, a childless other goes; prototype collections no object instances
+    any more go with their objects (Blender's copies of what Articula built). What goes leaves
+    ``prim_objects`` too."""
+    if not instancers:
+        return
+    prototypes = {obj.instance_collection for obj in instancers}
+    for obj in instancers:
+        obj.instance_type, obj.instance_collection = "NONE", None
+    doomed = [obj for obj in instancers if obj not in adopted and not children.get(obj)]
+    still_used = {obj.instance_collection for obj in bpy.data.objects if obj.instance_collection is not None}
+    unused = [c for c in prototypes if c not in still_used]
+    content = [obj for c in unused for obj in c.all_objects if all(owner in unused for owner in obj.users_collection)]
+    parents = [c for c in bpy.data.collections if any(child in unused for child in c.children)]
+    gone = {obj.as_pointer() for obj in doomed + content}
+    for path in [path for path, obj in prim_objects.items() if obj.as_pointer() in gone]:
+        del prim_objects[path]
+    data = [obj.data for obj in content if obj.data is not None]
+    bpy.data.batch_remove(doomed + content + unused)
+    bpy.data.batch_remove([d for d in set(data) if d.users == 0])
+    bpy.data.batch_remove([c for c in parents if not c.children and not c.objects])  # Blender's "prototypes"
 
 
 def adopt_imported(context, desc: PhysicsScene, prim_paths: dict, prim_objects: dict, collection=None,
