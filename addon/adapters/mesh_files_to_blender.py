@@ -68,10 +68,8 @@ def _collada_mesh(path: str):
     except ColladaReadError:
         return None  # the reader left its geoms out already, saying why
     mesh = bpy.data.meshes.new(os.path.basename(path))
-    counts = read.face_counts.tolist()
-    starts = [0] * len(counts)
-    for i in range(1, len(counts)):
-        starts[i] = starts[i - 1] + counts[i - 1]
+    counts = read.face_counts
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype("int32")
     mesh.vertices.add(len(read.vertices))
     mesh.vertices.foreach_set("co", read.vertices.astype("float32").ravel())
     mesh.loops.add(len(read.face_indices))
