@@ -130,6 +130,7 @@ class _UrdfReader(_Reader):
             raise UrdfReadError(self.path, f"not valid XML ({error})") from error
         if root.tag != "robot":
             raise UrdfReadError(self.path, f"the root element is <{root.tag}>, not <robot>")
+        _refuse_xacro(self.path, root)
         self.xml = root
         try:
             check_tree(root)
@@ -402,6 +403,27 @@ def _transmission(element) -> _Transmission:
     interfaces = [(h.text or "").strip() for h in element.iter("hardwareInterface")]
     actuator = next((a.get("name", "") for a in element.findall("actuator")), "")
     return _Transmission(element.get("name", ""), kind, joints, interfaces, actuator)
+
+
+XACRO_NAMESPACE = "{http://www.ros.org/wiki/xacro}"
+
+
+def _refuse_xacro(path: str, root) -> None:
+    """A xacro file (macros, ``${...}`` expressions) is a program that writes a URDF: expanding it
+    means running Python expressions from the file, which Articula never does. Say how to expand it."""
+    for element in root.iter():
+        tag = element.tag if isinstance(element.tag, str) else ""
+        expression = next((v for v in element.attrib.values() if "${" in v), None)
+        if tag.startswith(XACRO_NAMESPACE):
+            name = element.get("name")
+            found = f"<xacro:{tag[len(XACRO_NAMESPACE):]}{f' name={name!r}' if name else ''}>"
+        elif expression is not None:
+            found = f"<{tag} ... {expression!r}>"
+        else:
+            continue
+        raise UrdfReadError(path, f"a xacro file, not a URDF ({found}): expand it first (ROS: "
+                                  "`xacro robot.urdf.xacro > robot.urdf`); Articula runs no expressions from the "
+                                  "files it opens")
 
 
 def _obj_geometry(path: str) -> tuple[list[float], list[int]]:

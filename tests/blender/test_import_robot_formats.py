@@ -248,6 +248,20 @@ def test_urdf_bad_file_leaves_the_scene_as_it_was(clean_scene, tmp_path):
     assert _state() == before
 
 
+def test_urdf_xacro_file_is_refused_and_the_scene_kept(clean_scene, tmp_path):
+    path = _asset(PYBULLET_DATA, "r2d2.urdf")
+    bpy.ops.articula.import_urdf(filepath=path)
+    before = _state()
+    xacro = tmp_path / "arm.urdf.xacro"
+    xacro.write_text('<robot xmlns:xacro="http://www.ros.org/wiki/xacro" name="r">'
+                     '<xacro:macro name="leg" params="side"><link name="${side}_leg"/></xacro:macro>'
+                     '<xacro:leg side="left"/></robot>')
+    with pytest.raises(RuntimeError) as error:
+        bpy.ops.articula.import_urdf(filepath=str(xacro))
+    assert str(xacro) in str(error.value) and "xacro:macro name='leg'" in str(error.value)
+    assert _state() == before
+
+
 @pytest.mark.parametrize("name", ["franka_panda/panda.urdf", "r2d2.urdf"])
 def test_urdf_visual_meshes_come_from_blenders_importers(clean_scene, name):
     """OBJ and STL visuals are read by wm.obj_import / wm.stl_import (UV maps come with OBJ files) and

@@ -196,3 +196,41 @@ def test_mesh_source_maps_the_file_onto_mujocos_vertices(arm_file, tmp_path):
     assert len(visual.mesh.vertices) == 4
     for a in moved:
         assert min(math.dist(a, b) for b in visual.mesh.vertices) < 1e-7
+
+
+XACRO = """<?xml version="1.0"?>
+<robot xmlns:xacro="http://www.ros.org/wiki/xacro" name="arm">
+  <xacro:property name="length" value="0.5"/>
+  <link name="base">{inertial}</link><link name="arm">{inertial}</link>
+  <joint name="j" type="revolute"><parent link="base"/><child link="arm"/>
+    <origin xyz="0 0 {z}"/><axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+</robot>"""
+
+
+def test_xacro_file_is_refused_saying_how_to_expand_it(tmp_path):
+    """Expanding xacro runs Python expressions from the file: refused, with the command that does it."""
+    path = tmp_path / "arm.urdf.xacro"
+    path.write_text(XACRO.format(inertial=INERTIAL.format(m=1), z="${length}"))
+    with pytest.raises(UrdfReadError) as error:
+        read_urdf(str(path))
+    message = str(error.value)
+    assert str(path) in message and "xacro:property name='length'" in message and "xacro robot.urdf.xacro" in message
+
+
+def test_expression_alone_is_a_xacro_file(tmp_path):
+    path = tmp_path / "arm.urdf"
+    text = XACRO.format(inertial=INERTIAL.format(m=1), z="${length}").replace(
+        '<xacro:property name="length" value="0.5"/>', "")
+    path.write_text(text)
+    with pytest.raises(UrdfReadError, match=r"a xacro file.*\$\{length\}"):
+        read_urdf(str(path))
+
+
+def test_expanded_xacro_output_reads(tmp_path):
+    """xacro's output keeps the namespace declaration on <robot>: a plain URDF all the same."""
+    path = tmp_path / "arm.urdf"
+    text = XACRO.format(inertial=INERTIAL.format(m=1), z="0.5").replace(
+        '<xacro:property name="length" value="0.5"/>', "")
+    path.write_text(text)
+    read = read_urdf(str(path))
+    assert [b.name for b in read.scene.bodies] == ["base", "arm"]
