@@ -27,13 +27,14 @@ def _remove_new_datablocks(before: dict[str, set]) -> None:
                 collection.remove(item)
 
 
-def build_robot(context, scene_desc, filepath: str, mesh_sources=None) -> tuple[dict, list[str]]:
+def build_robot(context, scene_desc, filepath: str, mesh_sources=None, material_textures=None
+                ) -> tuple[dict, list[str]]:
     """Build ``scene_desc`` into a new collection named after the file; returns (objects, notes).
 
     Into a scene that already has rigid bodies the scene keeps its physics settings and material
     list (the file's are added). Whatever fails while building is undone, then re-raised."""
     from ..addon.adapters.description_to_blender import build_scene
-    from ..addon.adapters.mesh_files_to_blender import use_blender_meshes
+    from ..addon.adapters.mesh_files_to_blender import apply_material_textures, use_blender_meshes
     from ..addon.property_snapshot import restore, snapshot
 
     notes = []
@@ -52,6 +53,8 @@ def build_robot(context, scene_desc, filepath: str, mesh_sources=None) -> tuple[
             if kept:
                 notes.append("visual meshes kept as MuJoCo reads them (Blender's importer found no mesh): "
                              + ", ".join(os.path.basename(p) for p in kept))
+        if material_textures:
+            apply_material_textures(objects, material_textures)
     except Exception:
         _remove_new_datablocks(before)
         restore(context.scene.articula, settings_before)
@@ -70,7 +73,8 @@ def _finish(operator, filepath: str, objects: dict, warnings: list[str]) -> set:
 
 def _build_or_report(operator, context, read, filepath: str) -> set:
     try:
-        objects, notes = build_robot(context, read.scene, filepath, getattr(read, "mesh_sources", None))
+        objects, notes = build_robot(context, read.scene, filepath, getattr(read, "mesh_sources", None),
+                                     getattr(read, "material_textures", None))
     except Exception as error:  # build_robot removed what it made
         operator.report({"ERROR"}, f"file {filepath}: import failed, nothing was added ({error})")
         return {"CANCELLED"}

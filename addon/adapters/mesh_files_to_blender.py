@@ -93,21 +93,47 @@ def _collada_mesh(path: str):
 
 def _collada_material(material):
     """A Principled BSDF material of a COLLADA material's color, or of its image texture."""
-    from .blender_to_description import principled_node
-
     made = bpy.data.materials.new(material.name)
     made.diffuse_color = material.color
-    if bpy.app.version < (5, 0, 0):
-        made.use_nodes = True  # always on from Blender 5.0, where setting it is deprecated
-    bsdf = principled_node(made)
-    if bsdf is None:
-        return made
-    bsdf.inputs["Base Color"].default_value = material.color
-    if material.texture:
-        texture = made.node_tree.nodes.new("ShaderNodeTexImage")
-        texture.image = bpy.data.images.load(material.texture, check_existing=True)
-        made.node_tree.links.new(texture.outputs["Color"], bsdf.inputs["Base Color"])
+    bsdf = _principled(made)
+    if bsdf is not None:
+        bsdf.inputs["Base Color"].default_value = material.color
+        if material.texture:
+            _link_image(made, bsdf, material.texture)
     return made
+
+
+def _principled(material):
+    from .blender_to_description import principled_node
+
+    if bpy.app.version < (5, 0, 0) and not material.use_nodes:
+        material.use_nodes = True  # always on from Blender 5.0, where setting it is deprecated
+    return principled_node(material)
+
+
+def _link_image(material, bsdf, path: str) -> None:
+    """An Image Texture node of ``path`` into the Principled BSDF's Base Color."""
+    texture = material.node_tree.nodes.new("ShaderNodeTexImage")
+    texture.image = bpy.data.images.load(path, check_existing=True)
+    texture.location = (bsdf.location.x - 300.0, bsdf.location.y)
+    material.node_tree.links.new(texture.outputs["Color"], bsdf.inputs["Base Color"])
+
+
+def apply_material_textures(objects: dict, material_textures: dict) -> None:
+    """MJCF 2D textures (core.mjcf: material name -> image file) on the materials of the visuals
+    that carry texture coordinates (a mesh read from an OBJ file), as MuJoCo maps them. A material
+    also drawn on a mesh without them (a primitive, onto which MuJoCo projects the texture) keeps its
+    color, and one whose Base Color is already an image (the OBJ's own) is left as it is."""
+    textured, plain = set(), set()
+    for obj in set(objects.values()):
+        if obj.type == "MESH":
+            names = {m.name for m in obj.data.materials if m is not None and m.name in material_textures}
+            (textured if obj.data.uv_layers else plain).update(names)
+    for name in sorted(textured - plain):
+        material = bpy.data.materials[name]
+        bsdf = _principled(material)
+        if bsdf is not None and not bsdf.inputs["Base Color"].is_linked:
+            _link_image(material, bsdf, material_textures[name])
 
 
 def use_blender_meshes(objects: dict, mesh_sources: dict) -> list[str]:

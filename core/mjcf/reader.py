@@ -74,6 +74,9 @@ class MjcfRead:
     warnings: list[str] = field(default_factory=list)
     #: Visual name -> the mesh file it was read from (see :class:`MeshSource`).
     mesh_sources: dict = field(default_factory=dict)
+    #: Material name -> the image file of its 2D color texture, for meshes with UVs (MuJoCo maps a
+    #: 2D texture onto a mesh by its texture coordinates; onto primitives it projects: not carried).
+    material_textures: dict = field(default_factory=dict)
 
 
 def _mujoco():
@@ -121,6 +124,7 @@ class _Reader:
     def __init__(self, path: str, visuals_from_colliders: bool = True):
         self.path = path
         self.mesh_sources: dict[str, MeshSource] = {}
+        self.material_textures: dict[str, str] = {}
         self.visuals_from_colliders = visuals_from_colliders
         self.warnings: list[str] = []
         self.unsupported: list[str] = []
@@ -207,7 +211,8 @@ class _Reader:
         self.add_excludes()
         self.finish()
         self.list_unsupported()
-        return MjcfRead(scene=scene, warnings=self.warnings, mesh_sources=self.mesh_sources)
+        return MjcfRead(scene=scene, warnings=self.warnings, mesh_sources=self.mesh_sources,
+                        material_textures=self.material_textures)
 
     def finish(self) -> None:
         """What a format adds after the MuJoCo model was read (nothing for MJCF)."""
@@ -554,7 +559,26 @@ class _Reader:
         mat = int(m.geom_matid[g])
         if mat < 0:
             return None
-        return mj.mj_id2name(m, mj.mjtObj.mjOBJ_MATERIAL, mat) or f"mjcf_material_{mat}"
+        name = mj.mj_id2name(m, mj.mjtObj.mjOBJ_MATERIAL, mat) or f"mjcf_material_{mat}"
+        if int(m.geom_type[g]) == int(mj.mjtGeom.mjGEOM_MESH) and name not in self.material_textures:
+            image = self.texture_file(mat)
+            if image:
+                self.material_textures[name] = image
+        return name
+
+    def texture_file(self, mat: int) -> Optional[str]:
+        """The image file of material ``mat``'s 2D color texture, as MuJoCo finds it (the compiler's
+        texturedir or assetdir, relative to the model's folder), or None (none, procedural, cube)."""
+        m, mj = self.model, self.mujoco
+        tex = int(m.mat_texid[mat][int(mj.mjtTextureRole.mjTEXROLE_RGB)])
+        if tex < 0 or int(m.tex_type[tex]) != int(mj.mjtTexture.mjTEXTURE_2D):
+            return None
+        spec_texture = self.spec.texture(mj.mj_id2name(m, mj.mjtObj.mjOBJ_TEXTURE, tex) or "")
+        if spec_texture is None or not spec_texture.file:
+            return None
+        base = self.spec.modelfiledir or os.path.dirname(os.path.abspath(self.path))
+        path = os.path.join(base, self.spec.texturedir or "", spec_texture.file)
+        return path if os.path.isfile(path) else None
 
     def shape(self, g: int, name: str, body: Optional[str], pose: Pose) -> Optional[Shape]:
         m, mj = self.model, self.mujoco

@@ -403,3 +403,20 @@ def test_urdf_collada_texture_and_uvs(clean_scene, tmp_path):
     assert len(mesh.uv_layers) == 1 and len(mesh.polygons) == 4212
     images = [n.image for n in mesh.materials[0].node_tree.nodes if n.type == "TEX_IMAGE"]
     assert [os.path.basename(i.filepath) for i in images] == ["duckCM.png"]
+
+
+def test_mjcf_2d_texture_reaches_the_mesh_material(clean_scene, tmp_path):
+    """An MJCF material's 2D texture becomes an Image Texture on the Base Color of the material of
+    a mesh with UVs (the OBJ read by Blender's own importer), as MuJoCo maps it; a box keeps its
+    material's color (MuJoCo projects textures onto primitives: not carried)."""
+    from tests.robot_files import duck_mjcf
+
+    assert bpy.ops.articula.import_mjcf(filepath=duck_mjcf(tmp_path)) == {"FINISHED"}
+    duck = next(o for o in clean_scene.objects if o.type == "MESH" and o.data.uv_layers)
+    material = duck.data.materials[0]
+    assert material.name == "duck"
+    images = [link.from_node.image for link in material.node_tree.links
+              if link.to_socket.name == "Base Color" and link.from_node.type == "TEX_IMAGE"]
+    assert [os.path.basename(i.filepath) for i in images] == ["duckCM.png"]
+    crate = bpy.data.materials["crate"]
+    assert not any(n.type == "TEX_IMAGE" for n in (crate.node_tree.nodes if crate.node_tree else ()))

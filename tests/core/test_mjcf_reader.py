@@ -10,6 +10,7 @@ pytest.importorskip("mujoco")
 from articula.core.mjcf import MjcfReadError, read_mjcf  # noqa: E402
 from articula.core.model import ActuatorKind, DofMotion, JointType, ShapeKind  # noqa: E402
 from articula.core.transforms import quat_rotate  # noqa: E402
+from tests.robot_files import duck_mjcf  # noqa: E402
 
 @pytest.fixture(autouse=True)
 def _in_tmp(tmp_path, monkeypatch):
@@ -218,3 +219,9 @@ def test_mesh_visual_knows_its_file():
     ours = np.array(visual.mesh.vertices)
     for point in moved:
         assert np.min(np.linalg.norm(ours - np.array(point), axis=1)) < 1e-6
+
+
+def test_mesh_material_with_a_2d_texture_names_its_image(tmp_path):
+    read = read_mjcf(duck_mjcf(tmp_path))
+    assert read.material_textures == {"duck": str(tmp_path / "textures" / "duckCM.png")}  # not the box's
+    assert {v.material_name for v in read.scene.visuals} == {"duck", "crate"}
