@@ -571,11 +571,12 @@ class _Adopter(_Builder):
     def build(self) -> dict:
         drawn_by_instances, stripped = self.sort_instancers()
         self.done_visuals.update(drawn_by_instances)
+        items = {self.prim_objects[path] for path in self.prim_paths.values() if path in self.prim_objects}
+        _strip_instancers(stripped, items, self.children, self.prim_objects)  # first: their names free up
         objects = super().build()
         _hide_from_render(self.hidden_from_render)
         self.claim_names()
         self.keep_prim_names()
-        _strip_instancers(stripped, self.adopted, self.children, self.prim_objects)
         return objects
 
     def sort_instancers(self) -> tuple[set, list]:
@@ -732,17 +733,17 @@ class _Adopter(_Builder):
         self.record("visual", visual.name, obj)
 
 
-def _strip_instancers(instancers: list, adopted: set, children: dict, prim_objects: dict) -> None:
-    """Instancers whose prims Articula built: an adopted one (a body Blender merged its instance
-    into) stops instancing, a childless other goes; prototype collections no object instances
-    any more go with their objects (Blender's copies of what Articula built). What goes leaves
-    ``prim_objects`` too."""
+def _strip_instancers(instancers: list, items: set, children: dict, prim_objects: dict) -> None:
+    """Instancers whose prims Articula builds: one that is a description item's object (a body
+    Blender merged its instance into) stops instancing, a childless other goes; prototype
+    collections no object instances any more go with their objects (Blender's copies of what
+    Articula builds). What goes leaves ``prim_objects`` too."""
     if not instancers:
         return
     prototypes = {obj.instance_collection for obj in instancers}
     for obj in instancers:
         obj.instance_type, obj.instance_collection = "NONE", None
-    doomed = [obj for obj in instancers if obj not in adopted and not children.get(obj)]
+    doomed = [obj for obj in instancers if obj not in items and not children.get(obj)]
     still_used = {obj.instance_collection for obj in bpy.data.objects if obj.instance_collection is not None}
     unused = [c for c in prototypes if c not in still_used]
     content = [obj for c in unused for obj in c.all_objects if all(owner in unused for owner in obj.users_collection)]

@@ -85,3 +85,17 @@ def test_instanced_visuals_stay_blenders_and_export_once(clean_scene, tmp_path):
     original = samples.robotic_finger()
     assert sorted(b.name for b in again.bodies) == sorted(b.name for b in original.bodies)
     assert len(again.shapes) == len(original.shapes) and len(again.visuals) == count
+
+
+def test_instanced_robot_is_built_with_its_own_names(clean_scene, tmp_path):
+    """A whole robot referenced as one instance: Articula builds it from the instance proxies, under
+    its bodies' own names (Blender's prototype copies, which held them, are gone first)."""
+    write_usd(samples.robotic_finger(), str(tmp_path / "robot.usda"), layout="NESTED")
+    top = tmp_path / "top.usda"
+    top.write_text('#usda 1.0\n(\n    defaultPrim = "robotic_finger"\n    upAxis = "Z"\n    metersPerUnit = 1\n)\n\n'
+                   'def Xform "robotic_finger" (\n    instanceable = true\n    prepend references = @robot.usda@\n) {}\n')
+    assert bpy.ops.articula.import_usd(filepath=str(top)) == {"FINISHED"}
+    assert _instancers(clean_scene) == []
+    assert not [c.name for c in bpy.data.collections if c.name.startswith("proto")]
+    bodies = sorted(o.name for o in clean_scene.objects if o.articula.body.enabled)
+    assert bodies == sorted(b.name for b in samples.robotic_finger().bodies)
