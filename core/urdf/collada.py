@@ -54,6 +54,8 @@ class ColladaMesh:
 
     def triangles(self) -> np.ndarray:
         """(t, 3) vertex indices: each polygon as a fan from its first corner."""
+        if np.all(self.face_counts == 3):  # what most exporters write: no Python loop
+            return self.face_indices.reshape(-1, 3)
         starts = np.concatenate(([0], np.cumsum(self.face_counts)[:-1]))
         fans = [(self.face_indices[s], self.face_indices[s + k], self.face_indices[s + k + 1])
                 for s, n in zip(starts.tolist(), self.face_counts.tolist()) for k in range(1, n - 1)]
