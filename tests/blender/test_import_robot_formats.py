@@ -236,29 +236,23 @@ def test_urdf_package_paths_property(clean_scene, tmp_path):
     assert clean_scene.objects["only"].articula.body.enabled
 
 
-def test_urdf_bad_file_leaves_the_scene_as_it_was(clean_scene, tmp_path):
+_XACRO = ('<robot xmlns:xacro="http://www.ros.org/wiki/xacro" name="r">'
+          '<xacro:macro name="leg" params="side"><link name="${side}_leg"/></xacro:macro><xacro:leg side="left"/></robot>')
+
+
+@pytest.mark.parametrize("name, text, said", [
+    ("bad.urdf", '<robot name="r">\n<link name="a">\n</robot>', "line 3"),
+    ("arm.urdf.xacro", _XACRO, "xacro:macro name='leg'"),  # refused, saying how to expand it
+])
+def test_urdf_bad_file_leaves_the_scene_as_it_was(clean_scene, tmp_path, name, text, said):
     path = _asset(PYBULLET_DATA, "r2d2.urdf")
     bpy.ops.articula.import_urdf(filepath=path)
     before = _state()
-    bad = tmp_path / "bad.urdf"
-    bad.write_text('<robot name="r">\n<link name="a">\n</robot>')
+    bad = tmp_path / name
+    bad.write_text(text)
     with pytest.raises(RuntimeError) as error:
         bpy.ops.articula.import_urdf(filepath=str(bad))
-    assert str(bad) in str(error.value) and "line 3" in str(error.value)
-    assert _state() == before
-
-
-def test_urdf_xacro_file_is_refused_and_the_scene_kept(clean_scene, tmp_path):
-    path = _asset(PYBULLET_DATA, "r2d2.urdf")
-    bpy.ops.articula.import_urdf(filepath=path)
-    before = _state()
-    xacro = tmp_path / "arm.urdf.xacro"
-    xacro.write_text('<robot xmlns:xacro="http://www.ros.org/wiki/xacro" name="r">'
-                     '<xacro:macro name="leg" params="side"><link name="${side}_leg"/></xacro:macro>'
-                     '<xacro:leg side="left"/></robot>')
-    with pytest.raises(RuntimeError) as error:
-        bpy.ops.articula.import_urdf(filepath=str(xacro))
-    assert str(xacro) in str(error.value) and "xacro:macro name='leg'" in str(error.value)
+    assert str(bad) in str(error.value) and said in str(error.value)
     assert _state() == before
 
 
