@@ -232,9 +232,9 @@ class _UrdfReader(_Reader):
                 for geom in geoms:
                     kind = "visual" if geom.contype == 0 and geom.conaffinity == 0 else "collision"
                     self.left_out.append((uri, f"{geom.parent.name} ({kind})"))
+                    spec.delete(geom)
                 if reason:
                     self.unreadable[uri] = reason
-                    spec.delete(geom)
                 spec.delete(mesh)
                 continue
             if extension != ".dae":

@@ -121,3 +121,18 @@ def test_broken_dae_is_left_out_with_the_reason(tmp_path):
     warning = next(w for w in read.warnings if "left out" in w)
     assert "body.dae" in warning and "the file draws no polygons" in warning
     assert read.scene.shapes and not read.scene.visuals
+
+
+@pytest.mark.parametrize("name, text", [("body.ply", "ply\nformat ascii 1.0\nend_header\n"), ("body.dae", "<COLLADA/>")])
+def test_every_geom_of_an_unreadable_mesh_is_left_out(tmp_path, name, text):
+    """A format nothing reads (PLY) and a broken .dae, each used by a visual and a collider."""
+    (tmp_path / name).write_text(text)
+    path = tmp_path / "two.urdf"
+    path.write_text(f"""<robot name="r"><link name="only">
+      <inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>
+      <visual><geometry><mesh filename="{name}"/></geometry></visual>
+      <collision><geometry><mesh filename="{name}"/></geometry></collision>
+      <collision><geometry><sphere radius="0.1"/></geometry></collision></link></robot>""")
+    read = read_urdf(str(path))
+    assert sorted(read.left_out_meshes) == [(name, "only (collision)"), (name, "only (visual)")]
+    assert [s.kind.value for s in read.scene.shapes] == ["SPHERE"] and not read.scene.visuals
