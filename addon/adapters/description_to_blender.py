@@ -571,8 +571,9 @@ class _Adopter(_Builder):
     def build(self) -> dict:
         drawn_by_instances, stripped = self.sort_instancers()
         self.done_visuals.update(drawn_by_instances)
-        items = {self.prim_objects[path] for path in self.prim_paths.values() if path in self.prim_objects}
-        _strip_instancers(stripped, items, self.children, self.prim_objects)  # first: their names free up
+        if stripped:  # first: the names Blender's prototype copies hold free up
+            items = {self.prim_objects[path] for path in self.prim_paths.values() if path in self.prim_objects}
+            _strip_instancers(stripped, items, self.children, self.prim_objects)
         objects = super().build()
         _hide_from_render(self.hidden_from_render)
         self.claim_names()
@@ -738,8 +739,6 @@ def _strip_instancers(instancers: list, items: set, children: dict, prim_objects
     Blender merged its instance into) stops instancing, a childless other goes; prototype
     collections no object instances any more go with their objects (Blender's copies of what
     Articula builds). What goes leaves ``prim_objects`` too."""
-    if not instancers:
-        return
     prototypes = {obj.instance_collection for obj in instancers}
     for obj in instancers:
         obj.instance_type, obj.instance_collection = "NONE", None
