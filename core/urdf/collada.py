@@ -73,19 +73,19 @@ def read_collada(path: str) -> ColladaMesh:
 def _read(path: str) -> ColladaMesh:
     import collada
 
-    try:
+    builder = _MeshBuilder(os.path.dirname(os.path.abspath(path)))
+    try:  # pycollada resolves references lazily: a broken file can fail at any step
         document = collada.Collada(path, ignore=[collada.common.DaeUnsupportedError,
                                                  collada.common.DaeBrokenRefError])
-    except (collada.common.DaeError, OSError, ValueError, KeyError, AttributeError, IndexError) as error:
+        unit = float(document.assetInfo.unitmeter or 1.0) if document.assetInfo is not None else 1.0
+        if document.scene is not None:
+            primitives = [p for geometry in document.scene.objects("geometry") for p in geometry.primitives()]
+        else:  # a geometry library alone: each geometry where it was modelled, without materials
+            primitives = [p for geometry in document.geometries for p in geometry.bind(np.identity(4), {}).primitives()]
+        for primitive in primitives:
+            builder.add(primitive, collada)
+    except (collada.common.DaeError, OSError, ValueError, KeyError, AttributeError, IndexError, TypeError) as error:
         raise ColladaReadError(f"not a readable COLLADA file ({type(error).__name__}: {error})") from error
-    unit = float(document.assetInfo.unitmeter or 1.0) if document.assetInfo is not None else 1.0
-    if document.scene is not None:
-        primitives = [p for geometry in document.scene.objects("geometry") for p in geometry.primitives()]
-    else:
-        primitives = [p for geometry in document.geometries for p in geometry.primitives]
-    builder = _MeshBuilder(os.path.dirname(os.path.abspath(path)))
-    for primitive in primitives:
-        builder.add(primitive, collada)
     if not builder.face_counts:
         raise ColladaReadError("the file draws no polygons")
     return builder.mesh(unit)

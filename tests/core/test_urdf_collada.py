@@ -73,12 +73,32 @@ def test_texture_and_uvs(tmp_path):
     assert np.ptp(mesh.vertices, axis=0).max() == pytest.approx(1.655, abs=1e-3)  # 165.5 cm
 
 
-@pytest.mark.parametrize("text", ["<COLLADA/>", "not xml at all", ""])
-def test_unreadable_file_says_why(tmp_path, text):
+TRIANGLE = ('<?xml version="1.0"?><COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">'
+            '<library_geometries><geometry id="g"><mesh><source id="s"><float_array id="f" count="9">{points}'
+            '</float_array><technique_common><accessor source="#f" count="3" stride="3"><param name="X" type="float"/>'
+            '<param name="Y" type="float"/><param name="Z" type="float"/></accessor></technique_common></source>'
+            '<vertices id="v"><input semantic="POSITION" source="#s"/></vertices><triangles count="1">'
+            '<input semantic="VERTEX" source="#v" offset="0"/><p>{corners}</p></triangles></mesh></geometry>'
+            '</library_geometries></COLLADA>')
+
+
+@pytest.mark.parametrize("text, said", [
+    ("<COLLADA/>", "draws no polygons"), ("not xml at all", "not a readable"), ("", "not a readable"),
+    (TRIANGLE.format(points="0 0 0 1 0 0 0 x 0", corners="0 1 2"), "Corrupted float array"),
+    (TRIANGLE.format(points="0 0 0 1 0 0 0 1 0", corners="0 1 5"), "go beyond the limits"),
+])
+def test_unreadable_file_says_why(tmp_path, text, said):
     path = tmp_path / "broken.dae"
     path.write_text(text)
-    with pytest.raises(ColladaReadError, match="COLLADA|polygons"):
+    with pytest.raises(ColladaReadError, match=said):
         read_collada(str(path))
+
+
+def test_geometry_without_a_scene_is_read(tmp_path):
+    path = tmp_path / "triangle.dae"
+    path.write_text(TRIANGLE.format(points="0 0 0 1 0 0 0 1 0", corners="0 1 2"))
+    mesh = read_collada(str(path))
+    assert mesh.face_counts.tolist() == [3] and mesh.face_materials.tolist() == [-1] and mesh.uvs is None
 
 
 def _racecar_with(tmp_path, extension_of) -> str:
