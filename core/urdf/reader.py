@@ -198,8 +198,7 @@ class _UrdfReader(_Reader):
             shift = threshold - moments[0] + NEWTON_INERTIA_SHIFT
             body.fullinertia = [xx + shift, yy + shift, zz + shift, xy, xz, yz]
             self.warn(f"repaired: link {body.name}: inertia not positive definite (principal moments "
-                      f"{', '.join(f'{m:.3g}' for m in moments)}), {shift:.3g} kg m^2 added on its diagonal "
-                      "as Newton does")
+                      f"{_moments_text(moments)}), {shift:.3g} kg m^2 added on its diagonal as Newton does")
 
     def drop_empty_geoms(self, spec) -> None:
         """Geometry of size 0 (a ``<sphere radius="0"/>`` marker) is no shape: left out, named."""
@@ -441,6 +440,13 @@ def _obj_geometry(path: str) -> tuple[list[float], list[int]]:
                 for k in range(1, len(corners) - 1):
                     faces += [corners[0], corners[k], corners[k + 1]]
     return vertices, faces
+
+
+def _moments_text(moments) -> str:
+    """Principal moments as a user reads them: a moment within rounding error of zero (relative to
+    the largest, where the eigen solver's last bits differ by CPU and BLAS) is written 0."""
+    noise = 1e-12 * float(np.max(np.abs(moments)))
+    return ", ".join("0" if abs(m) <= noise else f"{m:.3g}" for m in moments)
 
 
 def _urdf_inertial(spec_body) -> MassProperties:
