@@ -16,6 +16,7 @@ def draw_import_robot_formats(self, context):
 
 def draw_export(self, context):
     self.layout.operator("articula.export_usd", text=LABEL)
+    self.layout.operator("articula.export_mjcf", text="Articula MuJoCo Robot (.xml)")
 
 
 def draw_object(self, context):

@@ -169,7 +169,9 @@ def _write_files(built: BuiltSpec, path: str) -> None:
             if os.path.isdir(assets):
                 shutil.rmtree(assets, ignore_errors=True)
             os.rename(old_assets, assets)
-        raise MjcfWriteError(path, [f"could not be written ({error.strerror or error})"]) from error
+        where = os.path.basename(error.filename or path) if getattr(error, "filename", None) else os.path.basename(path)
+        raise MjcfWriteError(path, [f"{where} could not be written ({error.strerror or error}); the old files "
+                                    "are kept"]) from error
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
@@ -828,7 +830,3 @@ def _writable_inertia(diagonal) -> Optional[list[float]]:
 
 def _dof_scalars(dof: Dof) -> tuple:
     return (dof.armature, dof.viscous_damping, dof.dynamic_friction, dof.spring_stiffness, dof.max_effort)
-
-
-
-

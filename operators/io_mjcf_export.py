@@ -1,0 +1,70 @@
+"""File > Export of the robot as MJCF (MuJoCo's XML), with its meshes in an assets folder beside it.
+
+Thin: Blender objects -> description through the same adapter the USD export uses, description ->
+MJCF through the bpy-free ``core.mjcf.writer`` (built with MuJoCo's MjSpec, compiled before it is
+written, written atomically).
+"""
+
+import bpy
+from bpy.props import BoolProperty, EnumProperty, StringProperty
+from bpy_extras.io_utils import ExportHelper
+
+from ..addon.reports import plain
+from .io_usd import STATE_ITEMS, _with_current_state, _with_descendants
+
+
+def export_mjcf(context, filepath: str, selected_only: bool, state: str = "REST") -> list[str]:
+    """Write the scene's (or the selection's) robot as MJCF; returns the warnings (written anyway).
+
+    Raises ``MjcfWriteError`` naming the problems when it cannot be written; the files already
+    there are then left as they were."""
+    from ..addon.adapters.blender_to_description import WorldFrames, blender_problems, scene_from_blender
+    from ..core.mjcf.writer import MjcfWriteError, write_mjcf
+
+    objects = _with_descendants(context.selected_objects) if selected_only else None
+    frames = WorldFrames()
+    blender_side = blender_problems(context.scene, objects, frames)
+    errors = [str(p) for p in blender_side if p.severity == "ERROR"]
+    if errors:
+        raise MjcfWriteError(filepath, errors)
+    warnings = [str(p) for p in blender_side]
+    desc = scene_from_blender(context.scene, objects, frames)
+    if state == "CURRENT":
+        desc, notes = _with_current_state(context.scene, desc)
+        warnings += notes
+    return warnings + write_mjcf(desc, filepath)
+
+
+class ARTICULA_OT_export_mjcf(bpy.types.Operator, ExportHelper):
+    """Export the robot (bodies, joints, actuators, colliders, visuals) as a MuJoCo MJCF file"""
+
+    bl_idname = "articula.export_mjcf"
+    bl_label = "Export Articula MuJoCo Robot"
+    bl_options = {"REGISTER"}
+
+    filename_ext = ".xml"
+    filter_glob: StringProperty(default="*.xml", options={"HIDDEN"})
+    selected_only: BoolProperty(name="Selected Only", default=False,
+                                description="Export only the selected objects and what is parented to them")
+    state: EnumProperty(name="State", items=STATE_ITEMS, default="REST",
+                        description="Which pose the file starts from (a keyframe when it is not the rest)")
+
+    def execute(self, context):
+        from ..core.mjcf.writer import MjcfWriteError
+
+        try:
+            warnings = export_mjcf(context, self.filepath, self.selected_only, self.state)
+        except MjcfWriteError as error:
+            for problem in error.problems:
+                self.report({"ERROR"}, plain(problem))
+            self.report({"ERROR"}, f"Nothing written to {self.filepath}")
+            return {"CANCELLED"}
+        for warning in warnings:
+            self.report({"WARNING"}, plain(warning))
+        self.report({"INFO"}, f"Exported MuJoCo robot to {self.filepath}")
+        return {"FINISHED"}
+
+
+classes = (ARTICULA_OT_export_mjcf,)
+
+register, unregister = bpy.utils.register_classes_factory(classes)
