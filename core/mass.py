@@ -174,6 +174,27 @@ def combine(parts: list[tuple[float, np.ndarray, np.ndarray]]) -> MassProperties
                           diagonal_inertia=diagonal, principal_axes=axes)
 
 
+#: Relative room kept above the triangle inequality by :func:`balance_inertia`: far wider than the
+#: float32 rounding of an inertia tensor (Newton's, USD's), so MuJoCo's own check passes on it.
+BALANCE_MARGIN = 1e-5
+
+
+def balance_inertia(mass: MassProperties) -> MassProperties | None:
+    """``mass`` with principal moments that satisfy the triangle inequality (A + B >= C, MuJoCo's
+    "use 'balanceinertia'") with :data:`BALANCE_MARGIN` to spare, or None when they already do.
+
+    As Newton's finalize balances (newton.geometry.inertia.verify_and_correct_inertia), one amount
+    is added to every moment, the principal axes kept: here the least that gives A + B >= C (1 + margin),
+    so a tensor on the limit (a rod, a plate) moves by a hundred-thousandth of its largest moment."""
+    if mass.mass <= 0.0:
+        return None
+    a, b, c = sorted(mass.diagonal_inertia)
+    if a + b >= c * (1.0 + BALANCE_MARGIN):
+        return None
+    shift = (c * (1.0 + BALANCE_MARGIN) - a - b) / (1.0 - BALANCE_MARGIN)
+    return replace(mass, diagonal_inertia=tuple(float(m + shift) for m in mass.diagonal_inertia))
+
+
 def shape_mass_part(scene: PhysicsScene, shape: Shape) -> tuple[float, np.ndarray, np.ndarray]:
     """(mass, center of mass, inertia at that center) of one shape in its body's frame."""
     unit = shape_volume(shape)

@@ -31,7 +31,7 @@ import newton
 
 from ..core.articulation import Articulation, find_articulations
 from ..core.collision import filtered_body_pairs
-from ..core.mass import MassError, mass_properties
+from ..core.mass import MassError, balance_inertia, mass_properties
 from ..core.model import (
     Body,
     Dof,
@@ -296,8 +296,9 @@ class _TemplateBuilder:
     """Fills one WorldTemplate with articulations, static shapes and filters."""
 
     def __init__(self, scene: PhysicsScene, caps: SolverCaps, notes: list[str],
-                 filtered: set[frozenset[str]], solver: Solver):
+                 filtered: set[frozenset[str]], solver: Solver, balanced: list[str]):
         self.scene = scene
+        self.balanced = balanced  # bodies whose inertia was balanced (one note for all)
         self.filtered = filtered
         self.caps = caps
         self.notes = notes
@@ -338,6 +339,10 @@ class _TemplateBuilder:
         for name in articulation.bodies:
             body = self.scene.body(name)
             mass = _mass_properties(self.scene, body, self.notes, _is_welded(articulation, name))
+            balanced = balance_inertia(mass)
+            if balanced is not None:  # else MuJoCo refuses the model ("use 'balanceinertia'")
+                mass = balanced
+                self.balanced.append(name)
             kwargs = dict(xform=to_wp_transform(body.pose), label=name, is_kinematic=body.kinematic,
                           mass=mass.mass, com=mass.center_of_mass, inertia=_inertia_matrix(mass),
                           lock_inertia=True)
@@ -532,6 +537,7 @@ def build_model(scene: PhysicsScene, solver: Solver | str | None = None, device=
     solver = Solver(solver or scene.settings.solver)
     caps = SolverCaps.of(solver)
     notes: list[str] = []
+    balanced: list[str] = []
     articulations = find_articulations(scene)
     filtered = filtered_body_pairs(scene)
     loop_joints = [j for a in articulations for j in a.loop_joints]
@@ -548,7 +554,7 @@ def build_model(scene: PhysicsScene, solver: Solver | str | None = None, device=
         arts = [a for a in articulations if _world_of_articulation(scene, a) == world]
         statics = [s for s in scene.shapes if s.body is None and s.world == world]
         loops = [j for j in loop_joints if body_world.get(j.body1) == world]
-        return _TemplateBuilder(scene, caps, notes, filtered, solver).build(arts, statics, loops)
+        return _TemplateBuilder(scene, caps, notes, filtered, solver, balanced).build(arts, statics, loops)
 
     main = newton.ModelBuilder(up_axis=newton.Axis.Z, gravity=scene.settings.gravity)
     if solver == Solver.MUJOCO and has_actuation(scene):
@@ -557,6 +563,10 @@ def build_model(scene: PhysicsScene, solver: Solver | str | None = None, device=
         main.add_ground_plane()
     global_part = part(-1)
     templates = [part(w) for w in worlds]
+    if balanced:
+        notes.append("inertias on or past the triangle inequality (A + B >= C), which MuJoCo refuses, are "
+                     "simulated balanced (one amount added to each principal moment, as Newton balances them): "
+                     + ", ".join(repr(n) for n in balanced))
     offsets = replica_offsets(max(1, scene.settings.replicas), scene.settings.replica_spacing)
 
     body_slots: dict[tuple[str, int], int] = {}

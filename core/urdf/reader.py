@@ -52,6 +52,9 @@ MUJOCO_MESH_FORMATS = (".stl", ".obj", ".msh")
 #: Newton's correction of an inertia that is not positive definite (newton/_src/geometry/inertia.py:
 #: _INERTIA_REL_TOL, _INERTIA_ABS_FLOOR, _INERTIA_ABS_ADJUSTMENT).
 NEWTON_INERTIA_RELATIVE, NEWTON_INERTIA_FLOOR, NEWTON_INERTIA_SHIFT = 1.0e-6, 1.0e-10, 1.0e-6
+#: MuJoCo refuses a full inertia whose smallest principal moment is below its mjEPS (1e-14 kg m^2);
+#: ten times that leaves room for the rounding of its own eigen solver.
+MUJOCO_MIN_MOMENT = 1.0e-13
 
 
 class UrdfReadError(Exception):
@@ -182,23 +185,29 @@ class _UrdfReader(_Reader):
         return spec
 
     def make_inertias_positive(self, spec) -> None:
-        """A full inertia with a zero or negative principal moment (a rod written as a tensor of
-        rank 2), which MuJoCo refuses: corrected as Newton's finalize corrects it (newton.geometry.
-        inertia.verify_and_correct_inertia), a shift of the diagonal that lifts the smallest moment
-        to a millionth of the largest (at least 1e-10) plus 1e-6 kg m^2."""
+        """A full inertia with a principal moment MuJoCo reads as not positive (a rod written as a
+        tensor of rank 2, or a small link's moment lost to the file's rounding: MuJoCo refuses any
+        below :data:`MUJOCO_MIN_MOMENT`), repaired with a warning (:meth:`make_inertia_positive`)."""
         for body in spec.bodies:
-            full = np.asarray(body.fullinertia, dtype=float)
-            if not body.explicitinertial or not np.all(np.isfinite(full)) or not np.any(full != 0.0):
-                continue
-            xx, yy, zz, xy, xz, yz = full
-            moments = np.linalg.eigvalsh(np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]]))
-            if moments[0] > 1e-9 * max(moments[-1], 0.0):
-                continue
-            threshold = max(NEWTON_INERTIA_RELATIVE * moments[-1], NEWTON_INERTIA_FLOOR)
-            shift = threshold - moments[0] + NEWTON_INERTIA_SHIFT
-            body.fullinertia = [xx + shift, yy + shift, zz + shift, xy, xz, yz]
-            self.warn(f"repaired: link {body.name}: inertia not positive definite (principal moments "
-                      f"{_moments_text(moments)}), {shift:.3g} kg m^2 added on its diagonal as Newton does")
+            self.make_inertia_positive(body)
+
+    def make_inertia_positive(self, body, force: bool = False) -> bool:
+        """Corrected as Newton's finalize corrects it (newton.geometry.inertia.verify_and_correct_
+        inertia): a shift of the diagonal that lifts the smallest moment to a millionth of the largest
+        (at least 1e-10) plus 1e-6 kg m^2. ``force``: MuJoCo refused it though it looked positive here."""
+        full = np.asarray(body.fullinertia, dtype=float)
+        if not body.explicitinertial or not np.all(np.isfinite(full)) or not np.any(full != 0.0):
+            return False
+        xx, yy, zz, xy, xz, yz = full
+        moments = np.linalg.eigvalsh(np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]]))
+        if moments[0] > max(1e-9 * moments[-1], MUJOCO_MIN_MOMENT) and not force:
+            return False
+        threshold = max(NEWTON_INERTIA_RELATIVE * moments[-1], NEWTON_INERTIA_FLOOR)
+        shift = max(threshold - moments[0], 0.0) + NEWTON_INERTIA_SHIFT
+        body.fullinertia = [xx + shift, yy + shift, zz + shift, xy, xz, yz]
+        self.warn(f"repaired: link {body.name}: inertia not positive definite (principal moments "
+                  f"{_moments_text(moments)}), {shift:.3g} kg m^2 added on its diagonal as Newton does")
+        return True
 
     def drop_empty_geoms(self, spec) -> None:
         """Geometry of size 0 (a ``<sphere radius="0"/>`` marker) is no shape: left out, named."""
@@ -262,6 +271,9 @@ class _UrdfReader(_Reader):
     def recover(self, message: str) -> bool:
         """URDF files that ROS and Newton load but MuJoCo's checks refuse."""
         compiler = self.spec.compiler
+        refused = re.search(r"positive eigenvalues.*Element name '([^']*)'", message)
+        if refused and self.make_inertia_positive(self.spec.body(refused.group(1)), force=True):
+            return True
         if "balanceinertia" in message and not compiler.balanceinertia:
             compiler.balanceinertia = True
             self.warn(f"inertias that break the triangle inequality were balanced as MuJoCo does ({message})")

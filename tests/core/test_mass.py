@@ -210,3 +210,24 @@ def test_planes_and_missing_shapes_are_errors():
         mass_properties(PhysicsScene(), "ghost")
     with pytest.raises(MassError, match="not positive"):
         mass_properties(one_body(Shape("s", ShapeKind.SPHERE, density=0.0)), "b")
+
+
+def test_balance_inertia_leaves_a_valid_inertia_alone():
+    from articula.core.mass import balance_inertia
+    assert balance_inertia(MassProperties(mass=1.0, diagonal_inertia=(1.0, 2.0, 2.5))) is None
+    assert balance_inertia(MassProperties(mass=0.0, diagonal_inertia=(1.0, 1.0, 5.0))) is None
+
+
+@pytest.mark.parametrize("diagonal", [(1.0, 1.0, 5.0), (0.3, 0.7, 1.0), (2.0, 0.0, 2.0)])
+def test_balance_inertia_adds_one_amount_to_every_moment(diagonal):
+    """What MuJoCo refuses ("inertia must satisfy A + B >= C"), on or past the limit: each moment
+    moves by the same amount (Newton's balancing), just past the limit; axes and mass unchanged."""
+    from articula.core.mass import BALANCE_MARGIN, balance_inertia
+    axes = (0.9, 0.1, 0.3, 0.2)
+    props = MassProperties(mass=2.0, center_of_mass=(0.1, 0.0, 0.0), diagonal_inertia=diagonal, principal_axes=axes)
+    balanced = balance_inertia(props)
+    shift = np.subtract(balanced.diagonal_inertia, diagonal)
+    assert shift == pytest.approx([shift[0]] * 3) and shift[0] > 0.0
+    a, b, c = sorted(balanced.diagonal_inertia)
+    assert a + b == pytest.approx(c * (1.0 + BALANCE_MARGIN), rel=1e-9)
+    assert (balanced.mass, balanced.center_of_mass, balanced.principal_axes) == (2.0, (0.1, 0.0, 0.0), axes)

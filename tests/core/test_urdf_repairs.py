@@ -142,6 +142,23 @@ def test_an_inertia_that_is_not_positive_definite(tmp_path):
                for n in repairs(result)), repairs(result)
 
 
+@pytest.mark.parametrize("inertia", [
+    'ixx="1e-16" iyy="1e-16" izz="1e-16" ixy="0" ixz="0" iyz="0"',  # a sensor link's: below MuJoCo's floor
+    # A rank-2 tensor written to 15 digits: its smallest moment, 5e-15, is positive but under MuJoCo's floor.
+    'ixx="1e-06" iyy="1e-06" izz="1e-06" ixy="9.99999995e-07" ixz="0" iyz="0"',
+])
+def test_an_inertia_mujoco_reads_as_not_positive_is_repaired_not_refused(tmp_path, inertia):
+    """urdfdom, pybullet and Newton load these; MuJoCo's "inertia must have positive eigenvalues"
+    refused the whole file."""
+    text = robot(joint_body='<limit lower="-1" upper="1" effort="5" velocity="2"/>').replace(
+        f'<link name="arm">{INERTIAL}', f'<link name="arm"><inertial><mass value="0.01"/><inertia {inertia}/></inertial>')
+    result = read(tmp_path, text)
+    moments = sorted(result.scene.body("arm").mass.diagonal_inertia)
+    assert moments[0] >= 1e-6, "lifted as Newton's finalize lifts it"
+    assert [n for n in repairs(result) if "link arm: inertia not positive definite" in n], result.warnings
+    assert [str(p) for p in validate(result.scene) if p.severity == ERROR] == []
+
+
 @pytest.mark.parametrize("text, expected", [
     ("not xml at all", "not valid XML"),
     ('<?xml version="1.0"?><model name="m"/>', "not <robot>"),
