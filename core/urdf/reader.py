@@ -16,9 +16,13 @@ else named in the one warning of what is not carried over). ``<mimic>`` becomes 
 equality, read as ``Joint.mimic`` (offset + multiplier * leader) by the MJCF reader's rules;
 ``<limit effort>`` becomes MuJoCo's actuatorfrcrange, read as the DOF's effort limit (``max_effort``). Mesh URIs (``package://name/...``, relative or absolute paths, ``file://``)
 are resolved here against the file's folder, its parents and the package search path. COLLADA
-``.dae`` meshes, which MuJoCo cannot read, are read by pycollada (core/urdf/collada.py) and handed to
-MuJoCo as triangles; a mesh format nothing here reads (or a broken ``.dae``) is left out with its
-geoms, and the warning lists which visuals and colliders were left out and why. A missing mesh file is an error naming the link and the file.
+``.dae`` meshes, which MuJoCo cannot read, are read by pycollada (core/urdf/collada.py), and STL
+files MuJoCo's decoder refuses (ASCII ones) by core/urdf/stl.py; both are handed to MuJoCo as
+triangles. A mesh file that is missing (an absolute path from another machine, a package not on the
+search path) or that nothing here reads (Ogre ``.mesh``, a broken ``.dae``) is left out with its geoms
+and the rest imported, as Blender's importers go on past a missing texture: a warning lists the
+links and the paths searched or why the file cannot be read, and each collider left out gets a
+warning of its own (its link has no collision there now).
 
 Mapping: each link -> a body (fixed links stay bodies, welded by FIXED joints named as in the
 URDF); the root link is fixed to the world (Newton's add_urdf default); revolute/continuous ->
@@ -40,6 +44,7 @@ import numpy as np
 
 from ..mjcf.reader import MeshSource, MjcfRead, _quat, _Reader, _vec  # noqa: F401  (MeshSource: re-exported)
 from .collada import ColladaReadError, read_collada
+from .stl import StlReadError, mujoco_reads_stl, read_stl
 from .repairs import TreeError, add_planes, check_tree, repair_text, repair_tree
 from ..model import INF, Actuator, JointType, MassProperties, Pose
 from ..transforms import quat_from_matrix, quat_mul, quat_normalize
@@ -68,37 +73,34 @@ class UrdfReadError(Exception):
 
 @dataclass
 class UrdfRead(MjcfRead):
-    #: Mesh files that were left out (a format MuJoCo cannot read), with the links using them.
+    #: Mesh files that were left out (missing, or in a format nothing here reads), with the links using them.
     left_out_meshes: list[tuple[str, str]] = field(default_factory=list)
 
 
-def resolve_uri(uri: str, urdf_path: str, package_paths=()) -> str | None:
-    """The file a URDF mesh ``uri`` names, or None when no candidate exists.
+def searched_paths(uri: str, urdf_path: str, package_paths=()) -> list[str]:
+    """Every file a URDF mesh ``uri`` may name, in the order they are tried.
 
     ``package://pkg/rest``: ``<dir>/pkg/rest`` then ``<dir>/rest`` for each dir of the package search
     path, the URDF's folder and its parents (ROS packages sit above their ``urdf`` folder);
-    ``file://`` and plain paths: as given when absolute, else against the URDF's folder."""
+    ``file://`` and plain paths: as given when absolute, else against the URDF's folder, the search
+    path and the parents (pybullet's additional search path: differential/diff_ring.urdf names
+    differential/diff_ring.stl)."""
     folder = os.path.dirname(os.path.abspath(urdf_path))
     if uri.startswith("package://"):
-        rest = uri[len("package://"):]
-        package, _, inner = rest.partition("/")
+        package, _, inner = uri[len("package://"):].partition("/")
         bases = [*package_paths, folder, *_parents(folder)]
-        for base in bases:
-            for candidate in (os.path.join(base, package, inner), os.path.join(base, inner)):
-                if os.path.isfile(candidate):
-                    return os.path.abspath(candidate)
-        return None
-    if uri.startswith("file://"):
-        uri = unquote(urlparse(uri).path)
-    if os.path.isabs(uri):
-        return uri if os.path.isfile(uri) else None
-    # Relative: the URDF's folder first, then the search path and the parents (pybullet's
-    # additional search path: differential/diff_ring.urdf names differential/diff_ring.stl).
-    for base in [folder, *package_paths, *_parents(folder)]:
-        path = os.path.join(base, uri)
-        if os.path.isfile(path):
-            return os.path.abspath(path)
-    return None
+        candidates = [c for base in bases for c in (os.path.join(base, package, inner), os.path.join(base, inner))]
+    else:
+        if uri.startswith("file://"):
+            uri = unquote(urlparse(uri).path)
+        candidates = [uri] if os.path.isabs(uri) else [
+            os.path.join(base, uri) for base in [folder, *package_paths, *_parents(folder)]]
+    return list(dict.fromkeys(os.path.abspath(c) for c in candidates))
+
+
+def resolve_uri(uri: str, urdf_path: str, package_paths=()) -> str | None:
+    """The file a URDF mesh ``uri`` names (the first of :func:`searched_paths` that exists), or None."""
+    return next((p for p in searched_paths(uri, urdf_path, package_paths) if os.path.isfile(p)), None)
 
 
 def _parents(folder: str) -> list[str]:
@@ -119,6 +121,7 @@ class _UrdfReader(_Reader):
         self.user_mesh_files: dict[str, str] = {}  # mesh name -> its file, read here for MuJoCo
         self._collada: dict[str, object] = {}  # file -> its ColladaMesh, or why it cannot be read
         self.unreadable: dict[str, str] = {}  # mesh URI -> why its file could not be read
+        self.missing: dict[str, list[str]] = {}  # mesh URI not found -> the paths searched
 
     def parse(self):
         try:
@@ -222,31 +225,56 @@ class _UrdfReader(_Reader):
                       f"{', '.join(sorted({g.parent.name for g in empty}))})")
 
     def resolve_meshes(self, spec) -> None:
+        """Each mesh file found and read (MuJoCo's formats, COLLADA and ASCII STL read here); one
+        that is missing or that nothing here reads is left out with its geoms (named in warnings)."""
         users: dict[str, list] = {}
         for geom in spec.geoms:
             if geom.meshname:
                 users.setdefault(geom.meshname, []).append(geom)
         for mesh in list(spec.meshes):
             uri = mesh.file
-            geoms = users.get(mesh.name, [])
-            links = sorted({g.parent.name for g in geoms})
             path = resolve_uri(uri, self.path, self.package_paths)
             if path is None:
-                raise UrdfReadError(self.path, f"link {', '.join(links) or '?'}: mesh {uri} not found (searched "
-                                    "the file's folder, its parents and the package paths)")
+                self.missing[uri] = searched_paths(uri, self.path, self.package_paths)
+                self.leave_out(spec, mesh, users.get(mesh.name, []), uri)
+                continue
             extension = os.path.splitext(path)[1].lower()
-            reason = self.load_collada(mesh, path) if extension == ".dae" else None
-            if extension not in MUJOCO_MESH_FORMATS and (extension != ".dae" or reason):
-                for geom in geoms:
-                    kind = "visual" if geom.contype == 0 and geom.conaffinity == 0 else "collision"
-                    self.left_out.append((uri, f"{geom.parent.name} ({kind})"))
-                    spec.delete(geom)
+            if extension == ".dae":
+                reason = self.load_collada(mesh, path)
+            elif extension == ".stl":
+                reason = self.load_stl(mesh, path)
+            elif extension in MUJOCO_MESH_FORMATS:
+                reason, mesh.file = None, path
+            else:
+                reason = ""  # a format nothing here reads (Ogre .mesh, PLY): the extension says it
+            if reason is not None:
                 if reason:
                     self.unreadable[uri] = reason
-                spec.delete(mesh)
-                continue
-            if extension != ".dae":
-                mesh.file = path
+                self.leave_out(spec, mesh, users.get(mesh.name, []), uri)
+
+    def leave_out(self, spec, mesh, geoms: list, uri: str) -> None:
+        for geom in geoms:
+            kind = "visual" if geom.contype == 0 and geom.conaffinity == 0 else "collision"
+            self.left_out.append((uri, f"{geom.parent.name} ({kind})"))
+            spec.delete(geom)
+        spec.delete(mesh)
+
+    def load_stl(self, mesh, path: str) -> Optional[str]:
+        """A binary STL MuJoCo's decoder takes stays its file; another (ASCII, or more faces than
+        MuJoCo takes) is read by core/urdf/stl.py and handed to MuJoCo as triangles. None when
+        read, else why it could not be."""
+        if mujoco_reads_stl(path):
+            mesh.file = path
+            return None
+        try:
+            vertices, triangles = read_stl(path)
+        except (StlReadError, OSError) as error:
+            return str(error)
+        mesh.file = ""
+        mesh.uservert = vertices.ravel().tolist()
+        mesh.userface = triangles.ravel().tolist()
+        self.user_mesh_files[mesh.name] = path
+        return None
 
     def load_collada(self, mesh, path: str) -> Optional[str]:
         """A COLLADA mesh's polygons handed to MuJoCo as triangles (core/urdf/collada.py: units
@@ -340,15 +368,32 @@ class _UrdfReader(_Reader):
             for dof in joint.dofs:  # URDF effort limits are symmetric: MuJoCo keeps them as actuator
                 if dof.max_effort == 0.0:  # force ranges; 0 means none given
                     dof.max_effort = INF
-        if self.left_out:
-            files = sorted({uri for uri, _ in self.left_out})
-            self.warn(f"{len(self.left_out)} geometries left out, their mesh files cannot be read "
-                      f"({', '.join(sorted({os.path.splitext(f)[1] for f in files}))}): "
-                      + "; ".join(f"{where}: {uri}" + (f" ({self.unreadable[uri]})" if uri in self.unreadable else "")
-                                  for uri, where in self.left_out))
+        self.warn_left_out()
         if self.deformables:
             self.unsupported.append(f"{len(self.deformables)} deformables ({', '.join(self.deformables)})")
         self.add_transmissions()
+
+    def warn_left_out(self) -> None:
+        """One warning for missing files (with the paths searched), one for unreadable ones, and
+        one line of its own for each collider left out: that link has no collision there now."""
+        missing = [(uri, where) for uri, where in self.left_out if uri in self.missing]
+        unreadable = [(uri, where) for uri, where in self.left_out if uri not in self.missing]
+        if missing:
+            searched = "; ".join(f"{uri}: {', '.join(self.missing[uri])}" for uri in dict.fromkeys(u for u, _ in missing))
+            self.warn(f"{len(missing)} geometries left out, their mesh files were not found: "
+                      + "; ".join(f"{where}: {uri}" for uri, where in missing) + f" (searched {searched})")
+        if unreadable:
+            files = sorted({uri for uri, _ in unreadable})
+            self.warn(f"{len(unreadable)} geometries left out, their mesh files cannot be read "
+                      f"({', '.join(sorted({os.path.splitext(f)[1] for f in files}))}): "
+                      + "; ".join(f"{where}: {uri}" + (f" ({self.unreadable[uri]})" if uri in self.unreadable else "")
+                                  for uri, where in unreadable))
+        for uri, where in dict.fromkeys(self.left_out):
+            if where.endswith(" (collision)"):
+                link = where[:-len(" (collision)")]
+                why = "not found" if uri in self.missing else "cannot be read"
+                self.warn(f"link {link}: COLLIDER LEFT OUT, mesh {uri} {why}: the link now has no collision "
+                          "there")
 
     def add_transmissions(self) -> None:
         """A ROS ``<transmission>`` names how a controller commands a joint, not a force law. One case
