@@ -29,6 +29,7 @@ from .actuators import ActuatorForces, Controls
 from .builder import BuiltModel, SimulationBuildError, SolverCaps, build_model, dof_inertia
 from .friction import JointEffects
 from .kinematic import KinematicDriver
+from .mujoco_direct import DirectMuJoCo, direct_refusal
 
 log = logging.getLogger(__name__)
 
@@ -207,12 +208,19 @@ class Simulation:
 
     ``dt`` defaults to ``1 / scene.settings.steps_per_second``; ``substeps`` splits each step
     further. ``on_status`` receives progress lines (e.g. :data:`KERNELS_BUILDING`).
+
+    On a CPU with the MUJOCO solver and one world, the steps are MuJoCo's C library on the
+    solver's own MjModel/MjData (:mod:`sim.mujoco_direct`), unless the scene needs Newton between
+    steps (:attr:`direct_refusal` says why) or ``mujoco_direct`` is False (Newton's conversion
+    around every step, the same physics).
     """
 
     def __init__(self, scene: PhysicsScene, device: str = "auto", solver: Solver | str | None = None,
                  substeps: int = 1, dt: Optional[float] = None,
-                 on_status: Optional[Callable[[str], None]] = None, warm: bool = True):
+                 on_status: Optional[Callable[[str], None]] = None, warm: bool = True,
+                 mujoco_direct: bool = True):
         self.scene = scene
+        self._want_direct = mujoco_direct
         self.solver_kind = Solver(solver or scene.settings.solver)
         self._fallback_note = None
         if self.solver_kind == Solver.MUJOCO and not _mujoco_available():
@@ -236,11 +244,11 @@ class Simulation:
         self.caps = SolverCaps.of(self.solver_kind)
         self.solver = _make_solver(model, self.solver_kind, self.device, self.scene.settings.solver_iterations)
         self._mujoco_bad_qacc = 0  # MuJoCo instabilities seen before the current run (reset)
-        self.state_0, self.state_1 = model.state(), model.state()
+        self._state_0, self.state_1 = model.state(), model.state()
         self.control = model.control()
-        newton.eval_fk(model, model.joint_q, model.joint_qd, self.state_0)
+        newton.eval_fk(model, model.joint_q, model.joint_qd, self._state_0)
         self.start = model.state()
-        self.start.assign(self.state_0)
+        self.start.assign(self._state_0)
         # Scenes where no two shapes may touch (groups, worlds, filters) skip collision detection.
         uses_newton_contacts = self.solver_kind != Solver.MUJOCO and model.shape_contact_pair_count > 0
         self.pipeline = newton.CollisionPipeline(model) if uses_newton_contacts else None
@@ -266,6 +274,44 @@ class Simulation:
         self.actuator_forces = ActuatorForces(self.built.actuator_forces, self.device)
         self.controls = Controls(self.built.actuators, self.actuator_forces, self.control, self._targets,
                                  self._target_velocities)
+        self._setup_direct()
+
+    def _setup_direct(self):
+        """MuJoCo's C library stepped directly where nothing needs Newton between steps.
+
+        MjData is then the state: ``_newton_behind`` says Newton's state_0 lags it (pulled when
+        joint state is read), ``_mujoco_behind`` that state_0 was set and must reach MjData, and
+        ``_controls_changed`` that controls, targets or efforts must (both before the next step)."""
+        self.direct: Optional[DirectMuJoCo] = None
+        self.direct_refusal: Optional[str] = "not asked for" if not self._want_direct else (
+            "the solver is not MUJOCO" if self.solver_kind != Solver.MUJOCO else direct_refusal(self))
+        if self.direct_refusal is None:
+            direct = DirectMuJoCo(self.solver, self.model, self.built.body_index, self.dt)
+            if direct.complete:
+                self.direct = direct
+            else:
+                self.direct_refusal = "a body has no MuJoCo body"
+        self._newton_behind = False
+        self._mujoco_behind = True
+        self._controls_changed = True
+        self._efforts_applied = False  # set_joint_efforts was called: control.joint_f may hold efforts
+
+    def _leave_direct(self, reason: str):
+        """From now on step through Newton (its state caught up first)."""
+        if self.direct is not None:
+            self._sync_newton()
+            self.direct = None
+            self.direct_refusal = reason
+
+    @property
+    def state_0(self) -> newton.State:
+        """Newton's current state. On the direct MuJoCo path MjData is the state: reading this
+        brings Newton's copy up to date, and what is written into it reaches MuJoCo before the next
+        step (so code that edits the state directly, as Newton's examples do, keeps working)."""
+        if self.direct is not None:
+            self._sync_newton()
+            self._mujoco_behind = True
+        return self._state_0
 
     # names -------------------------------------------------------------------------------
 
@@ -290,7 +336,32 @@ class Simulation:
 
     def step(self):
         """One physics step of ``dt``."""
-        state = self.state_0
+        if self.direct is not None:
+            self._direct_steps(1)
+        else:
+            self._newton_step()
+        self.steps += 1
+        self.time += self.dt
+
+    def _direct_steps(self, count: int):
+        direct = self.direct
+        if self._mujoco_behind:
+            direct.push_state(self._state_0)
+            self._mujoco_behind = False
+        if self._controls_changed:
+            direct.push_controls(self._state_0, self.control, efforts=self._efforts_applied)
+            self._controls_changed = False
+        direct.step(count)
+        self._newton_behind = True
+
+    def _sync_newton(self):
+        """Newton's state_0 caught up with MjData (the direct path; joint state is read)."""
+        if self._newton_behind:
+            self.direct.pull_state(self._state_0)
+            self._newton_behind = False
+
+    def _newton_step(self):
+        state = self._state_0
         if self.kinematic.count:
             done, count = self._frame_fraction
             self.kinematic.place(state, done / count, count * self.dt)
@@ -304,17 +375,23 @@ class Simulation:
         if self.pipeline is not None:
             self.pipeline.collide(state, self.contacts)
         self.solver.step(state, self.state_1, self.control, self.contacts, self.dt)
-        self.state_0, self.state_1 = self.state_1, self.state_0
-        if self.caps.reduced and self.effects.clamp_velocities(self.state_0.joint_q, self.state_0.joint_qd):
-            newton.eval_fk(self.model, self.state_0.joint_q, self.state_0.joint_qd, self.state_0)
-        self.steps += 1
-        self.time += self.dt
+        self._state_0, self.state_1 = self.state_1, self._state_0
+        if self.caps.reduced and self.effects.clamp_velocities(self._state_0.joint_q, self._state_0.joint_qd):
+            newton.eval_fk(self.model, self._state_0.joint_q, self._state_0.joint_qd, self._state_0)
 
     def advance(self, frame_dt: float, check: bool = True) -> int:
         """Step through ``frame_dt`` (kinematic bodies reach their goal at its end); returns steps.
 
         Raises :class:`SimulationDiverged` when ``check`` and a body went NaN or blew up.
         """
+        if self.direct is not None:  # the frame's steps in one call into MuJoCo
+            count = self.steps_per_frame(frame_dt)
+            self._direct_steps(count)
+            self.steps += count
+            self.time += count * self.dt
+            if check:
+                self.raise_if_diverged()
+            return count
         count = 0
         for count, _ in self.advance_steps(frame_dt, check):
             pass
@@ -343,8 +420,9 @@ class Simulation:
         data = getattr(self.solver, "mj_data", None) if self.solver_kind == Solver.MUJOCO else None
         if data is not None:  # an instability before the reset is not this run's
             self._mujoco_bad_qacc = _mujoco_bad_state_count(data)
-        self.state_0.assign(self.start)
+        self._state_0.assign(self.start)
         self.state_1.assign(self.start)
+        self._newton_behind, self._mujoco_behind, self._controls_changed = False, True, True
         self.time = 0.0
         self.steps = 0
         for host, device_array, authored in ((self._targets, self.control.joint_target_q, self.model.joint_target_q),
@@ -361,12 +439,16 @@ class Simulation:
 
     def body_poses(self) -> np.ndarray:
         """World poses (n, 7) as px, py, pz, qw, qx, qy, qz, in :attr:`body_keys` order."""
-        q = self.state_0.body_q.numpy()[self.built.body_index]
+        if self.direct is not None and not self._mujoco_behind:
+            return self.direct.body_poses()
+        q = self._state_0.body_q.numpy()[self.built.body_index]
         return np.concatenate([q[:, :3], q[:, 6:7], q[:, 3:6]], axis=1)
 
     def body_velocities(self) -> np.ndarray:
         """(n, 6): linear (of the centre of mass) and angular velocity, world space."""
-        return self.state_0.body_qd.numpy()[self.built.body_index]
+        if self.direct is not None:
+            self._sync_newton()
+        return self._state_0.body_qd.numpy()[self.built.body_index]
 
     def joint_positions(self, replica: int = 0) -> dict[tuple[str, str], float]:
         """Each DOF's coordinate: {(joint name, axis): value} (ball joints are absent)."""
@@ -380,7 +462,9 @@ class Simulation:
                 if r == replica}
 
     def _joint_state(self):
-        state = self.state_0
+        if self.direct is not None:
+            self._sync_newton()
+        state = self._state_0
         if not self.caps.reduced:
             newton.eval_ik(self.model, state, state.joint_q, state.joint_qd)
         return state.joint_q.numpy(), state.joint_qd.numpy()
@@ -411,8 +495,12 @@ class Simulation:
         unstable = self._mujoco_instability()
         if unstable is not None:
             return unstable
-        q = self.state_0.body_q.numpy()[self.built.body_index]
-        qd = self.state_0.body_qd.numpy()[self.built.body_index]
+        if self.direct is not None and not self._mujoco_behind:
+            # MjData holds no NaN/huge velocity: mj_step resets such a state (the check above).
+            row = self.direct.first_bad_row(BLOW_UP_DISTANCE)
+            return None if row is None else self.built.body_keys[row]
+        q = self._state_0.body_q.numpy()[self.built.body_index]
+        qd = self._state_0.body_qd.numpy()[self.built.body_index]
         bad = ~np.isfinite(q).all(axis=1) | ~np.isfinite(qd).all(axis=1)
         # Positions flying off are a blow-up; speeds only when no longer finite: a link spinning
         # fast about its pivot is what Newton's own solver gives too (revolute_articulation.usda
@@ -464,7 +552,9 @@ class Simulation:
         """
         if not poses:
             return
-        body_q = self.state_0.body_q.numpy().copy()
+        if self.direct is not None:
+            self._sync_newton()
+        body_q = self._state_0.body_q.numpy().copy()
         for (name, replica), slot in zip(self.built.body_keys, self.built.body_index):
             pose = poses.get(name)
             if pose is None:
@@ -472,12 +562,13 @@ class Simulation:
             ox, oy, oz = self.built.replica_offsets[replica]
             (px, py, pz), (qw, qx, qy, qz) = pose.pos, pose.rot
             body_q[slot] = (px + ox, py + oy, pz + oz, qx, qy, qz, qw)
-        state = self.state_0
+        state = self._state_0
         state.body_q.assign(body_q)
         newton.eval_ik(self.model, state, state.joint_q, state.joint_qd)
         newton.eval_fk(self.model, state.joint_q, state.joint_qd, state)
         self.state_1.assign(state)
         self.start.assign(state)
+        self._newton_behind, self._mujoco_behind = False, True
         self.time = 0.0
         self.steps = 0
 
@@ -486,6 +577,7 @@ class Simulation:
         rad or m; a motor's an effort before its gear), every replica, clamped to each actuator's
         control range as MuJoCo clamps ``ctrl``; held until changed. Cheap per frame: no rebuild."""
         self.controls.set(values)
+        self._controls_changed = True
 
     @property
     def actuator_controls(self) -> dict[str, float]:
@@ -494,6 +586,7 @@ class Simulation:
 
     def set_drive_targets(self, targets: Mapping, velocities: Optional[Mapping] = None):
         """Drive targets: {(joint, axis) or joint (single-DOF joints): value}, every replica."""
+        self._controls_changed = True
         self._write_targets(targets, self._targets, self.control.joint_target_q, "q_index")
         if velocities:
             self._write_targets(velocities, self._target_velocities, self.control.joint_target_qd, "qd_index")
@@ -510,6 +603,12 @@ class Simulation:
         device_array.assign(host)
 
     def _dofs_for(self, key):
+        cache = self.__dict__.setdefault("_dof_lookup", {})  # set per frame for animated robots
+        if key not in cache:
+            cache[key] = self._find_dofs(key)
+        return cache[key]
+
+    def _find_dofs(self, key):
         if isinstance(key, tuple):
             joint, axis = key
             infos = [i for (j, a, _), i in self.built.dofs.items() if j == joint and a == axis]
@@ -523,7 +622,10 @@ class Simulation:
 
     def set_joint_velocities(self, velocities: Mapping, replica: Optional[int] = None):
         """Set DOF velocities now: {(joint, axis) or joint: value} (every replica unless given)."""
-        state = self.state_0
+        if self.direct is not None:
+            self._sync_newton()
+            self._mujoco_behind = True
+        state = self._state_0
         if not self.caps.reduced:  # joint_qd is stale until recovered from the body state
             newton.eval_ik(self.model, state, state.joint_q, state.joint_qd)
         qd = state.joint_qd.numpy().copy()
@@ -543,4 +645,9 @@ class Simulation:
         for key, value in efforts.items():
             for info in self._dofs_for(key):
                 values[info.qd_index] = value
+                if value and info.q_index < 0:
+                    # Newton turns a ball joint's effort into MuJoCo's frame by the joint's current
+                    # rotation: per step, which MuJoCo's own step cannot do.
+                    self._leave_direct(f"an effort on ball joint {info.joint!r} turns with the joint every step")
         self.effects.set_applied(self.control.joint_f, values)
+        self._controls_changed = self._efforts_applied = True

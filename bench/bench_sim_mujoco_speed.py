@@ -1,0 +1,153 @@
+"""Bakes on the CPU with the MuJoCo solver vs MuJoCo's C library on the same compiled model, one run.
+
+RATIO mujoco_bake_<robot> = MuJoCo time / Articula time for the same frames: MuJoCo's C library
+(``mujoco.mj_step`` on the compiled model Articula's simulation uses, with a fresh ``MjData`` from
+the same start, reading ``xpos``/``xquat`` every frame) against Articula's ``Simulation.advance``
+and ``body_poses()`` every frame (the arm's drive targets also change every frame). Aim >= 0.5.
+RATIO mujoco_start_<robot> = MuJoCo's own compile of the robot's MJCF (``MjModel.from_xml_path`` +
+``MjData``) / the time from ``Simulation(...)`` to the end of its first frame. Aim >= 0.5 (at most
+twice MuJoCo's compile).
+
+Robots: gymnasium's humanoid (MJCF read by ``core.mjcf.reader``; falls and lies on its floor) and
+an 11-body fixed-base arm of revolute links with PD drives (``bench_usd_export.chain_scene``).
+Also printed (INFO lines) for the record: the cost per step of every solver on this CPU, Newton's
+own MuJoCo path (``mujoco_direct=False``: Newton converts the state around every step) included.
+"""
+
+import glob
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_usd_export import ROOT, chain_scene  # noqa: E402
+
+FPS, SECONDS, RUNS = 24, 20.0, 3
+ARM_SECONDS = 5.0
+
+
+def load_articula():
+    """The repository as the package ``articula`` (bpy-free: no registration)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("articula", ROOT / "__init__.py",
+                                                  submodule_search_locations=[str(ROOT)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["articula"] = module
+    spec.loader.exec_module(module)
+
+
+def humanoid_file() -> str:
+    found = sorted(glob.glob(str(ROOT / ".venv-converter/lib/python3.*/site-packages/gymnasium/envs/mujoco/assets/"
+                                       "humanoid.xml")))
+    if not found:
+        raise SystemExit("gymnasium's humanoid.xml comes with `make corpus` (.venv-converter)")
+    return found[0]
+
+
+def arm_targets(frame: int) -> dict:
+    return {f"robot00_link{k:02d}_joint": 0.5 * math.sin(0.2 * frame + k) for k in range(1, 11)}
+
+
+def articula_run(sim_factory, frames: int, targets=None) -> tuple[float, float, object]:
+    """(seconds from construction to the end of the first frame, seconds for the frames, sim)."""
+    started = time.perf_counter()
+    sim = sim_factory()
+    frame_dt = 1.0 / FPS
+    if targets:
+        sim.set_drive_targets(targets(0))
+    sim.advance(frame_dt)
+    sim.body_poses()
+    first = time.perf_counter() - started
+    sim.reset()
+    started = time.perf_counter()
+    for f in range(frames):
+        if targets:
+            sim.set_drive_targets(targets(f))
+        sim.advance(frame_dt)
+        sim.body_poses()
+    return first, time.perf_counter() - started, sim
+
+
+def mujoco_run(sim, frames: int) -> float:
+    """MuJoCo's C library on ``sim``'s compiled model from ``sim``'s start: steps, xpos/xquat each frame."""
+    import mujoco
+
+    model = sim.solver.mj_model
+    data = mujoco.MjData(model)
+    sim.reset()
+    sim.direct.push_state(sim.state_0)
+    sim.direct.push_controls(sim.state_0, sim.control)
+    data.qpos[:], data.qvel[:], data.ctrl[:] = sim.direct.d.qpos, sim.direct.d.qvel, sim.direct.d.ctrl
+    data.mocap_pos[:], data.mocap_quat[:] = sim.direct.d.mocap_pos, sim.direct.d.mocap_quat
+    steps = sim.steps_per_frame(1.0 / FPS)
+    started = time.perf_counter()
+    for _ in range(frames):
+        mujoco.mj_step(model, data, steps)
+        data.xpos.copy(), data.xquat.copy()
+    return time.perf_counter() - started
+
+
+def mujoco_compile(path: str) -> float:
+    import mujoco
+
+    started = time.perf_counter()
+    model = mujoco.MjModel.from_xml_path(path)
+    mujoco.MjData(model)
+    return time.perf_counter() - started
+
+
+def per_step_us(make, steps_wanted: int = 400) -> float:
+    sim = make()
+    sim.advance(1.0 / FPS)  # warm
+    frames = max(1, steps_wanted // sim.steps_per_frame(1.0 / FPS))
+    started = time.perf_counter()
+    for _ in range(frames):
+        sim.advance(1.0 / FPS)
+        sim.body_poses()
+    return (time.perf_counter() - started) / (frames * sim.steps_per_frame(1.0 / FPS)) * 1e6
+
+
+def bench(name: str, scene, seconds: float, compile_path=None, targets=None):
+    from articula.sim.simulation import Simulation
+
+    frames = int(seconds * FPS)
+    make = lambda: Simulation(scene, device="cpu", solver="MUJOCO")  # noqa: E731
+    make().advance(1.0 / FPS)  # warm: Warp's kernels loaded, MuJoCo's plugins
+    runs, bases = [], []
+    for _ in range(RUNS):  # interleaved, so a busy spell of the machine hits both alike
+        runs.append(articula_run(make, frames, targets))
+        assert runs[-1][2].direct is not None, runs[-1][2].direct_refusal
+        bases.append(mujoco_run(runs[-1][2], frames))
+    first, ours, base = min(r[0] for r in runs), min(r[1] for r in runs), min(bases)
+    sim = runs[0][2]
+    steps = frames * sim.steps_per_frame(1.0 / FPS)
+    bodies = len(scene.bodies)
+    print(f"RATIO mujoco_bake_{name} {base / ours:.3f} 0.5 {bodies} bodies, {frames} frames x "
+          f"{steps // frames} steps on cpu: MuJoCo C {base:.3f} s ({base / steps * 1e6:.1f} us/step), "
+          f"Articula {ours:.3f} s ({ours / steps * 1e6:.1f} us/step)")
+    if compile_path is not None:
+        compiled = min(mujoco_compile(compile_path) for _ in range(RUNS))
+        print(f"RATIO mujoco_start_{name} {compiled / first:.3f} 0.5 MuJoCo's compile of the MJCF {compiled:.3f} s, "
+              f"Articula from Simulation() to the first frame done {first:.3f} s")
+    for label, solver, direct in (("MuJoCo (direct)", "MUJOCO", True), ("MuJoCo (Newton)", "MUJOCO", False),
+                                  ("Featherstone", "FEATHERSTONE", True), ("XPBD", "XPBD", True)):
+        us = per_step_us(lambda: Simulation(scene, device="cpu", solver=solver, mujoco_direct=direct))
+        print(f"INFO {name} {label}: {us:.1f} us per step")
+
+
+def main():
+    load_articula()
+    from articula.core.mjcf.reader import read_mjcf
+
+    path = humanoid_file()
+    bench("humanoid", read_mjcf(path).scene, SECONDS, compile_path=path)
+    arm = chain_scene(robots=1, links=11)
+    bench("arm11", arm, ARM_SECONDS, targets=arm_targets)
+
+
+if __name__ == "__main__":
+    main()
