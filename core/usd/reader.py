@@ -25,7 +25,7 @@ from .errors import UsdReadError
 from .isaac import is_generated_material, read_robot_schema
 from ..articulation import infer_parents
 from ..collision import should_collide
-from ..mass import MassError, mass_properties
+from ..mass import MassError, mass_properties, shape_volume
 from ..model import (
     INF, Body, Dof, DofAxis, DofMotion, Joint, JointType, MassProperties, MeshData, PhysicsMaterial,
     PhysicsScene, Pose, SceneSettings, Shape, ShapeKind, Solver, Visual, dof_axes_for,
@@ -172,6 +172,7 @@ class _StageReader:
         self.mjc_angle_scale = math.pi / 180.0  # MuJoCo's compiler default: degrees
         self._worldless_bodies: set[str] = set()  # bodies with no world attribute of their own
         self._collider_worlds: dict[str, list[Shape]] = {}  # body -> its colliders with a world
+        self._collider_masses: list[tuple[Shape, Usd.Prim, float]] = []  # colliders' own masses (kg)
         self._worldless_shapes: dict[str, list[Shape]] = {}  # body -> its colliders without one
         self.materials_by_path: dict[Sdf.Path, str] = {}
         self.shape_prims: dict[str, Usd.Prim] = {}
@@ -541,6 +542,9 @@ class _StageReader:
         density = self.value(prim, D.DENSITY)
         if density and density > 0.0:
             shape.density = density * self.kilograms_per_unit / self.meters_per_unit ** 3
+        mass = self.value(prim, D.MASS)
+        if mass and mass > 0.0:  # UsdPhysics: a collider's own mass wins over any density
+            self._collider_masses.append((shape, prim, mass * self.kilograms_per_unit))
         group = self.value(prim, D.COLLISION_GROUP_ATTR, "int")
         shape.collision_group = 1 if group is None else group
         world = self.value(prim, D.WORLD_ATTR, "int")
@@ -1021,6 +1025,7 @@ class _StageReader:
     # -- mass
     def _complete_masses(self) -> None:
         """Explicit mass properties for every body: authored MassAPI values over the shapes'."""
+        self._collider_mass_densities()
         for body in self.scene.bodies:
             prim = self.body_prims[body.name]
             mass = self.value(prim, D.MASS)
@@ -1047,6 +1052,20 @@ class _StageReader:
             if axes is not None:
                 props.principal_axes = _normalized(axes)
             body.mass = props
+
+    def _collider_mass_densities(self) -> None:
+        """UsdPhysics: a body's mass is the sum of its colliders', each collider's own MassAPI mass
+        where authored (above 0), else density x volume. An authored mass is kept as the density that
+        gives it (mass / volume): the description's one rule, which every consumer reads back as that
+        mass; centre of mass and inertia then follow from the collider's shape."""
+        for shape, prim, mass in self._collider_masses:
+            try:
+                volume = shape_volume(shape).volume
+            except ValueError as error:  # an open mesh: no volume to spread the mass over
+                self.warn(prim, f"collider mass {mass:g} kg not used ({error}); density x volume instead")
+                continue
+            if volume > 0.0:
+                shape.density = mass / volume
 
     def _shape_mass(self, body: Body) -> MassProperties:
         prim = self.body_prims[body.name]

@@ -1,0 +1,632 @@
+"""The physics description -> URDF (one robot, one kinematic tree), written with the standard library.
+
+What a URDF says and how the description maps onto it:
+
+- Links. Each body is a link. ``<inertial>``: mass, center of mass and the full inertia tensor in the
+  link frame (explicit mass, else computed from the colliders as the USD export does). Colliders and
+  visuals are ``<collision>``/``<visual>`` elements, several per link: box, cylinder and sphere
+  natively (a cylinder along X or Y gets a rotated origin: URDF's is along Z); a capsule, convex hull
+  or triangle mesh is a binary STL in ``meshes/``; visuals are OBJ files with their .mtl (the color).
+  Mesh paths are ``package://<package_name>/meshes/...`` (the URDF's folder being the package root)
+  when a package name is given, else relative (``meshes/...``).
+- Link frames. URDF has no joint frame of its own on the child: a link's frame IS its joint frame,
+  and a revolute joint turns the child about the origin of its link frame. The description places a
+  joint in each body (``local_pose0``/``local_pose1``). A link frame is therefore the body frame
+  shifted by a fixed offset, the position of its joint in the body (``local_pose1.pos``), wherever
+  that joint rotates; the body's rotation is kept, and the joint axis is written in that frame.
+  Inertial, visuals, colliders and child joints are written relative to the shifted frame, so every
+  point of the robot stays where it is; a prismatic joint needs no shift (a translation moves every
+  point alike). Robots read from URDF (joint at the child's origin) keep their link frames exactly.
+- Joints. FIXED -> fixed, REVOLUTE -> revolute (limited) or continuous (unlimited), PRISMATIC ->
+  prismatic. A joint from the world to the root is written from a ``world`` link (ROS's fixed base);
+  a root without one is URDF's floating root (no joint; its world pose is not carried). Spherical and
+  D6 joints, and several joints stacked on one body pair (MuJoCo's multi-joint bodies), become a
+  chain of massless links with one single-DOF joint each (``<joint>_<axis>`` joints, ``<joint>_<axis>_link``
+  links), applied in the order MuJoCo applies a body's joints; the warning names them.
+- ``<limit lower upper effort velocity>``: urdfdom requires all four on revolute and prismatic joints
+  and refuses ``inf``: an effort or velocity without limit is written 0 (pybullet's and Articula's
+  reading: none given), an unlimited prismatic joint gets +-1e10 m (Newton's own "unlimited").
+  ``<dynamics damping friction>`` (viscous damping, static friction), ``<mimic>``.
+- Drives and actuators -> a ``<transmission>`` (SimpleTransmission, the hardware interface of the
+  drive type) and one ``<ros2_control>`` block: per joint a command interface (position for a drive
+  with stiffness or a position servo, velocity for a damping-only drive or velocity servo, effort for
+  a motor) and position/velocity state interfaces starting at the joint's initial state.
+- Filtered pairs and parent/child pairs (where the scene filters them) -> an SRDF beside the URDF
+  (``<disable_collisions>``, what MoveIt reads).
+
+What URDF cannot say (collision groups, worlds, physics materials, drive gains, armature, springs,
+soft limits, cone limits, loop-closing joints, tendons, static geometry, other robots) is named in one
+warning. Written atomically: every file goes to a temporary name first and is renamed into place
+only when all were written; a failure leaves the old files.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import shutil
+import struct
+import tempfile
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ..articulation import Articulation, find_articulations
+from ..mass import MassError, mass_properties
+from ..mjcf import primitives
+from ..model import (ActuatorKind, Dof, DofMotion, Joint, JointType, MassProperties, MeshData,
+                     PhysicsScene, Pose, Shape, ShapeKind, Visual)
+from ..transforms import pose_inverse, pose_mul, quat_rotate, quat_to_matrix
+from ..validation import blocks_writing, validate_with_masses
+
+#: Newton's "unlimited" joint position (newton's MAXVAL): written where URDF demands a number.
+UNLIMITED = 1e10
+WORLD_LINK = "world"
+#: Rotations taking URDF's cylinder axis (+Z) onto a shape's axis.
+_AXIS_ROTATIONS = {"Z": (1.0, 0.0, 0.0, 0.0), "X": (math.sqrt(0.5), 0.0, math.sqrt(0.5), 0.0),
+                   "Y": (math.sqrt(0.5), -math.sqrt(0.5), 0.0, 0.0)}
+_UNIT = {"X": (1.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
+
+
+class UrdfWriteError(Exception):
+    """A scene that cannot be written as URDF; ``problems`` lists each reason. No file was written."""
+
+    def __init__(self, path: Optional[str], problems: list[str]):
+        self.path = path
+        self.problems = list(problems)
+        super().__init__(f"cannot export {path or 'URDF'}:\n  " + "\n  ".join(self.problems))
+
+
+def write_urdf(scene: PhysicsScene, path: str, package_name: str = "", root: Optional[str] = None) -> list[str]:
+    """Write the robot of ``scene`` rooted at body ``root`` (None: the first tree with a joint, else
+    the first) to ``path``, its meshes to ``meshes/`` and its SRDF beside it; returns the warnings.
+
+    Raises :class:`UrdfWriteError` for a scene that cannot be written (validation's blocking
+    problems, an unknown root); nothing is written then."""
+    problems, masses = validate_with_masses(scene)
+    refused = [str(p) for p in problems if blocks_writing(p)]
+    if refused:
+        raise UrdfWriteError(path, refused)
+    articulations = find_articulations(scene)
+    chosen = _choose(articulations, root, path)
+    document = _Writer(scene, chosen, masses, package_name, os.path.splitext(os.path.basename(path))[0])
+    document.build()
+    others = [a.root for a in articulations if a is not chosen]
+    if others:
+        document.cannot_say.append(f"{len(others)} other robots or bodies (one robot per URDF: "
+                                   f"{_listed(others)})")
+    _write_files(path, document)
+    warnings = [str(p) for p in problems]
+    warnings += document.notes
+    if document.cannot_say:
+        warnings.append("URDF cannot say, not written: " + "; ".join(document.cannot_say))
+    return warnings
+
+
+def _choose(articulations: list[Articulation], root: Optional[str], path: str) -> Articulation:
+    if not articulations:
+        raise UrdfWriteError(path, ["no rigid bodies to export"])
+    if root is not None:
+        found = next((a for a in articulations if root in a.bodies), None)
+        if found is None:
+            raise UrdfWriteError(path, [f"body {root!r} is no rigid body of the scene"])
+        return found
+    return next((a for a in articulations if a.joints or a.base_joint), articulations[0])
+
+
+def _listed(names, shown: int = 8) -> str:
+    names = list(names)
+    return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
+
+
+# ------------------------------------------------------------------------------------- numbers
+def _num(value: float) -> str:
+    value = float(value)
+    return "0" if value == 0.0 else repr(value)
+
+
+def _vec(values) -> str:
+    return " ".join(_num(v) for v in values)
+
+
+def _rpy(q) -> tuple[float, float, float]:
+    """URDF's fixed-axis roll, pitch, yaw (R = Rz(yaw) Ry(pitch) Rx(roll)) of quaternion ``q``."""
+    m = quat_to_matrix(q)
+    sin_pitch = max(-1.0, min(1.0, -m[2][0]))
+    pitch = math.asin(sin_pitch)
+    if abs(sin_pitch) < 1.0 - 1e-12:
+        return math.atan2(m[2][1], m[2][2]), pitch, math.atan2(m[1][0], m[0][0])
+    return 0.0, pitch, math.atan2(-m[0][1], m[1][1])  # gimbal lock: the roll folded into the yaw
+
+
+def _origin(parent: ET.Element, pose: Pose) -> None:
+    attributes = {}
+    if any(pose.pos):
+        attributes["xyz"] = _vec(pose.pos)
+    rpy = _rpy(pose.rot)
+    if any(abs(a) > 0.0 for a in rpy):
+        attributes["rpy"] = _vec(rpy)
+    if attributes:
+        ET.SubElement(parent, "origin", attributes)
+
+
+def _shift(offset, pose: Pose) -> Pose:
+    """``pose`` (in a body frame) seen from the link frame, the body frame moved by ``offset``."""
+    return Pose(tuple(p - o for p, o in zip(pose.pos, offset)), pose.rot)
+
+
+def _file_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name) or "mesh"
+
+
+# ------------------------------------------------------------------------------------- joints
+@dataclass
+class _Step:
+    """One single-DOF (or fixed) URDF joint of an edge, in the child body's frame."""
+
+    name: str
+    kind: str  # fixed, revolute, continuous, prismatic
+    point: tuple  # where it acts in the child body (the link frame's offset)
+    axis: tuple  # unit axis in the child body's (and link's) orientation
+    dof: Optional[Dof] = None
+    joint: Optional[Joint] = None
+    synthetic: bool = False  # a name made here (one DOF of a multi-DOF joint)
+
+
+def _steps(joints: list[Joint]) -> list[_Step]:
+    """The single-DOF joints an edge's joints amount to, in the order they apply."""
+    steps = []
+    for joint in joints:
+        if joint.type == JointType.FIXED:
+            steps.append(_Step(joint.name, "fixed", (0.0, 0.0, 0.0), (1.0, 0.0, 0.0), joint=joint))
+            continue
+        frame = joint.local_pose1
+        dofs = joint.active_dofs()
+        dofs = [d for d in dofs if not d.axis.is_angular] + [d for d in dofs if d.axis.is_angular]
+        for dof in dofs:
+            angular = dof.axis.is_angular
+            kind = "prismatic"
+            if angular:
+                kind = "revolute" if dof.motion == DofMotion.LIMITED else "continuous"
+            several = len(dofs) > 1
+            name = f"{joint.name}_{dof.axis.value}" if several else joint.name
+            steps.append(_Step(name, kind, frame.pos if angular else (0.0, 0.0, 0.0),
+                               quat_rotate(frame.rot, _UNIT[dof.axis.letter]), dof, joint, several))
+        if not dofs:  # a D6 with every axis locked: welded
+            steps.append(_Step(joint.name, "fixed", (0.0, 0.0, 0.0), (1.0, 0.0, 0.0), joint=joint))
+    return steps
+
+
+# ------------------------------------------------------------------------------------- the document
+@dataclass
+class _MeshFile:
+    relative: str  # meshes/<name>
+    data: bytes
+    mtl: Optional[tuple[str, bytes]] = None
+
+
+@dataclass
+class _Writer:
+    scene: PhysicsScene
+    articulation: Articulation
+    masses: dict
+    package_name: str
+    file_stem: str
+    notes: list[str] = field(default_factory=list)
+    cannot_say: list[str] = field(default_factory=list)
+    meshes: list[_MeshFile] = field(default_factory=list)
+    srdf: Optional[ET.Element] = None
+
+    def build(self) -> None:
+        scene, art = self.scene, self.articulation
+        self.robot = ET.Element("robot", {"name": scene.name or self.file_stem})
+        self.link_names = set(art.bodies)
+        self.joint_names = {j.name for j in scene.joints}
+        self.mesh_names: set[str] = set()
+        self.mesh_written: dict[tuple, str] = {}
+        self.materials: dict[tuple, str] = {}
+        self.offsets: dict[str, tuple] = {}  # body -> its link frame's offset in the body frame
+        self.chains: list[str] = []
+        self.joints_written: list[tuple[_Step, str]] = []  # (step, URDF joint name)
+        bodies = set(art.bodies)
+        edges = {body: art.edge_joints(body) for body in art.bodies}
+        for body in art.bodies:  # parents first: a child's origin needs its parent's offset
+            self.write_edge(body, edges[body])
+        for body in art.bodies:
+            self.write_link(body)
+        self.write_actuation()
+        self.write_srdf(bodies)
+        self.collect_cannot_say(bodies)
+        order = {"link": 0, "joint": 1, "transmission": 2, "ros2_control": 3}
+        self.robot[:] = sorted(self.robot, key=lambda element: order.get(element.tag, 4))
+        ET.indent(self.robot)
+
+    # -- names
+    def unique(self, name: str, taken: set) -> str:
+        base, count = name, 1
+        while name in taken:
+            name, count = f"{base}_{count}", count + 1
+        taken.add(name)
+        return name
+
+    # -- links
+    def write_link(self, body_name: str) -> None:
+        link = ET.SubElement(self.robot, "link", {"name": body_name})
+        offset = self.offsets.get(body_name, (0.0, 0.0, 0.0))
+        self.write_inertial(link, body_name, offset)
+        for visual in self.scene.visuals_of(body_name):
+            self.write_visual(link, visual, offset)
+        for shape in self.scene.shapes_of(body_name):
+            self.write_collision(link, shape, offset)
+
+    def write_inertial(self, link: ET.Element, body_name: str, offset) -> None:
+        props = self.mass_of(body_name)
+        if props is None or props.mass <= 0.0 and not any(props.diagonal_inertia):
+            return  # a frame link: no <inertial>, mass 0 (what urdfdom gives)
+        inertial = ET.SubElement(link, "inertial")
+        _origin(inertial, Pose(tuple(c - o for c, o in zip(props.center_of_mass, offset))))
+        ET.SubElement(inertial, "mass", {"value": _num(props.mass)})
+        r = quat_to_matrix(props.principal_axes)
+        d = props.diagonal_inertia
+        tensor = [[sum(r[i][k] * d[k] * r[j][k] for k in range(3)) for j in range(3)] for i in range(3)]
+        ET.SubElement(inertial, "inertia", {
+            "ixx": _num(tensor[0][0]), "ixy": _num(tensor[0][1]), "ixz": _num(tensor[0][2]),
+            "iyy": _num(tensor[1][1]), "iyz": _num(tensor[1][2]), "izz": _num(tensor[2][2])})
+
+    def mass_of(self, body_name: str) -> Optional[MassProperties]:
+        body = self.scene.body(body_name)
+        if body.mass is not None:
+            return body.mass
+        if body_name in self.masses:
+            return self.masses[body_name]
+        try:
+            return mass_properties(self.scene, body_name)
+        except MassError:
+            return None
+
+    def write_visual(self, link: ET.Element, visual: Visual, offset) -> None:
+        element = ET.SubElement(link, "visual", {"name": visual.name})
+        _origin(element, _shift(offset, visual.pose))
+        geometry = ET.SubElement(element, "geometry")
+        uri = self.mesh_uri(visual.mesh, f"{link.get('name')}_{visual.name}", ".obj", visual)
+        attributes = {"filename": uri}
+        if tuple(visual.scale) != (1.0, 1.0, 1.0):
+            attributes["scale"] = _vec(visual.scale)
+        ET.SubElement(geometry, "mesh", attributes)
+        material = ET.SubElement(element, "material", {"name": self.material_name(visual)})
+        ET.SubElement(material, "color", {"rgba": _vec(visual.color)})
+
+    def material_name(self, visual: Visual) -> str:
+        key = (visual.material_name, tuple(visual.color))
+        if key not in self.materials:
+            rgba = "".join(f"{min(max(int(round(c * 255)), 0), 255):02x}" for c in visual.color)
+            self.materials[key] = self.unique(visual.material_name or f"color_{rgba}", set(self.materials.values()))
+        return self.materials[key]
+
+    def write_collision(self, link: ET.Element, shape: Shape, offset) -> None:
+        if shape.kind == ShapeKind.PLANE:
+            self.cannot_say.append(f"plane collider {shape.name} (no URDF geometry)")
+            return
+        pose = _shift(offset, shape.pose)
+        geometry = ET.Element("geometry")
+        kind = shape.kind
+        if kind == ShapeKind.BOX:
+            ET.SubElement(geometry, "box", {"size": _vec(2.0 * h for h in shape.half_extents)})
+        elif kind == ShapeKind.SPHERE:
+            ET.SubElement(geometry, "sphere", {"radius": _num(shape.radius)})
+        elif kind == ShapeKind.CYLINDER:
+            pose = pose_mul(pose, Pose(rot=_AXIS_ROTATIONS[shape.axis]))
+            ET.SubElement(geometry, "cylinder", {"radius": _num(shape.radius), "length": _num(2.0 * shape.half_height)})
+        else:
+            name = f"{link.get('name')}_{shape.name}"
+            if kind == ShapeKind.CAPSULE:
+                pose = pose_mul(pose, Pose(rot=_AXIS_ROTATIONS[shape.axis]))
+                mesh, scale = primitives.capsule(shape.radius, shape.half_height), (1.0, 1.0, 1.0)
+            else:
+                mesh, scale = shape.mesh or MeshData(), shape.scale
+            attributes = {"filename": self.mesh_uri(mesh, name, ".stl")}
+            if tuple(scale) != (1.0, 1.0, 1.0):
+                attributes["scale"] = _vec(scale)
+            ET.SubElement(geometry, "mesh", attributes)
+        element = ET.SubElement(link, "collision", {"name": shape.name})
+        _origin(element, pose)
+        element.append(geometry)
+
+    def mesh_uri(self, mesh: MeshData, name: str, extension: str, visual: Optional[Visual] = None) -> str:
+        key = (id(mesh), extension, tuple(visual.color) if visual else None)
+        if key not in self.mesh_written:
+            stem = self.unique(_file_name(name), self.mesh_names)
+            relative = f"meshes/{stem}{extension}"
+            if extension == ".stl":
+                self.meshes.append(_MeshFile(relative, _binary_stl(mesh)))
+            else:
+                self.meshes.append(_MeshFile(relative, _obj(mesh, stem), (f"meshes/{stem}.mtl", _mtl(stem, visual))))
+            self.mesh_written[key] = relative
+        relative = self.mesh_written[key]
+        return f"package://{self.package_name}/{relative}" if self.package_name else relative
+
+    # -- joints
+    def write_edge(self, body: str, joints: list[Joint]) -> None:
+        art = self.articulation
+        parent = art.parents.get(body)
+        if body == art.root:
+            if not joints:
+                pose = self.scene.body(body).pose
+                if any(abs(c) > 1e-12 for c in pose.pos) or any(abs(c) > 1e-12 for c in pose.rot[1:]):
+                    self.notes.append(f"{body} is the robot's floating root: URDF places it at the origin "
+                                      f"(its world pose {_vec(round(c, 6) for c in pose.pos)} is not carried)")
+                return
+            parent = self.unique(WORLD_LINK, self.link_names)
+            self.robot.append(ET.Element("link", {"name": parent}))
+            parent_offset, rest = (0.0, 0.0, 0.0), pose_mul(joints[0].local_pose0, pose_inverse(joints[0].local_pose1))
+        elif not joints:  # a child welded to its parent without a joint (MJCF's bodies without joints)
+            rest = _rest(self.scene, parent, body)
+            name = self.unique(f"{parent}_to_{body}", self.joint_names)
+            self.write_joint(_Step(name, "fixed", (0.0, 0.0, 0.0), (1.0, 0.0, 0.0)), parent, body,
+                             _shift(self.offsets.get(parent, (0.0, 0.0, 0.0)), rest))
+            return
+        else:
+            parent_offset = self.offsets.get(parent, (0.0, 0.0, 0.0))
+            rest = pose_mul(joints[0].local_pose0, pose_inverse(joints[0].local_pose1))
+        steps = _steps(joints)
+        if len(steps) > 1:
+            self.chains.append(f"{', '.join(j.name for j in joints)} ({body}: {len(steps)} joints "
+                               f"{', '.join(s.name for s in steps)})")
+        previous_link, previous_point = parent, None
+        for k, step in enumerate(steps):
+            last = k == len(steps) - 1
+            if step.synthetic:
+                step.name = self.unique(step.name, self.joint_names)
+            child = body if last else self.unique(f"{step.name}_link", self.link_names)
+            if previous_point is None:  # the first: from the parent link's frame
+                origin = pose_mul(_shift(parent_offset, rest), Pose(step.point))
+            else:  # the next: the sub-link frames differ by where their joints act
+                origin = Pose(tuple(p - q for p, q in zip(step.point, previous_point)))
+            self.write_joint(step, previous_link, child, origin)
+            if not last:
+                self.robot.append(ET.Element("link", {"name": child}))
+            previous_link, previous_point = child, step.point
+        self.offsets[body] = tuple(previous_point)
+
+    def write_joint(self, step: _Step, parent: str, child: str, origin: Pose) -> None:
+        element = ET.SubElement(self.robot, "joint", {"name": step.name, "type": step.kind})
+        _origin(element, origin)
+        ET.SubElement(element, "parent", {"link": parent})
+        ET.SubElement(element, "child", {"link": child})
+        self.joints_written.append((step, step.name))
+        if step.kind == "fixed":
+            return
+        ET.SubElement(element, "axis", {"xyz": _vec(_clean(step.axis))})
+        dof = step.dof
+        effort = dof.max_effort if math.isfinite(dof.max_effort) else 0.0
+        velocity = dof.velocity_limit if math.isfinite(dof.velocity_limit) else 0.0
+        if step.kind == "continuous":
+            if effort or velocity:
+                ET.SubElement(element, "limit", {"effort": _num(effort), "velocity": _num(velocity)})
+        else:
+            limited = dof.motion == DofMotion.LIMITED
+            lower, upper = (dof.lower, dof.upper) if limited else (-UNLIMITED, UNLIMITED)
+            lower, upper = (max(lower, -UNLIMITED), min(upper, UNLIMITED))
+            ET.SubElement(element, "limit", {"lower": _num(lower), "upper": _num(upper),
+                                             "effort": _num(effort), "velocity": _num(velocity)})
+        if dof.viscous_damping or dof.static_friction:
+            ET.SubElement(element, "dynamics", {"damping": _num(dof.viscous_damping),
+                                                "friction": _num(dof.static_friction)})
+        mimic = step.joint.mimic if step.joint is not None else None
+        if mimic is not None and len(step.joint.dofs) == 1:
+            ET.SubElement(element, "mimic", {"joint": mimic.leader, "multiplier": _num(mimic.gear),
+                                             "offset": _num(mimic.offset)})
+
+    # -- drives and actuators
+    def write_actuation(self) -> None:
+        control = None
+        for step, name in self.joints_written:
+            dof = step.dof
+            if dof is None:
+                continue
+            interface = _command_interface(dof)
+            if interface is None:
+                continue
+            actuator = dof.actuators[0].name if dof.actuators else f"{name}_motor"
+            gear = dof.actuators[0].gear if dof.actuators else 1.0
+            transmission = ET.SubElement(self.robot, "transmission", {"name": f"{name}_transmission"})
+            ET.SubElement(transmission, "type").text = "transmission_interface/SimpleTransmission"
+            joint = ET.SubElement(transmission, "joint", {"name": name})
+            ET.SubElement(joint, "hardwareInterface").text = f"hardware_interface/{interface.title()}JointInterface"
+            actuator_element = ET.SubElement(transmission, "actuator", {"name": actuator})
+            ET.SubElement(actuator_element, "mechanicalReduction").text = _num(gear)
+            if control is None:
+                control = ET.SubElement(self.robot, "ros2_control", {"name": self.robot.get("name"), "type": "system"})
+                hardware = ET.SubElement(control, "hardware")
+                ET.SubElement(hardware, "plugin").text = "mock_components/GenericSystem"
+            element = ET.SubElement(control, "joint", {"name": name})
+            ET.SubElement(element, "command_interface", {"name": interface})
+            for state, value in (("position", dof.initial_position), ("velocity", dof.initial_velocity)):
+                state_element = ET.SubElement(element, "state_interface", {"name": state})
+                ET.SubElement(state_element, "param", {"name": "initial_value"}).text = _num(value)
+
+    # -- SRDF
+    def write_srdf(self, bodies: set) -> None:
+        pairs: list[tuple[str, str, str]] = []
+        seen = set()
+
+        def add(a, b, reason):
+            key = frozenset((a, b))
+            if a != b and a in bodies and b in bodies and key not in seen:
+                seen.add(key)
+                pairs.append((a, b, reason))
+
+        if self.scene.settings.collision_filter_parent:
+            for child, parent in self.articulation.parents.items():
+                joints = self.articulation.edge_joints(child)
+                if not any(j.collide_bodies for j in joints):
+                    add(parent, child, "Adjacent")
+        for a, b in self.scene.filtered_pairs:
+            add(a, b, "User")
+        if not pairs:
+            return
+        self.srdf = ET.Element("robot", {"name": self.robot.get("name")})
+        for a, b, reason in pairs:
+            ET.SubElement(self.srdf, "disable_collisions", {"link1": a, "link2": b, "reason": reason})
+        ET.indent(self.srdf)
+
+    # -- the one warning
+    def collect_cannot_say(self, bodies: set) -> None:
+        scene, art = self.scene, self.articulation
+        say = self.cannot_say
+        if self.chains:
+            self.notes.append("joints URDF has no type for, written as chains of massless links with one "
+                              "joint each: " + "; ".join(self.chains))
+        shapes = [s for s in scene.shapes if s.body in bodies]
+        groups = sorted({s.collision_group for s in shapes} - {1})
+        if groups:
+            say.append(f"collision groups {', '.join(map(str, groups))}")
+        worlds = sorted(({s.world for s in shapes} | {scene.body(b).world for b in bodies}) - {0})
+        if worlds:
+            say.append(f"worlds {', '.join(map(str, worlds))}")
+        materials = sorted({s.material for s in shapes if s.material})
+        if materials:
+            say.append(f"physics materials ({_listed(materials)})")
+        joints = [j for b in art.bodies for j in art.edge_joints(b)]
+        gains = sorted({j.name for j in joints for d in j.dofs
+                        if d.drive_enabled and (d.drive_stiffness or d.drive_damping)
+                        or any(a.kind != ActuatorKind.MOTOR for a in d.actuators)})
+        if gains:
+            say.append(f"drive and servo gains (joints {_listed(gains)})")
+        for what, test in (("armature", lambda d: d.armature),
+                           ("springs", lambda d: d.spring_stiffness),
+                           ("soft limits", lambda d: d.limit_stiffness or d.limit_damping),
+                           ("Coulomb friction below the static one", lambda d: d.dynamic_friction != d.static_friction)):
+            names = sorted({j.name for j in joints for d in j.dofs if test(d)})
+            if names:
+                say.append(f"{what} (joints {_listed(names)})")
+        cones = sorted(j.name for j in joints if j.type == JointType.SPHERICAL
+                       and (math.isfinite(j.cone_limit0) or math.isfinite(j.cone_limit1)))
+        if cones:
+            say.append(f"cone limits (joints {_listed(cones)})")
+        if art.loop_joints:
+            say.append(f"loop-closing joints ({_listed(j.name for j in art.loop_joints)})")
+        disabled = [j.name for j in scene.joints if not j.enabled and j.body1 in bodies]
+        if disabled:
+            say.append(f"disabled joints ({_listed(disabled)})")
+        if art.kinematic_bodies:
+            say.append(f"kinematic bodies ({_listed(art.kinematic_bodies)})")
+        if scene.tendons:
+            say.append(f"tendons ({_listed(t.name for t in scene.tendons)})")
+        static = [s.name for s in scene.shapes if s.body is None] + [v.name for v in scene.visuals if v.body is None]
+        if static:
+            say.append(f"static geometry ({_listed(static)})")
+        velocities = [b for b in bodies if any(scene.body(b).linear_velocity) or any(scene.body(b).angular_velocity)]
+        if velocities:
+            say.append(f"initial body velocities ({_listed(velocities)})")
+
+
+def _clean(values) -> tuple:
+    return tuple(0.0 if abs(v) < 1e-15 else v for v in values)
+
+
+def _rest(scene: PhysicsScene, parent: str, child: str) -> Pose:
+    return pose_mul(pose_inverse(scene.body(parent).pose), scene.body(child).pose)
+
+
+def _command_interface(dof: Dof) -> Optional[str]:
+    if dof.actuators:
+        kind = dof.actuators[0].kind
+        return {ActuatorKind.POSITION: "position", ActuatorKind.VELOCITY: "velocity"}.get(kind, "effort")
+    if dof.drive_enabled:
+        if dof.drive_stiffness:
+            return "position"
+        return "velocity" if dof.drive_damping else "effort"
+    return None
+
+
+# ------------------------------------------------------------------------------------- mesh files
+def _triangles(mesh: MeshData):
+    import numpy as np
+
+    vertices = np.asarray(mesh.vertices, dtype=np.float64).reshape(-1, 3)
+    triangles = np.asarray(mesh.triangles, dtype=np.int64).reshape(-1, 3)
+    return vertices, triangles
+
+
+def _binary_stl(mesh: MeshData) -> bytes:
+    """A binary STL (MuJoCo reads binary STL only)."""
+    import numpy as np
+
+    vertices, triangles = _triangles(mesh)
+    corners = vertices[triangles] if len(triangles) else np.zeros((0, 3, 3))
+    normals = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0]) if len(corners) else \
+        np.zeros((0, 3))
+    lengths = np.linalg.norm(normals, axis=1, keepdims=True)
+    normals = np.divide(normals, lengths, out=np.zeros_like(normals), where=lengths > 0.0)
+    records = np.zeros(len(corners), dtype=[("normal", "<f4", 3), ("corners", "<f4", (3, 3)), ("attribute", "<u2")])
+    records["normal"], records["corners"] = normals, corners
+    header = b"Articula URDF export".ljust(80, b" ")
+    return header + struct.pack("<I", len(records)) + records.tobytes()
+
+
+def _obj(mesh: MeshData, stem: str) -> bytes:
+    vertices, triangles = _triangles(mesh)
+    lines = [f"mtllib {stem}.mtl", f"o {stem}"]
+    lines += [f"v {_num(x)} {_num(y)} {_num(z)}" for x, y, z in vertices.tolist()]
+    lines.append(f"usemtl {stem}")
+    lines += [f"f {a + 1} {b + 1} {c + 1}" for a, b, c in triangles.tolist()]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _mtl(stem: str, visual: Visual) -> bytes:
+    r, g, b, a = visual.color
+    return (f"newmtl {stem}\nKd {_num(r)} {_num(g)} {_num(b)}\nd {_num(a)}\n").encode()
+
+
+# ------------------------------------------------------------------------------------- files
+def _write_files(path: str, document: _Writer) -> None:
+    """Everything to temporary names in the target folder, then renamed into place (the URDF
+    last); a failure before the renames removes the temporary files and leaves the old ones."""
+    path = os.path.abspath(path)
+    folder = os.path.dirname(path)
+    if not os.path.isdir(folder):
+        raise UrdfWriteError(path, [f"folder {folder} does not exist"])
+    staging = tempfile.mkdtemp(prefix=f".{os.path.basename(path)}.", dir=folder)
+    try:
+        files: list[tuple[str, str]] = []  # (temporary, final)
+
+        def stage(relative: str, data: bytes) -> None:
+            temporary = os.path.join(staging, relative)
+            os.makedirs(os.path.dirname(temporary), exist_ok=True)
+            with open(temporary, "wb") as f:
+                f.write(data)
+            files.append((temporary, os.path.join(folder, relative)))
+
+        for mesh in document.meshes:
+            stage(mesh.relative, mesh.data)
+            if mesh.mtl is not None:
+                stage(*mesh.mtl)
+        if document.srdf is not None:
+            stage(os.path.splitext(os.path.basename(path))[0] + ".srdf", _xml_bytes(document.srdf))
+        stage(os.path.basename(path), _xml_bytes(document.robot))
+        mode = _mode_for(path)
+        if document.meshes:
+            os.makedirs(os.path.join(folder, "meshes"), exist_ok=True)
+        for temporary, final in files:
+            os.chmod(temporary, mode)
+            os.replace(temporary, final)
+    except OSError as error:
+        raise UrdfWriteError(path, [f"cannot be written ({error})"]) from error
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _xml_bytes(element: ET.Element) -> bytes:
+    return b'<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(element, encoding="utf-8") + b"\n"
+
+
+def _mode_for(path: str) -> int:
+    """The replaced file's permissions, else what a plain ``open()`` would give (mkstemp's are 0600)."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
