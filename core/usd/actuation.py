@@ -17,6 +17,7 @@ authored with the schema's defaults applied here.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Optional
 
@@ -34,6 +35,7 @@ MJC_EQUALITY_JOINT_API = "MjcEqualityJointAPI"
 PHYSX_MIMIC_API = "PhysxMimicJointAPI"
 GRAVCOMP = "mjc:actuatorgravcomp"
 CONTROL = "articula:control"  # the actuator's ctrl at rest: MuJoCo has no USD attribute for it
+UNIT_GEAR_OF = "articula:gear"  # a servo written at gear 1 (see at_unit_gear): its own gear, read back
 PRM_SIZE = 10
 GEAR_SIZE = 6
 
@@ -126,6 +128,9 @@ class ActuationReader:
         actuator.force_range = self._range(prim, "force")
         actuator.control = r.value(prim, CONTROL, default=0.0)
         actuator.__post_init__()
+        own_gear = r.value(prim, UNIT_GEAR_OF, default=None)
+        if own_gear and actuator.gear == 1.0 and tendon is None:
+            _from_unit_gear(actuator, own_gear)
         if tendon is not None:
             tendon.actuators.append(actuator)
             return
@@ -225,25 +230,90 @@ def _axis_if_many(joint: Joint) -> Optional[str]:
 
 
 # ------------------------------------------------------------------------------------- drive mirror
-def derived_drive(dof: Dof) -> Optional[dict]:
-    """The PhysicsDriveAPI values (SI) a DOF's first servo amounts to, for consumers that read
-    drives only (PhysX, Isaac), or None when it has none Newton would also turn into joint gains:
-    a POSITION or VELOCITY servo with gear 1 (Newton 1.8's add_usd maps exactly those to
-    ``joint_target_ke/kd``; a drive for any other would change Newton's model of the file).
+def drive_servo(dof: Dof) -> Optional[Actuator]:
+    """The actuator a DOF's PhysicsDriveAPI mirrors for consumers that read drives only (PhysX, Isaac
+    Sim, Newton without the MuJoCo resolver): its first PD servo, a POSITION or VELOCITY actuator
+    (MuJoCo's ``<position>``/``<velocity>``, or ``<general>`` with a fixed gain and a bias of
+    (0, -kp, -kv) or (0, 0, -kv)) with a positive gain and a non-zero gear; None when it has none."""
+    for actuator in dof.actuators:
+        if actuator.kind in (ActuatorKind.POSITION, ActuatorKind.VELOCITY):
+            return actuator if actuator.gear != 0.0 and actuator.gain[0] > 0.0 else None
+    return None
 
-    stiffness kp * gear^2, damping kv * gear^2, target = control / gear (the DOF position the servo
-    holds), max force = the largest |force range| * gear when limited. Newton reads that max force as
-    the joint's effort limit: its model of the export then differs from the original's (1e6, "none")
+
+def derived_drive(dof: Dof) -> Optional[dict]:
+    """The PhysicsDriveAPI values (SI) a DOF's servo (:func:`drive_servo`) amounts to, or None.
+
+    MuJoCo's joint torque is ``gear * (kp * ctrl - kp * gear * q - kv * gear * qdot)`` (the actuator's
+    length is ``gear * q``), i.e. a drive of stiffness ``kp * gear^2`` and damping ``kv * gear^2``
+    toward ``q = ctrl / gear``; the force range clamps the actuator's force before the gear, so the
+    joint's max force is the largest ``|force range| * |gear|``. Newton reads that max force as the
+    joint's effort limit: its model of the export then differs from the original's (1e6, "none")
     there, and only there, by the clamp MuJoCo applies through the actuator's force range anyway."""
-    servo = next((a for a in dof.actuators if a.kind in (ActuatorKind.POSITION, ActuatorKind.VELOCITY)), None)
-    if servo is None or servo.gear != 1.0:
+    servo = drive_servo(dof)
+    if servo is None:
         return None
-    g2 = servo.gear * servo.gear
+    gear = servo.gear
+    g2 = gear * gear
     position = servo.kind == ActuatorKind.POSITION
-    max_force = max(abs(f) for f in servo.force_range) * abs(servo.gear) if servo.force_range else INF
+    max_force = max(abs(f) for f in servo.force_range) * abs(gear) if servo.force_range else INF
     return {"stiffness": servo.kp * g2, "damping": servo.kv * g2,
-            "target_position": servo.control / servo.gear if position else 0.0,
-            "target_velocity": 0.0 if position else servo.control / servo.gear, "max_force": max_force}
+            "target_position": servo.control / gear if position else 0.0,
+            "target_velocity": 0.0 if position else servo.control / gear, "max_force": max_force}
+
+
+def at_unit_gear(actuator: Actuator) -> Actuator:
+    """The same servo with gear 1: gains times gear^2, ctrl (range and value) over gear, force range
+    times gear. MuJoCo gives both the same joint torque at every q, qdot and ctrl. Newton's reading of
+    an MjcActuator with the MuJoCo resolver maps gear-1 servos only onto the joint's target gains
+    (other gears stay direct controls), so a servo written with gear 1 beside its drive is simulated
+    once, not twice."""
+    g = actuator.gear
+    ranges = {}
+    for what, scale in (("ctrl_range", 1.0 / g), ("force_range", g)):
+        limits = getattr(actuator, what)
+        ranges[what] = tuple(sorted((limits[0] * scale, limits[1] * scale))) if limits is not None else None
+    return dataclasses.replace(actuator, gain=tuple(v * g * g for v in actuator.gain),
+                               bias=tuple(v * g * g for v in actuator.bias), gear=1.0,
+                               control=actuator.control / g, **ranges)
+
+
+def _from_unit_gear(actuator: Actuator, gear: float) -> None:
+    """Undo :func:`at_unit_gear` in place (the file's ``articula:gear`` is the original gear)."""
+    g = gear
+    for what, scale in (("ctrl_range", g), ("force_range", 1.0 / g)):
+        limits = getattr(actuator, what)
+        if limits is not None:
+            setattr(actuator, what, tuple(sorted((limits[0] * scale, limits[1] * scale))))
+    actuator.gain = tuple(v / (g * g) for v in actuator.gain)
+    actuator.bias = tuple(v / (g * g) for v in actuator.bias)
+    actuator.control *= g
+    actuator.gear = g
+
+
+def undriven_actuator_warnings(scene) -> list[str]:
+    """One line per kind of actuator no PhysicsDriveAPI can carry, naming them: consumers that read
+    drives only (PhysX, Isaac Sim, Newton without the MuJoCo resolver) do not see them."""
+    on_tendons, not_servos, extra = [], [], []
+    for actuator, joint, dof, tendon in scene.actuators():
+        if tendon is not None:
+            on_tendons.append(f"'{actuator.name}' (tendon '{tendon.name}')")
+        elif actuator.kind == ActuatorKind.GENERAL:
+            not_servos.append(f"'{actuator.name}' (joint '{joint.name}')")
+        elif actuator.kind != ActuatorKind.MOTOR and actuator is not drive_servo(dof):
+            extra.append(f"'{actuator.name}' (joint '{joint.name}')")
+    unseen = "consumers that read only PhysicsDriveAPI (PhysX, Isaac Sim, Newton without the MuJoCo resolver) " \
+             "do not see them; MuJoCo consumers do (MjcActuator)"
+    lines = []
+    if on_tendons:
+        lines.append(f"actuators on tendons (coupled joints) cannot be a joint drive: {', '.join(on_tendons)}: {unseen}")
+    if not_servos:
+        lines.append(f"actuators that are no PD servo (general gain, bias or dynamics) cannot be a joint drive: "
+                     f"{', '.join(not_servos)}: {unseen}")
+    if extra:
+        lines.append(f"a second servo on a DOF cannot be a joint drive (the DOF's first servo is): "
+                     f"{', '.join(extra)}: {unseen}")
+    return lines
 
 
 def _close32(a: float, b: float) -> bool:
@@ -286,7 +356,11 @@ def write_actuation(writer) -> None:
             target = tendon_paths.get(tendon.name)
         else:
             target = writer.joint_paths.get(joint.name)
-        if target is not None:
+        if target is None:
+            continue
+        if tendon is None and actuator.gear != 1.0 and actuator is _mirrored_servo(dof):
+            _write_actuator(writer, scope, at_unit_gear(actuator), target, own_gear=actuator.gear)
+        else:
             _write_actuator(writer, scope, actuator, target)
 
 
@@ -336,7 +410,13 @@ def _padded(values, size: int) -> list[float]:
     return values + [0.0] * (size - len(values))
 
 
-def _write_actuator(writer, scope: Sdf.Path, actuator: Actuator, target: Sdf.Path) -> None:
+def _mirrored_servo(dof: Dof) -> Optional[Actuator]:
+    """The servo a DOF's written drive mirrors (a DOF with a drive of its own, or locked, has none)."""
+    return drive_servo(dof) if not dof.drive_enabled and dof.motion != DofMotion.LOCKED else None
+
+
+def _write_actuator(writer, scope: Sdf.Path, actuator: Actuator, target: Sdf.Path,
+                    own_gear: Optional[float] = None) -> None:
     from .writer import T
     prim = writer.prim(writer.names.child(scope, actuator.name, writer.prim_name(actuator.name)), ACTUATOR_TYPE,
                        actuator.name)
@@ -363,6 +443,8 @@ def _write_actuator(writer, scope: Sdf.Path, actuator: Actuator, target: Sdf.Pat
             prim.set(f"mjc:{what}Range:max", T.Double, float(limits[1]), uniform=True)
     if actuator.control:
         prim.set(CONTROL, T.Double, float(actuator.control), custom=True)
+    if own_gear is not None:
+        prim.set(UNIT_GEAR_OF, T.Double, float(own_gear), custom=True)
     prim.done()
 
 
@@ -377,7 +459,7 @@ def write_joint_actuation(writer, prim, joint: Joint) -> None:
 def write_derived_drive(prim, dof: Dof, instance: str, angular: bool) -> None:
     """A PhysicsDriveAPI derived from an undriven DOF's servo, for PhysX and Isaac (they read no
     MjcActuator)."""
-    drive = derived_drive(dof) if not dof.drive_enabled and dof.motion != DofMotion.LOCKED else None
+    drive = derived_drive(dof) if _mirrored_servo(dof) is not None else None
     if drive is None:
         return
     from .writer import T

@@ -18,7 +18,7 @@ import numpy as np
 from pxr import Gf, Sdf, Tf, Usd, UsdGeom, Vt
 
 from . import dialect as D
-from .actuation import write_actuation, write_derived_drive, write_joint_actuation
+from .actuation import undriven_actuator_warnings, write_actuation, write_derived_drive, write_joint_actuation
 from .errors import UsdWriteError
 from ..articulation import Articulation, find_articulations
 from ..collision import collision_group_filters, collision_group_name
@@ -81,7 +81,7 @@ def _validation_problems(scene: PhysicsScene) -> tuple[list[str], list[str], dic
     readable lines, and the masses it computed."""
     problems, masses = validate_with_masses(scene)
     return ([str(p) for p in problems if blocks_writing(p)],
-            [str(p) for p in problems if not blocks_writing(p)], masses)
+            [str(p) for p in problems if not blocks_writing(p)] + undriven_actuator_warnings(scene), masses)
 
 
 def _export_atomically(layer: Sdf.Layer, path: str) -> None:

@@ -254,3 +254,113 @@ def test_massless_frame_bodies_export_with_their_names_then_warn(tmp_path):
     assert frames["tn__toolframe_eE"].GetDisplayName() == "tool/frame"
     assert [float(f.GetAttribute("physics:mass").Get()) for f in frames.values()] == [0.0, 0.0]
     assert {b.name for b in read_usd(out).scene.bodies} >= {"camera_mount", "tool/frame"}
+
+
+# --- PD servos as PhysicsDriveAPI for consumers that read no MjcActuator --------------------------------
+
+SERVO_GEARS_XML = os.path.join(os.path.dirname(__file__), "..", "data", "servo_gears.xml")
+#: The ctrl each servo is exported at, and the state MuJoCo's force law is evaluated in (inside every
+#: force range, so the clamp stays out of the comparison): (joint, actuator, ctrl, q, qdot).
+SERVO_STATES = [("joint1", "actuator1", 0.01, 0.005, 0.01), ("joint2", "actuator2", 0.01, 0.005, 0.01),
+                ("joint3", "actuator3", 0.3, 0.03, 0.02), ("joint4", "spinner", 0.4, 0.1, 0.2)]
+
+
+def _newton_plain(source):
+    """Newton's model of a USD file as a consumer that reads no MjcActuator sees it."""
+    builder = newton.ModelBuilder()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        builder.add_usd(source)
+    return builder.finalize(device="cpu")
+
+
+def _dof_index(model, joint: str) -> int:
+    labels = [label.rsplit("/", 1)[-1] for label in model.joint_label]
+    return int(model.joint_qd_start.numpy()[labels.index(joint)])
+
+
+def _servo_export(tmp_path):
+    from articula.core.mjcf import read_mjcf
+    from articula.core.usd.writer import write_usd
+
+    scene = read_mjcf(SERVO_GEARS_XML).scene
+    for joint, actuator, ctrl, _, _ in SERVO_STATES:
+        next(a for d in scene.joint(joint).dofs for a in d.actuators if a.name == actuator).control = ctrl
+    path = str(tmp_path / "servo_gears.usda")
+    return scene, path, write_usd(scene, path)
+
+
+def test_every_joint_servo_is_a_drive_with_mujocos_torque_at_any_gear(tmp_path):
+    """<general> (gain, bias 0/-kp/-kv) and <position>/<velocity> servos at gears 1, 2, 3 and -0.5: Newton's
+    plain add_usd (no MuJoCo resolver) of the export gives each DOF the torque MuJoCo's C library gives the
+    original MJCF in the same state (stiffness kp*gear^2, damping kv*gear^2, target ctrl/gear), and the
+    force range times the gear as its effort limit."""
+    import mujoco
+
+    _, path, _ = _servo_export(tmp_path)
+    model = _newton_plain(path)
+    ke, kd = model.joint_target_ke.numpy(), model.joint_target_kd.numpy()
+    target_q, target_qd = model.joint_target_q.numpy(), model.joint_target_qd.numpy()
+    original = mujoco.MjModel.from_xml_path(SERVO_GEARS_XML)
+    for joint, actuator, ctrl, q, qdot in SERVO_STATES:
+        data = mujoco.MjData(original)
+        j = original.joint(joint)
+        data.qpos[j.qposadr[0]], data.qvel[j.dofadr[0]] = q, qdot
+        data.ctrl[original.actuator(actuator).id] = ctrl
+        mujoco.mj_forward(original, data)
+        dof = _dof_index(model, joint)
+        drive = ke[dof] * (target_q[dof] - q) + kd[dof] * (target_qd[dof] - qdot)
+        assert drive == pytest.approx(data.qfrc_actuator[j.dofadr[0]], rel=1e-5), joint
+    assert ke[_dof_index(model, "joint2")] == pytest.approx(4 * 4500.0, rel=1e-6)  # not 4500: gear^2
+    assert kd[_dof_index(model, "joint4")] == pytest.approx(0.25 * 8.0, rel=1e-6)
+    effort = model.joint_effort_limit.numpy()
+    assert [effort[_dof_index(model, j)] for j in ("joint1", "joint2", "joint3")] == pytest.approx([87, 174, 15])
+    for finger in ("slide_a", "slide_b"):  # the tendon's servo is no joint drive
+        assert ke[_dof_index(model, finger)] == 0.0 and kd[_dof_index(model, finger)] == 0.0
+
+
+def test_servo_drives_and_actuators_are_simulated_once_by_newtons_mujoco_reading(tmp_path):
+    """With the MuJoCo resolver Newton reads both the drive and the MjcActuator: it sees the same gains as
+    the plain reading and one MuJoCo actuator per file actuator (a servo at another gear is written at
+    gear 1, the same torque, so Newton does not add the drive's actuator beside it)."""
+    from newton.solvers import SolverMuJoCo
+
+    _, path, _ = _servo_export(tmp_path)
+    plain, mujoco_reading = _newton_plain(path), load_usd_mujoco(path)
+    assert (plain.joint_target_ke.numpy() == mujoco_reading.joint_target_ke.numpy()).all()
+    assert (plain.joint_target_kd.numpy() == mujoco_reading.joint_target_kd.numpy()).all()
+    solver = SolverMuJoCo(mujoco_reading, use_mujoco_cpu=True, separate_worlds=False)
+    assert solver.mj_model.nu == 6
+
+
+def test_servos_at_any_gear_read_back_as_written_and_others_are_named(tmp_path):
+    """The export reads back as the MJCF's actuators (gear, gains, ranges, ctrl), and its warnings name
+    what no drive can carry: the tendon's servo."""
+    from articula.core.usd.compare import scene_differences
+    from articula.core.usd.reader import read_usd
+
+    scene, path, warnings_ = _servo_export(tmp_path)
+    again = read_usd(path).scene
+    assert scene_differences(scene, again) == []
+    actuator2 = again.joint("joint2").dofs[0].actuators[0]
+    assert (actuator2.gear, actuator2.kp, actuator2.control) == (2.0, 4500.0, 0.01)
+    assert not any(d.drive_enabled for j in again.joints for d in j.dofs), "the drives read back as the servos"
+    named = [w for w in warnings_ if "cannot be a joint drive" in w]
+    assert len(named) == 1 and "'gripper' (tendon 'grip')" in named[0]
+    assert "actuator" not in " ".join(w for w in warnings_ if w not in named)
+
+
+@needs_converted
+def test_converted_fixtures_servos_reach_a_plain_reader(tmp_path):
+    """The converted arm's servos, exported by Articula, give Newton's plain add_usd the gains Newton's
+    MuJoCo reading of the converter's file has (which a plain reading of that file lacks)."""
+    from articula.core.usd.reader import read_usd
+    from articula.core.usd.writer import write_usd
+
+    path = str(tmp_path / "arm.usda")
+    write_usd(read_usd(CONVERTED).scene, path)
+    reference, ours = load_usd_mujoco(CONVERTED), _newton_plain(path)
+    assert (_newton_plain(CONVERTED).joint_target_ke.numpy() == 0).all()
+    assert (reference.joint_target_ke.numpy() > 0).sum() == 3
+    assert ours.joint_target_ke.numpy() == pytest.approx(reference.joint_target_ke.numpy(), rel=1e-6)
+    assert ours.joint_target_kd.numpy() == pytest.approx(reference.joint_target_kd.numpy(), rel=1e-6)
