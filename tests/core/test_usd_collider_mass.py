@@ -17,7 +17,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 CONVERTER = os.path.join(ROOT, ".venv-converter", "bin", "mujoco_usd_converter")
 
 
-def body_with_colliders(body_mass=None):
+def body_with_colliders(body_mass=None, body_density=None):
     """A body with a 0.2 m cube of mass 2 at x=0.3, a 0.1 m-radius sphere with mass 0 (so density
     x volume, 1000 kg/m^3 by default) at the origin, and a 0.1 m cube with density 500 and mass 1 (the
     mass wins) at x=-0.3."""
@@ -30,6 +30,8 @@ def body_with_colliders(body_mass=None):
     UsdPhysics.ArticulationRootAPI.Apply(body)
     if body_mass is not None:
         UsdPhysics.MassAPI.Apply(body).CreateMassAttr(body_mass)
+    if body_density is not None:
+        UsdPhysics.MassAPI.Apply(body).CreateDensityAttr(body_density)
 
     def collider(name, shape, x, mass=None, density=None):
         prim = shape.Define(stage, f"/robot/body/{name}")
@@ -73,6 +75,12 @@ def test_a_mass_authored_on_the_body_wins():
     assert mass.center_of_mass == pytest.approx(colliders.center_of_mass, abs=1e-6)
     assert mass.diagonal_inertia == pytest.approx([i * 10.0 / colliders.mass for i in colliders.diagonal_inertia],
                                                   rel=1e-5)
+
+
+def test_a_density_authored_on_the_body_fills_only_colliders_without_their_own():
+    """UsdPhysics: the body's density stands in for colliders with no mass and no density of their own."""
+    mass = read_usd(body_with_colliders(body_density=2000.0)).scene.body("body").mass
+    assert mass.mass == pytest.approx(2.0 + 2.0 * SPHERE + 1.0, rel=1e-6)
 
 
 def test_collider_masses_survive_export_and_import(tmp_path):
