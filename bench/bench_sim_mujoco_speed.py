@@ -4,6 +4,9 @@ RATIO mujoco_bake_<robot> = MuJoCo time / Articula time for the same frames: MuJ
 (``mujoco.mj_step`` on the compiled model Articula's simulation uses, with a fresh ``MjData`` from
 the same start, reading ``xpos``/``xquat`` every frame) against Articula's ``Simulation.advance``
 and ``body_poses()`` every frame (the arm's drive targets also change every frame). Aim >= 0.5.
+RATIO mujoco_blender_bake_humanoid = the same MuJoCo time / Blender's whole bake of the humanoid built
+in Blender (``simulation_to_keyframes.bake``: the animation followed, poses recorded every frame, the
+keys written). Aim >= 0.5.
 RATIO mujoco_start_<robot> = MuJoCo's own compile of the robot's MJCF (``MjModel.from_xml_path`` +
 ``MjData``) / the time from ``Simulation(...)`` to the end of its first frame. Aim >= 0.5 (at most
 twice MuJoCo's compile).
@@ -23,21 +26,10 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_usd_export import ROOT, chain_scene  # noqa: E402
+from bench_usd_export import ROOT, chain_scene, load_articula  # noqa: E402
 
 FPS, SECONDS, RUNS = 24, 20.0, 3
 ARM_SECONDS = 5.0
-
-
-def load_articula():
-    """The repository as the package ``articula`` (bpy-free: no registration)."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("articula", ROOT / "__init__.py",
-                                                  submodule_search_locations=[str(ROOT)])
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["articula"] = module
-    spec.loader.exec_module(module)
 
 
 def humanoid_file() -> str:
@@ -111,7 +103,27 @@ def per_step_us(make, steps_wanted: int = 400) -> float:
     return (time.perf_counter() - started) / (frames * sim.steps_per_frame(1.0 / FPS)) * 1e6
 
 
-def bench(name: str, scene, seconds: float, compile_path=None, targets=None):
+def blender_bake(scene, frames: int, substeps: int) -> float:
+    """Seconds for Blender's bake of ``scene`` (built in an empty Blender scene), best of RUNS."""
+    import bpy
+
+    from articula.addon.adapters.description_to_blender import build_scene
+    from articula.addon.adapters.simulation_to_keyframes import bake
+
+    context = bpy.context
+    bpy.ops.wm.read_homefile(use_empty=True)
+    context.scene.render.fps, context.scene.render.fps_base = FPS, 1.0
+    build_scene(context, scene)
+    times = []
+    for _ in range(RUNS):
+        started = time.perf_counter()
+        session, _ = bake(context, 1, frames + 1, "MUJOCO", substeps)
+        times.append(time.perf_counter() - started)
+        assert session.sim.direct is not None, session.sim.direct_refusal
+    return min(times)
+
+
+def bench(name: str, scene, seconds: float, compile_path=None, targets=None, in_blender=False):
     from articula.sim.simulation import Simulation
 
     frames = int(seconds * FPS)
@@ -126,6 +138,10 @@ def bench(name: str, scene, seconds: float, compile_path=None, targets=None):
     sim = runs[0][2]
     steps = frames * sim.steps_per_frame(1.0 / FPS)
     bodies = len(scene.bodies)
+    if in_blender:
+        baked = blender_bake(scene, frames, steps // frames)
+        print(f"RATIO mujoco_blender_bake_{name} {base / baked:.3f} 0.5 {bodies} bodies built in Blender, "
+              f"{frames} frames x {steps // frames} steps baked to keys in {baked:.3f} s; MuJoCo C {base:.3f} s")
     print(f"RATIO mujoco_bake_{name} {base / ours:.3f} 0.5 {bodies} bodies, {frames} frames x "
           f"{steps // frames} steps on cpu: MuJoCo C {base:.3f} s ({base / steps * 1e6:.1f} us/step), "
           f"Articula {ours:.3f} s ({ours / steps * 1e6:.1f} us/step)")
@@ -144,7 +160,7 @@ def main():
     from articula.core.mjcf.reader import read_mjcf
 
     path = humanoid_file()
-    bench("humanoid", read_mjcf(path).scene, SECONDS, compile_path=path)
+    bench("humanoid", read_mjcf(path).scene, SECONDS, compile_path=path, in_blender=True)
     arm = chain_scene(robots=1, links=11)
     bench("arm11", arm, ARM_SECONDS, targets=arm_targets)
 

@@ -600,7 +600,10 @@ class Simulation:
                 index = getattr(info, field)
                 if index >= 0:
                     host[index] = value
-        device_array.assign(host)
+        if device_array.device.is_cpu:  # set every frame when animated: no copy through Warp's checks
+            device_array.numpy()[:] = host
+        else:
+            device_array.assign(host)
 
     def _dofs_for(self, key):
         cache = self.__dict__.setdefault("_dof_lookup", {})  # set per frame for animated robots
