@@ -1,6 +1,6 @@
 """Whatever imports, bakes (real Blender, 4.5 and 5.2): a body whose inertia sits on the triangle
 inequality (a plate, principal axes tilted), which MuJoCo's compiler refused ("use 'balanceinertia'"),
-bakes on MuJoCo with one note naming it."""
+bakes on MuJoCo with one note naming it; a URDF inertia MuJoCo reads as not positive imports repaired."""
 
 import sys
 from pathlib import Path
@@ -39,3 +39,21 @@ def test_an_inertia_on_the_triangle_inequality_bakes_on_mujoco():
     assert np.isfinite(session.sim.body_poses()).all()
     notes = [n for n in session.sim.notes if "triangle inequality" in n]
     assert len(notes) == 1 and "'pendulum_link'" in notes[0]
+
+
+def test_a_urdf_inertia_mujoco_reads_as_not_positive_imports_repaired(tmp_path, capfd):
+    """MuJoCo's "inertia must have positive eigenvalues" refused the whole file; urdfdom, pybullet and
+    Newton load it. It comes in repaired, the repair reported as a warning."""
+    path = tmp_path / "sensor.urdf"
+    path.write_text("""<robot name="bot">
+  <link name="base"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/>
+    </inertial></link>
+  <link name="sensor"><inertial><mass value="0.001"/><inertia ixx="1e-16" iyy="1e-16" izz="1e-16" ixy="0" ixz="0"
+    iyz="0"/></inertial></link>
+  <joint name="j" type="revolute"><parent link="base"/><child link="sensor"/><axis xyz="0 0 1"/>
+    <limit lower="-1" upper="1" effort="5" velocity="2"/></joint>
+</robot>""")
+    capfd.readouterr()
+    assert bpy.ops.articula.import_urdf(filepath=str(path)) == {"FINISHED"}
+    assert "Warning: sensor.urdf: repaired: link sensor: inertia not positive definite" in capfd.readouterr().out
+    assert min(scene_from_blender(bpy.context.scene).body("sensor").mass.diagonal_inertia) >= 1e-6
