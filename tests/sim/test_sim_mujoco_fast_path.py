@@ -17,12 +17,14 @@ import pytest
 
 from articula.core import samples
 from articula.core.mjcf.reader import read_mjcf
+from articula.core.usd.reader import read_usd
 from articula.core.model import Body, JointType, MassProperties, PhysicsScene, Pose, SceneSettings, make_joint
 from articula.sim.simulation import Simulation, SimulationDiverged
 
 from .test_sim_kinematic import carried_arm_scene, driven_hinge_scene
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CORPUS = os.environ.get("ARTICULA_CORPUS", os.path.expanduser("~/.cache/articula/corpus"))
 FPS = 60
 #: Float32 rounding of the state each step on Newton's path, grown over 1 s of motion with contacts (m).
 POSE_TOLERANCE = 5e-5
@@ -34,6 +36,13 @@ def gym_scene(name: str) -> PhysicsScene:
     if not found:
         pytest.skip("gymnasium's MJCF files come with `make corpus` (.venv-converter)")
     return read_mjcf(found[0]).scene
+
+
+def corpus_scene(name: str) -> PhysicsScene:
+    found = glob.glob(os.path.join(CORPUS, name, "*.usda"))
+    if not found:
+        pytest.skip("the converted corpus comes with `make corpus`")
+    return read_usd(found[0]).scene
 
 
 def one_second(sim: Simulation, each_frame=None) -> np.ndarray:
@@ -64,8 +73,14 @@ def assert_same_motion(ours: np.ndarray, theirs: np.ndarray):
 
 
 @pytest.mark.parametrize("robot", ["humanoid", "ant"])
-def test_corpus_robot_moves_as_on_newtons_path(robot):
+def test_gymnasium_mjcf_robot_moves_as_on_newtons_path(robot):
     _, ours, theirs = both(gym_scene(robot))
+    assert_same_motion(ours, theirs)
+
+
+@pytest.mark.parametrize("robot", ["gym_humanoid", "gym_ant", "newton_nv_ant"])
+def test_corpus_usd_robot_moves_as_on_newtons_path(robot):
+    _, ours, theirs = both(corpus_scene(robot))
     assert_same_motion(ours, theirs)
 
 
