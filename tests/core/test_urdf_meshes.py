@@ -84,6 +84,9 @@ def test_read_stl_merges_shared_corners_and_refuses_what_is_no_stl(tmp_path):
     (tmp_path / "junk.stl").write_bytes(b"\x01\x02 not an stl at all" * 10)
     with pytest.raises(StlReadError, match="neither a binary STL"):
         read_stl(str(tmp_path / "junk.stl"))
+    (tmp_path / "typo.stl").write_text((tmp_path / "a.stl").read_text().replace("vertex", "vertex x", 1))
+    with pytest.raises(StlReadError, match="a vertex that is no number"):
+        read_stl(str(tmp_path / "typo.stl"))
 
 
 @pytest.mark.parametrize("uri, why", [
