@@ -231,9 +231,10 @@ def add_shape(builder: newton.ModelBuilder, scene: PhysicsScene, shape: Shape, b
 
 
 def _dof_config(dof: Dof, axis: tuple[float, float, float], native_damping: bool,
-                kernel_drives: bool) -> newton.ModelBuilder.JointDofConfig:
+                kernel_drives: bool, own_hard_limits: bool = False) -> newton.ModelBuilder.JointDofConfig:
     limited = dof.motion == DofMotion.LIMITED
     hard = dof.limit_stiffness <= 0.0
+    hard_ke, hard_kd = (0.0, 0.0) if own_hard_limits else (HARD_LIMIT_KE, HARD_LIMIT_KD)
     drive = dof.drive_enabled and (dof.drive_stiffness != 0.0 or dof.drive_damping != 0.0)
     # An effort limit the solver cannot clamp is applied by sim.friction's drive kernel instead.
     kernel_drive = drive and kernel_drives and math.isfinite(dof.max_effort)
@@ -241,8 +242,8 @@ def _dof_config(dof: Dof, axis: tuple[float, float, float], native_damping: bool
         axis=axis,
         limit_lower=dof.lower if limited and math.isfinite(dof.lower) else -newton.MAXVAL,
         limit_upper=dof.upper if limited and math.isfinite(dof.upper) else newton.MAXVAL,
-        limit_ke=HARD_LIMIT_KE if hard else dof.limit_stiffness,
-        limit_kd=HARD_LIMIT_KD if hard else dof.limit_damping,
+        limit_ke=hard_ke if hard else dof.limit_stiffness,
+        limit_kd=hard_kd if hard else dof.limit_damping,
         target_q=dof.target_position if drive else 0.0,
         target_qd=dof.target_velocity if drive else 0.0,
         target_ke=dof.drive_stiffness if drive and not kernel_drive else 0.0,
@@ -274,6 +275,13 @@ class SolverCaps:
     reduced: bool  # joint_q/joint_qd are the solver's state (else recovered with eval_ik)
     armature: bool  # joint armature adds inertia
     kernel_drives: bool  # explicit drives are safe to replace by sim.friction's clamped ones
+    # A hard limit is the solver's own limit constraint, asked for with limit gains 0: on MuJoCo the
+    # one every MJCF without a solreflimit compiles to (0.02 s, damping ratio 1). Newton would turn
+    # its default gains (1e4, 10) into a solref scaled by the DOF's inverse inertia instead: a spring
+    # of seconds with 1% damping on a heavy joint (the gymnasium ant bounced 2 m high off its leg
+    # limits), an explosive one on light legs at a long step (Newton's ant at 62 Hz blew up in 0.08 s)
+    # where MuJoCo on the same file holds.
+    own_hard_limits: bool = False
 
     @classmethod
     def of(cls, solver: Solver) -> "SolverCaps":
@@ -285,7 +293,7 @@ class SolverCaps:
             Solver.FEATHERSTONE: cls(damping=True, effort_limit=False, reduced=True, armature=True,
                                      kernel_drives=True),
             Solver.MUJOCO: cls(damping=True, effort_limit=True, reduced=True, armature=True,
-                               kernel_drives=False),
+                               kernel_drives=False, own_hard_limits=True),
             # XPBD's drives are implicit constraints: an explicit replacement would go unstable.
             Solver.XPBD: cls(damping=False, effort_limit=False, reduced=False, armature=False,
                              kernel_drives=False),
@@ -434,7 +442,8 @@ class _TemplateBuilder:
                 JointType.D6: newton.JointType.D6}[joint.type]
         linear = [self._sim_dof(joint, d) for d in linear]
         angular = [self._sim_dof(joint, d) for d in angular]
-        cfg = lambda d: _dof_config(d, AXIS_VECTORS[d.axis.letter], self.caps.damping, self.caps.kernel_drives)  # noqa: E731
+        cfg = lambda d: _dof_config(d, AXIS_VECTORS[d.axis.letter], self.caps.damping, self.caps.kernel_drives,
+                                     self.caps.own_hard_limits)  # noqa: E731
         new = b.add_joint(kind, parent, child, linear_axes=[cfg(d) for d in linear],
                           angular_axes=[cfg(d) for d in angular], **common)
         template.joint_index[joint.name] = new
@@ -465,7 +474,8 @@ class _TemplateBuilder:
             relative = quat_mul(to_first, joint.local_pose0.rot)
             axis = quat_rotate(relative, AXIS_VECTORS[dof.axis.letter])
             (angular if dof.axis.is_angular else linear).append((joint, dof, axis))
-        cfg = lambda d, a: _dof_config(d, a, self.caps.damping, self.caps.kernel_drives)  # noqa: E731
+        cfg = lambda d, a: _dof_config(d, a, self.caps.damping, self.caps.kernel_drives,  # noqa: E731
+                                       self.caps.own_hard_limits)
         new = b.add_joint_d6(parent, index[first.body1],
                              linear_axes=[cfg(d, a) for _, d, a in linear] or None,
                              angular_axes=[cfg(d, a) for _, d, a in angular] or None,

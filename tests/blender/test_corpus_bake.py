@@ -48,3 +48,16 @@ def test_converted_robot_imports_and_bakes_one_second(clean_scene, key, solver, 
         assert all(math.isfinite(v) for key_ in keys for v in key_), obj.name
         moved = max(moved, math.dist(keys[0], keys[-1]))
     assert moved > 0.005  # it settles on the floor, sways or falls: it was simulated
+
+
+def test_robot_whose_limits_blew_up_bakes_on_mujoco(clean_scene, tmp_path, monkeypatch):
+    """Newton's ant (62 Hz, light legs on hard joint limits) blew up after 0.08 s ("The simulation blew
+    up at body 'torso'") where MuJoCo on its MJCF holds: hard limits are now MuJoCo's own constraint."""
+    monkeypatch.chdir(tmp_path)
+    assert bpy.ops.articula.import_usd(filepath=_robot("newton_nv_ant")) == {"FINISHED"}
+    clean_scene.render.fps = 24
+    assert bpy.ops.articula.bake(frame_start=1, frame_end=25, solver="MUJOCO") == {"FINISHED"}
+    torso = next(o for o in clean_scene.objects if o.name == "torso")
+    keys = _baked_locations(torso)
+    assert len(keys) == 25 and all(math.isfinite(v) for key_ in keys for v in key_)
+    assert math.dist(keys[0], keys[-1]) > 1.0  # it falls past the file's floor (a plane facing +Y)

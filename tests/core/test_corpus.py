@@ -291,6 +291,9 @@ def newton_own_positions(path: str, solver: str, steps_per_second: float) -> dic
         builder.add_usd(path, schema_resolvers=[r() for r in ALL_RESOLVERS])
     for shape in range(builder.shape_count):
         builder.shape_flags[shape] &= ~newton.ShapeFlags.COLLIDE_SHAPES
+    if solver == "MUJOCO":  # hard limits as MuJoCo solves them (limit gains 0: its own solref), as Articula
+        builder.joint_limit_ke = [0.0] * len(builder.joint_limit_ke)  # and the original MJCF do
+        builder.joint_limit_kd = [0.0] * len(builder.joint_limit_kd)
     model = builder.finalize(device="cpu")
     if solver == "FEATHERSTONE":
         stepper = newton.solvers.SolverFeatherstone(model)
