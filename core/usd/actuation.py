@@ -306,7 +306,8 @@ def undriven_actuator_warnings(scene) -> list[str]:
              "do not see them; MuJoCo consumers do (MjcActuator)"
     lines = []
     if on_tendons:
-        lines.append(f"actuators on tendons (coupled joints) cannot be a joint drive: {', '.join(on_tendons)}: {unseen}")
+        lines.append(f"actuators on tendons (coupled joints) cannot be a joint drive: {', '.join(on_tendons)}: "
+                     f"{unseen}")
     if not_servos:
         lines.append(f"actuators that are no PD servo (general gain, bias or dynamics) cannot be a joint drive: "
                      f"{', '.join(not_servos)}: {unseen}")
