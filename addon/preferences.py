@@ -1,7 +1,7 @@
-"""Add-on preferences: where the simulation runs."""
+"""Add-on preferences: where the simulation runs, what Blender's own USD I/O adds, ROS package paths."""
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty
+from bpy.props import BoolProperty, EnumProperty, StringProperty
 
 # The extension's top-level package: ``bl_ext.<repo>.articula`` when installed, ``articula`` in tests.
 ADDON_ID = __package__.rpartition(".")[0]
@@ -30,11 +30,17 @@ class ArticulaPreferences(bpy.types.AddonPreferences):
         description="Blender's own USD export also writes the Isaac robot schema (robot type, links and joints "
                     "in kinematic order), a physics material on every collider and kind = component")
 
+    package_paths: StringProperty(
+        name="Package Paths", default="",
+        description="Folders searched for ROS packages (package:// meshes, xacro's $(find pkg)) by the URDF "
+                    "importer, separated by ';'; the last ones used there are kept here")
+
     def draw(self, _context):
         self.layout.prop(self, "device")
         self.layout.prop(self, "usd_export_physics")
         self.layout.prop(self, "usd_isaac_schema")
         self.layout.prop(self, "usd_import_physics")
+        self.layout.prop(self, "package_paths")
 
 
 def preferences(context=None):

@@ -8,9 +8,10 @@ cannot be read or built leaves the scene as it was, and the message names the fi
 import os
 
 import bpy
-from bpy.props import StringProperty
+from bpy.props import BoolProperty, StringProperty
 from bpy_extras.io_utils import ImportHelper
 
+TRUST_LABEL = "Trust this file (runs its xacro expressions)"
 _DATA_COLLECTIONS = ("objects", "meshes", "materials", "collections", "images")
 
 
@@ -110,22 +111,54 @@ class ARTICULA_OT_import_urdf(bpy.types.Operator, ImportHelper):
     bl_options = {"REGISTER", "UNDO"}
 
     filename_ext = ".urdf"
-    filter_glob: StringProperty(default="*.urdf;*.xml", options={"HIDDEN"})
+    filter_glob: StringProperty(default="*.urdf;*.xml;*.xacro", options={"HIDDEN"})
     package_paths: StringProperty(
         name="Package Paths", default="",
-        description="Folders searched for package:// meshes, separated by ';' (the file's own folder and "
-                    "its parents are always searched)")
+        description="Folders searched for package:// meshes and xacro's $(find pkg), separated by ';' (the "
+                    "file's own folder and its parents are always searched); remembered in the preferences")
+    trust_xacro: BoolProperty(
+        name=TRUST_LABEL, default=False,
+        description="Expand a xacro file, which evaluates the Python expressions written in it: only for "
+                    "files you trust")
+    arguments: StringProperty(
+        name="Arguments", default="",
+        description="Xacro arguments as name:=value, separated by spaces (the file's defaults for the others; "
+                    "no environment variable is read)")
+
+    def invoke(self, context, event):
+        from ..addon.preferences import preferences
+
+        prefs = preferences(context)
+        if prefs is not None and not self.package_paths:
+            self.package_paths = prefs.package_paths
+        return super().invoke(context, event)
 
     def execute(self, context):
+        from ..addon.preferences import preferences
         from ..core.urdf import UrdfReadError, read_urdf
+        from ..core.urdf.xacro_expand import XacroError, is_xacro, parse_arguments, read_xacro
 
-        paths = [p.strip() for p in self.package_paths.split(";") if p.strip()]
+        paths = [bpy.path.abspath(p.strip()) for p in self.package_paths.split(";") if p.strip()]
         try:
-            read = read_urdf(self.filepath, package_paths=[bpy.path.abspath(p) for p in paths])
-        except UrdfReadError as error:
-            self.report({"ERROR"}, f"{error}; nothing was imported")
+            arguments = parse_arguments(self.arguments)
+        except ValueError as error:
+            self.report({"ERROR"}, f"Arguments: {error}; nothing was imported")
             return {"CANCELLED"}
-        return _build_or_report(self, context, read, self.filepath)
+        try:
+            if self.trust_xacro and is_xacro(self.filepath):
+                read = read_xacro(self.filepath, paths, arguments)
+            else:
+                read = read_urdf(self.filepath, package_paths=paths)
+        except (UrdfReadError, XacroError) as error:
+            hint = f' (or tick "{TRUST_LABEL}" in the importer)' if isinstance(error, UrdfReadError) \
+                and not self.trust_xacro and is_xacro(self.filepath) else ""
+            self.report({"ERROR"}, f"{error}{hint}; nothing was imported")
+            return {"CANCELLED"}
+        result = _build_or_report(self, context, read, self.filepath)
+        prefs = preferences(context)
+        if result == {"FINISHED"} and prefs is not None and self.package_paths.strip():
+            prefs.package_paths = self.package_paths.strip()  # remembered for the next import
+        return result
 
 
 classes = (ARTICULA_OT_import_mjcf, ARTICULA_OT_import_urdf)

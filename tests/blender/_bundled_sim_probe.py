@@ -28,7 +28,7 @@ import numpy  # noqa: F401  (Blender provides numpy; keep it loaded before the v
 import addon_utils  # noqa: E402
 
 MODULE = "bl_ext.user_default.articula"
-BUNDLED = ("warp", "newton", "mujoco", "mujoco_warp", "collada", "dateutil")
+BUNDLED = ("warp", "newton", "mujoco", "mujoco_warp", "collada", "dateutil", "xacro", "yaml")
 #: One triangle as COLLADA, for the bundled pycollada (URDF robots' .dae meshes).
 TRIANGLE_DAE = """<?xml version="1.0"?>
 <COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">
@@ -113,6 +113,11 @@ def main(zip_path: str, result_path: str) -> None:
         dae_file.write_text(TRIANGLE_DAE, encoding="utf-8")
         collada = __import__(f"{MODULE}.core.urdf.collada", fromlist=["read_collada"])
         result["collada_extent"] = collada.read_collada(str(dae_file)).vertices.max(axis=0).tolist()
+        xacro_file = Path(tmp) / "leg.xacro"  # the bundled xacro (and its PyYAML) expand a trusted file
+        xacro_file.write_text('<robot xmlns:xacro="http://www.ros.org/wiki/xacro" name="r"><xacro:arg name="side" '
+                              'default="left"/><link name="$(arg side)_leg"/></robot>', encoding="utf-8")
+        expand = __import__(f"{MODULE}.core.urdf.xacro_expand", fromlist=["expand_xacro"])
+        result["xacro_link"] = "right_leg" in expand.expand_xacro(str(xacro_file), arguments={"side": "right"})
     link = bpy.data.objects["pendulum_link"]
     bpy.context.view_layer.update()
     scene.articula.solver = "MUJOCO"

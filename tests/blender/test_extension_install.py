@@ -215,6 +215,7 @@ def test_installed_extension_simulates_with_its_own_wheels_only(bundled_sim):
     assert bundled_sim["bake_status"] == ["FINISHED"]
     assert bundled_sim["rotation_change"] > 1e-3, "the pendulum swung"
     assert bundled_sim["collada_extent"] == pytest.approx([1.0, 1.0, 0.0]), "pycollada read 100 cm"
+    assert bundled_sim["xacro_link"], "the bundled xacro expanded a file"
     for name, path in bundled_sim["module_files"].items():
         assert path and Path(path).is_relative_to(bundled_sim["extension_site"]), (name, path)
     assert Path(bundled_sim["pxr_file"]).is_relative_to(Path(bpy.__file__).parents[3]), "Blender's own USD"
