@@ -342,8 +342,8 @@ class _Writer:
                 self.meshes.append(_MeshFile(relative, _binary_stl(mesh)))
             else:
                 self.meshes.append(_MeshFile(relative, _obj(mesh, stem), (f"meshes/{stem}.mtl", _mtl(stem, visual))))
-            self.mesh_written[key] = relative
-        relative = self.mesh_written[key]
+            self.mesh_written[key] = (relative, mesh)  # the mesh kept alive: its id() stays its own
+        relative = self.mesh_written[key][0]
         return f"package://{self.package_name}/{relative}" if self.package_name else relative
 
     # -- joints

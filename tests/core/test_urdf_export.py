@@ -291,6 +291,19 @@ def test_meshes_are_written_beside_with_package_paths(tmp_path):
         data = (tmp_path / "pkg" / f[len("package://my_robot/"):]).read_bytes()
         assert len(data) == 84 + 50 * int.from_bytes(data[80:84], "little") > 84  # binary STL
     assert any("floating root" in w for w in warnings_)  # the torso's pose above the ground is not carried
+    arm = samples.six_dof_arm()
+    arm_path, _ = export(arm, tmp_path / "arm")
+    collisions = ET.parse(arm_path).getroot().findall("link/collision")
+    assert len({c.find("geometry/mesh").get("filename") for c in collisions if c.find("geometry/mesh") is not None}) == 6
+    for collision in collisions:
+        mesh = collision.find("geometry/mesh")
+        if mesh is None:
+            continue
+        shape = next(s for s in arm.shapes if s.name == collision.get("name"))
+        data = (tmp_path / "arm" / mesh.get("filename")).read_bytes()
+        corners = np.frombuffer(data[84:], dtype=[("n", "<f4", 3), ("v", "<f4", (3, 3)), ("a", "<u2")])["v"]
+        length = float(np.ptp(corners[..., 2]))  # each capsule its own size, along URDF's Z
+        assert length == pytest.approx(2.0 * (shape.half_height + shape.radius), abs=1e-6), shape.name
     assert read_urdf(path, package_paths=[str(tmp_path)]).scene.body("torso") is not None
 
 
