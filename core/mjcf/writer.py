@@ -21,7 +21,8 @@ What becomes what:
   Articula's drives become ``<position>``/``<velocity>`` actuators whose ctrl is the drive target;
 - fixed tendons -> ``<tendon><fixed>``, mimic joints -> joint equalities, loop-closing joints ->
   connect (weld for a fixed joint) equalities;
-- colliders -> geoms (group 3 when the scene has visuals, MuJoCo's own models' convention), their
+- colliders -> geoms (group 3 when the scene has visuals, MuJoCo's own models' convention; planes
+  stay drawn in group 0), their
   material's friction (sliding, torsional, rolling); visuals -> geoms with contype = conaffinity = 0
   in group 2; collision groups -> one contype bit per group and a conaffinity of the groups it
   touches (exact up to 30 groups, else excludes); filtered pairs, joined bodies and a root's
@@ -334,9 +335,12 @@ class _SpecBuilder:
         """MuJoCo refuses a moving body whose welded group (itself and the bodies welded below it)
         has no mass: such a body (a massless frame between joints) gets a tiny mass and a warning."""
         group_mass: dict[str, float] = {}
+        group_inertia: dict[str, float] = {}
         for name in reversed(articulation.bodies):
-            group_mass[name] = self.spec_bodies[name].mass + sum(
-                group_mass[c] for c in children.get(name, []) if c not in self.moving)
+            welded = [c for c in children.get(name, []) if c not in self.moving]
+            spec_body = self.spec_bodies[name]
+            group_mass[name] = spec_body.mass + sum(group_mass[c] for c in welded)
+            group_inertia[name] = float(sum(spec_body.inertia)) + sum(group_inertia[c] for c in welded)
         light = [n for n in articulation.bodies if n in self.moving and group_mass[n] <= 0.0]
         for name in light:
             spec_body = self.spec_bodies[name]
@@ -345,6 +349,12 @@ class _SpecBuilder:
         if light:
             self.warnings.append(f"massless moving bodies {', '.join(light)} get {TINY_MASS:g} kg and "
                                  f"{TINY_INERTIA:g} kg*m^2 (MuJoCo needs mass on every body that moves)")
+        flat = [n for n in articulation.bodies if n in self.moving and n not in light and group_inertia[n] <= 0.0]
+        for name in flat:
+            self.spec_bodies[name].inertia = [TINY_INERTIA] * 3
+        if flat:
+            self.warnings.append(f"moving bodies without inertia {', '.join(flat)} get {TINY_INERTIA:g} kg*m^2 "
+                                 "(MuJoCo needs inertia on every body that moves)")
 
     def body(self, articulation: Articulation, body: Body, parent: Optional[Body]) -> None:
         spec_parent = self.spec.worldbody if parent is None else self.spec_bodies[parent.name]
@@ -386,6 +396,12 @@ class _SpecBuilder:
             inertia = [max(props.diagonal_inertia)] * 3
             self.warnings.append(f"body {body.name}: principal inertia {tuple(props.diagonal_inertia)} is below "
                                  "what MJCF's 6 digits can hold on the triangle inequality; written as a ball's")
+        elif _violates_triangle(inertia):
+            # MuJoCo refuses it; its balanceinertia (which to_xml does not write) would even it out so.
+            self.warnings.append(f"body {body.name}: principal inertia {tuple(props.diagonal_inertia)} fails "
+                                 "A + B >= C; written balanced (each moment their mean, as MuJoCo's "
+                                 "balanceinertia does)")
+            inertia = [_as_written(sum(inertia) / 3.0)] * 3
         spec_body.inertia = inertia
 
     def mass_of(self, body: Body) -> MassProperties:
@@ -510,6 +526,7 @@ class _SpecBuilder:
             pose = Pose(pose.pos, quat_normalize(quat_mul(pose.rot, _AXIS_TO_Z[shape.axis])))
         elif kind == ShapeKind.PLANE:
             geom.type, geom.size = mj.mjtGeom.mjGEOM_PLANE, [0.0, 0.0, 1.0]
+            geom.group = 0  # a floor has no visual of its own: drawn as MuJoCo draws its floors
         else:
             if kind == ShapeKind.MESH:
                 self.say(f"triangle-mesh collider {shape.name} (MuJoCo collides meshes as their convex hull)")
@@ -826,6 +843,11 @@ def _writable_inertia(diagonal) -> Optional[list[float]]:
         edge = _as_written(edge * (1.0 - 1e-6))
     moments[order[2]] = edge
     return moments
+
+
+def _violates_triangle(moments) -> bool:
+    a, b, c = sorted(moments)
+    return a + b < c
 
 
 def _dof_scalars(dof: Dof) -> tuple:
