@@ -233,6 +233,7 @@ class _SpecBuilder:
         self.dof_joints: dict[str, list[tuple[str, Dof]]] = {}
         self.free_roots: list[str] = []
         self.moving: set = set()  # bodies with a joint of their own
+        self.geom_names: set = set()
         self.excludes: set = set()
         self.exclude_list: list[tuple[str, str]] = []
 
@@ -499,11 +500,14 @@ class _SpecBuilder:
         for visual in scene.visuals:
             self.visual(visual)
 
-    def _unique_geom_name(self, name: str) -> str:
-        taken = {s.name for s in self.scene.shapes} | {v.name for v in self.scene.visuals}
-        base, count = name, 1
-        while name in taken:
+    def _unique_geom_name(self, name: str, suffix: str = "") -> str:
+        """``name`` unless a geom has it (a visual may share its collider's name: MuJoCo's geom and
+        mesh names are one namespace each); then ``name + suffix``, numbered if needed."""
+        base = name if name not in self.geom_names else name + suffix
+        name, count = base, 1
+        while name in self.geom_names:
             name, count = f"{base}_{count}", count + 1
+        self.geom_names.add(name)
         return name
 
     def parent_of(self, body: Optional[str]):
@@ -512,7 +516,7 @@ class _SpecBuilder:
     def collider(self, shape: Shape, masks: dict, group: int) -> None:
         mj = self.mj
         geom = self.parent_of(shape.body).add_geom()
-        geom.name = shape.name
+        geom.name = self._unique_geom_name(shape.name)
         geom.group = group
         pose = shape.pose
         kind = shape.kind
@@ -531,7 +535,7 @@ class _SpecBuilder:
             if kind == ShapeKind.MESH:
                 self.say(f"triangle-mesh collider {shape.name} (MuJoCo collides meshes as their convex hull)")
             geom.type = mj.mjtGeom.mjGEOM_MESH
-            geom.meshname = self.mesh_asset(shape.name, shape.mesh, shape.scale)
+            geom.meshname = self.mesh_asset(geom.name, shape.mesh, shape.scale)
         geom.pos, geom.quat = list(pose.pos), list(quat_normalize(pose.rot))
         geom.contype, geom.conaffinity = masks[shape.name]
         geom.mass = 0.0  # the body's <inertial> is its mass: geoms add none
@@ -550,9 +554,9 @@ class _SpecBuilder:
     def visual(self, visual: Visual) -> None:
         mj = self.mj
         geom = self.parent_of(visual.body).add_geom()
-        geom.name = visual.name
+        geom.name = self._unique_geom_name(visual.name, "_visual")
         geom.type = mj.mjtGeom.mjGEOM_MESH
-        geom.meshname = self.mesh_asset(visual.name, visual.mesh, visual.scale)
+        geom.meshname = self.mesh_asset(geom.name, visual.mesh, visual.scale)
         geom.pos, geom.quat = list(visual.pose.pos), list(quat_normalize(visual.pose.rot))
         geom.contype = geom.conaffinity = 0
         geom.group = VISUAL_GROUP

@@ -318,3 +318,14 @@ def test_kinematic_root_is_a_mocap_body(tmp_path):
     write_mjcf(scene, str(path))
     m = _load(path)
     assert m.body_mocapid[_id(m, "BODY", "platform")] == 0 and m.njnt == 0
+
+
+def test_visual_named_like_its_collider_gets_its_own_geom_name(tmp_path):
+    """Blender gives a body's mesh and its collider one name: MuJoCo's geom names are one namespace."""
+    scene = samples.pendulum()
+    scene.visuals[0].name = scene.shapes[0].name
+    path = tmp_path / "robot.xml"
+    write_mjcf(scene, str(path))
+    m = _load(path)
+    names = {mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_GEOM, g) for g in range(m.ngeom)}
+    assert names == {scene.shapes[0].name, scene.shapes[0].name + "_visual"}
