@@ -30,6 +30,7 @@ from .builder import BuiltModel, SimulationBuildError, SolverCaps, build_model, 
 from .friction import JointEffects
 from .kinematic import KinematicDriver
 from .mujoco_direct import DirectMuJoCo, direct_refusal
+from .wrenches import AppliedWrenches, WrenchSource
 
 log = logging.getLogger(__name__)
 
@@ -274,6 +275,7 @@ class Simulation:
         self.actuator_forces = ActuatorForces(self.built.actuator_forces, self.device)
         self.controls = Controls(self.built.actuators, self.actuator_forces, self.control, self._targets,
                                  self._target_velocities)
+        self.wrenches = AppliedWrenches(model)
         self._setup_direct()
 
     def _setup_direct(self):
@@ -351,7 +353,13 @@ class Simulation:
         if self._controls_changed:
             direct.push_controls(self._state_0, self.control, efforts=self._efforts_applied)
             self._controls_changed = False
-        direct.step(count)
+        if self.wrenches:
+            mujoco_body = dict(zip(self.built.body_index.tolist(), direct.rows.tolist()))
+            self.wrenches.step_mujoco(direct, count, mujoco_body)
+            direct._kinematics_current = False
+        else:
+            self.wrenches.release_mujoco(direct)
+            direct.step(count)
         self._newton_behind = True
 
     def _sync_newton(self):
@@ -372,6 +380,7 @@ class Simulation:
                                more_follow=bool(self.actuator_forces.count))
             self.actuator_forces.apply(state.joint_q, state.joint_qd, self.control.joint_f)
         state.clear_forces()
+        self.wrenches.apply_newton(state)
         if self.pipeline is not None:
             self.pipeline.collide(state, self.contacts)
         self.solver.step(state, self.state_1, self.control, self.contacts, self.dt)
@@ -641,6 +650,25 @@ class Simulation:
 
     def _replica_of(self, info) -> int:
         return next(r for (j, a, r), i in self.built.dofs.items() if i is info)
+
+    def set_body_wrench(self, row: int, force=(0.0, 0.0, 0.0), torque=(0.0, 0.0, 0.0)):
+        """A world-frame force (N) and torque (N*m) at the centre of mass of body ``row`` (in
+        :attr:`body_keys` order), applied on every step until :meth:`clear_body_wrench`."""
+        wrench = (np.asarray(force, dtype=np.float64), np.asarray(torque, dtype=np.float64))
+        self.set_body_pull(row, lambda motion: wrench)
+
+    def set_body_pull(self, row: int, source: WrenchSource):
+        """A wrench recomputed before every step from body ``row``'s motion (``source`` gets a
+        :class:`sim.wrenches.BodyMotion`, returns (force, torque) at the centre of mass, world frame,
+        or None when done); applied until it returns None or :meth:`clear_body_wrench`."""
+        self.wrenches.set(int(self.built.body_index[row]), source)
+
+    def clear_body_wrench(self, row: Optional[int] = None):
+        """No more wrench on body ``row`` (every body when None)."""
+        if row is None:
+            self.wrenches.clear()
+        else:
+            self.wrenches.set(int(self.built.body_index[row]), None)
 
     def set_joint_efforts(self, efforts: Mapping):
         """Applied joint efforts (N or N*m), held until changed: {(joint, axis) or joint: value}."""

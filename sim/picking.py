@@ -1,0 +1,233 @@
+"""Grab a simulated body with the mouse and pull it, or push it (bpy-free).
+
+    grab = Grab(sim, stiffness=500.0, max_acceleration=5.0)
+    result = grab.pick(ray_start, ray_dir)     # GRABBED, KINEMATIC, STATIC or MISSED
+    grab.drag(ray_start, ray_dir)              # the target follows the ray at the grab depth
+    sim.advance(1 / 24)                        # the spring pulls on every step
+    grab.release()                             # no force left behind
+
+The hit test is Newton's picking ray cast (``newton.viewer.Picking``) on the simulation's own
+shapes, replica 0 only. The force is Newton's picking spring, evaluated before every physics step
+on whichever path steps the simulation (:meth:`sim.simulation.Simulation.set_body_pull`): the grab
+point is pulled toward the target with an acceleration ``stiffness * offset - damping * velocity``,
+times the body's mass (its articulation's when it is massless), the force capped at
+``max_acceleration`` g times the articulation's mass, and the torque is the lever arm about the
+centre of mass crossed with it, capped at the same rotational acceleration of the body alone.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+import warp as wp
+
+import newton
+
+from .wrenches import BodyMotion
+
+GRAVITY = 9.81
+GRABBED, KINEMATIC, STATIC, MISSED = "GRABBED", "KINEMATIC", "STATIC", "MISSED"
+
+
+class _RayCast(newton.viewer.Picking):
+    """Newton's picking, used for its ray cast only (the spring is :class:`Grab`'s): the
+    operational-space inertia it would compute for its own spring is skipped."""
+
+    def _update_os_inertia(self, state, body, point_world):
+        pass
+
+    def cast(self, state, start, direction) -> tuple[float, int]:
+        """(distance, Newton body) of the first shape the ray hits; body -1 for a static shape,
+        distance inf for nothing."""
+        self.pick(state, wp.vec3(*start), wp.vec3(*direction))
+        self.release()
+        if self._min_dist is None:
+            return math.inf, -1
+        distance = float(self._min_dist.numpy()[0])
+        return (distance if distance < 1.0e10 else math.inf), int(self._min_body_index.numpy()[0])
+
+
+def articulation_masses(model) -> tuple[np.ndarray, np.ndarray]:
+    """(each body's mass, the mass of its articulation: its own for a free body), as Newton's picking."""
+    body_mass = model.body_mass.numpy().astype(np.float64)
+    body_art = np.full(model.body_count, -1, dtype=np.int64)
+    if model.joint_count:
+        child = model.joint_child.numpy()
+        art = model.joint_articulation.numpy()
+        tree = np.nonzero((art >= 0) & (child >= 0))[0]
+        body_art[child[tree]] = art[tree]
+    in_art = body_art >= 0
+    total = np.bincount(body_art[in_art], weights=body_mass[in_art], minlength=max(1, model.articulation_count))
+    effective = body_mass.copy()
+    effective[in_art] = total[body_art[in_art]]
+    return body_mass, effective
+
+
+@dataclass
+class PickResult:
+    kind: str  # GRABBED, KINEMATIC, STATIC or MISSED
+    row: int = -1  # the body's row in sim.body_keys
+    point: Optional[np.ndarray] = None  # the hit point, world (m)
+    body: Optional[str] = None  # the body's name
+
+
+class Grab:
+    """A spring from a point of a body to a target that follows the mouse ray (see the module)."""
+
+    def __init__(self, sim, stiffness: float = 500.0, damping: Optional[float] = None,
+                 max_acceleration: float = 5.0):
+        self.sim = sim
+        self.stiffness = float(stiffness)
+        self.damping = 2.0 * math.sqrt(self.stiffness) if damping is None else float(damping)
+        if not math.isfinite(max_acceleration) or max_acceleration < 0:
+            raise ValueError("the grab's maximum acceleration must be finite and not negative")
+        self.max_acceleration = float(max_acceleration)
+        model = sim.model
+        self._mass, self._articulation_mass = articulation_masses(model)
+        self._inv_inertia = model.body_inv_inertia.numpy().astype(np.float64)
+        self._flags = model.body_flags.numpy()
+        worlds = model.world_count
+        mask = wp.array([1] + [0] * (worlds - 1), dtype=int, device=model.device) if worlds > 1 else None
+        self._ray = _RayCast(model, visible_worlds_mask=mask)
+        self._row_of_body = {int(b): r for r, b in enumerate(sim.built.body_index)}
+        self.row = -1
+        self._body = -1
+        self.local_point: Optional[np.ndarray] = None  # the grab point in the body frame
+        self.point: Optional[np.ndarray] = None  # the grab point, world, as of the last step
+        self.target: Optional[np.ndarray] = None
+        self._depth = 0.0
+        self.largest_force = 0.0  # the largest force applied since the grab (N)
+        self.last_force = np.zeros(3)
+
+    # the mouse ------------------------------------------------------------------------------
+
+    def hit(self, ray_start, ray_dir) -> PickResult:
+        """What the ray hits first, replica 0 only."""
+        start, direction = _ray(ray_start, ray_dir)
+        distance, body = self._ray.cast(self.sim.state_0, start, direction)
+        if not math.isfinite(distance):
+            return PickResult(MISSED)
+        point = start + direction * distance
+        row = self._row_of_body.get(body, -1)
+        if row < 0:
+            return PickResult(STATIC, point=point)
+        name = self.sim.body_keys[row][0]
+        kind = KINEMATIC if self._flags[body] & int(newton.BodyFlags.KINEMATIC) or self._mass[body] <= 0 \
+            and self._articulation_mass[body] <= 0 else GRABBED
+        return PickResult(kind, row, point, name)
+
+    def pick(self, ray_start, ray_dir) -> PickResult:
+        """Grab the point the ray hits, if it is on a body that moves (else nothing is held)."""
+        self.release()
+        result = self.hit(ray_start, ray_dir)
+        if result.kind == GRABBED:
+            self.grab_point(result.row, result.point, ray_start)
+        return result
+
+    def grab_point(self, row: int, point, ray_start=None):
+        """Hold body ``row`` at the world ``point`` (the target starts there)."""
+        self.release()
+        self.row, self._body = row, int(self.sim.built.body_index[row])
+        pose = self.sim.body_poses()[row]
+        rotation = _quat_wxyz_matrix(pose[3:])
+        point = np.asarray(point, dtype=np.float64)
+        self.local_point = rotation.T @ (point - pose[:3])
+        self.point, self.target = point.copy(), point.copy()
+        self._depth = float(np.linalg.norm(point - np.asarray(ray_start, dtype=np.float64))) \
+            if ray_start is not None else 0.0
+        self.largest_force = 0.0
+        self.sim.set_body_pull(row, self._wrench)
+
+    def drag(self, ray_start, ray_dir):
+        """Move the target onto the ray, at the depth it was grabbed at."""
+        if self.row < 0:
+            return
+        start, direction = _ray(ray_start, ray_dir)
+        self.target = start + direction * self._depth
+
+    def release(self):
+        if self.row >= 0:
+            self.sim.clear_body_wrench(self.row)
+        self.row, self._body = -1, -1
+        self.point = self.target = self.local_point = None
+        self.last_force = np.zeros(3)
+
+    @property
+    def holding(self) -> bool:
+        return self.row >= 0
+
+    @property
+    def max_force(self) -> float:
+        """The cap on the force (N): the maximum acceleration times the articulation's mass."""
+        return self.max_acceleration * GRAVITY * float(self._articulation_mass[self._body]) if self.holding else 0.0
+
+    # the spring -------------------------------------------------------------------------------
+
+    def _wrench(self, motion: BodyMotion):
+        body = self._body
+        point = motion.position + motion.rotation @ self.local_point
+        self.point = point
+        acceleration = self.stiffness * (self.target - point) - self.damping * motion.point_velocity(point)
+        mass = self._mass[body] if self._mass[body] > 0 else self._articulation_mass[body]
+        force = mass * acceleration
+        cap = self.max_acceleration * GRAVITY * self._articulation_mass[body]
+        size = float(np.linalg.norm(force))
+        if size > cap:
+            force *= cap / size
+        torque = np.cross(point - motion.com, force)
+        torque = self._cap_torque(torque, motion.rotation, body)
+        self.last_force = force
+        self.largest_force = max(self.largest_force, float(np.linalg.norm(force)))
+        return force, torque
+
+    def _cap_torque(self, torque, rotation, body):
+        mass = self._mass[body]
+        if mass <= 0:
+            return torque
+        limit = self.max_acceleration * GRAVITY
+        local = rotation.T @ torque
+        squared = float(local @ (self._inv_inertia[body] @ local)) / mass
+        if not math.isfinite(squared):
+            return np.zeros(3)
+        if squared > limit * limit:
+            return torque * (limit / math.sqrt(squared))
+        return torque
+
+
+def push(sim, row: int, point, direction, speed: float = 1.0):
+    """An impulse at ``point`` (world) along ``direction``, of ``speed`` m/s times the body's
+    articulation mass, given over the next step."""
+    _, articulation = articulation_masses(sim.model)
+    body = int(sim.built.body_index[row])
+    direction = np.asarray(direction, dtype=np.float64)
+    direction = direction / (np.linalg.norm(direction) or 1.0)
+    force = direction * speed * articulation[body] / sim.dt
+    point = np.asarray(point, dtype=np.float64)
+    steps = [0]
+
+    def once(motion: BodyMotion):
+        if steps[0]:
+            return None
+        steps[0] = 1
+        return force, np.cross(point - motion.com, force)
+
+    sim.set_body_pull(row, once)
+    return force * sim.dt
+
+
+def _ray(start, direction) -> tuple[np.ndarray, np.ndarray]:
+    start = np.asarray(start, dtype=np.float64)
+    direction = np.asarray(direction, dtype=np.float64)
+    return start, direction / (np.linalg.norm(direction) or 1.0)
+
+
+def _quat_wxyz_matrix(q) -> np.ndarray:
+    w, x, y, z = (float(v) for v in q)
+    n = math.sqrt(w * w + x * x + y * y + z * z) or 1.0
+    w, x, y, z = w / n, x / n, y / n, z / n
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])

@@ -1,0 +1,101 @@
+"""Grabbing a body (sim.picking): Newton's picking spring, on MuJoCo's direct path and on Newton's.
+
+A box lies on the ground; a ray from above grabs its top and the target is dragged sideways: the
+box follows, the force stays under its cap, and releasing leaves no force in the simulation.
+"""
+
+import numpy as np
+import pytest
+
+from articula.core.model import Body, MassProperties, PhysicsScene, Pose, SceneSettings, Shape, ShapeKind
+from articula.sim.picking import GRABBED, KINEMATIC, MISSED, STATIC, Grab, push
+from articula.sim.simulation import Simulation
+
+FPS = 30
+DOWN = (0.0, 0.0, -1.0)
+
+
+def crate_scene(kinematic_post: bool = False) -> PhysicsScene:
+    scene = PhysicsScene(name="crate", settings=SceneSettings(ground_plane=True))
+    scene.bodies.append(Body("crate", Pose((0.0, 0.0, 0.1)), mass=MassProperties(mass=2.0, diagonal_inertia=(0.0133, 0.0133, 0.0133))))
+    scene.shapes.append(Shape("crate_box", ShapeKind.BOX, "crate", half_extents=(0.1, 0.1, 0.1)))
+    if kinematic_post:
+        scene.bodies.append(Body("post", Pose((1.0, 0.0, 0.5)), kinematic=True))
+        scene.shapes.append(Shape("post_box", ShapeKind.BOX, "post", half_extents=(0.1, 0.1, 0.5)))
+    return scene
+
+
+def simulation(path: str, scene: PhysicsScene) -> Simulation:
+    sim = Simulation(scene, device="cpu", solver="MUJOCO" if path == "mujoco_direct" else path)
+    assert (sim.direct is not None) == (path == "mujoco_direct"), sim.direct_refusal
+    return sim
+
+
+def frames(sim: Simulation, count: int, grab: Grab = None, each=None):
+    for _ in range(count):
+        sim.advance(1.0 / FPS)
+        if each:
+            each()
+
+
+@pytest.mark.parametrize("path", ["mujoco_direct", "FEATHERSTONE"])
+def test_a_grabbed_box_follows_the_target_under_the_cap(path):
+    sim = simulation(path, crate_scene())
+    frames(sim, 5)  # settled on the ground
+    start = sim.body_poses()[0, :3].copy()
+    grab = Grab(sim, stiffness=200.0, max_acceleration=2.0)
+    result = grab.pick((0.0, 0.0, 2.0), DOWN)
+    assert result.kind == GRABBED and result.body == "crate"
+    assert result.point[2] == pytest.approx(0.2, abs=0.01)  # the box's top face
+    grab.drag((0.5, 0.0, 2.0), DOWN)  # half a metre sideways at the grab depth
+    np.testing.assert_allclose(grab.target, (0.5, 0.0, result.point[2]), atol=1e-6)
+    largest = []
+    frames(sim, 45, each=lambda: largest.append(grab.largest_force))
+    moved = sim.body_poses()[0, :3]
+    assert moved[0] - start[0] > 0.3  # toward the target
+    assert abs(moved[1]) < 0.05
+    assert grab.max_force == pytest.approx(2.0 * 9.81 * 2.0)
+    assert 0.0 < max(largest) <= grab.max_force * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("path", ["mujoco_direct", "FEATHERSTONE"])
+def test_release_leaves_no_force_behind(path):
+    sim = simulation(path, crate_scene())
+    grab = Grab(sim)
+    assert grab.pick((0.0, 0.0, 2.0), DOWN).kind == GRABBED
+    grab.drag((0.0, 0.0, 3.0), DOWN)  # up: lifts the box
+    frames(sim, 10)
+    assert sim.body_poses()[0, 2] > 0.2
+    grab.release()
+    assert not sim.wrenches
+    frames(sim, 30)
+    assert sim.body_poses()[0, 2] == pytest.approx(0.1, abs=0.01)  # fell back and lies
+    if sim.direct is not None:
+        assert not sim.direct.d.xfrc_applied.any()
+    else:
+        assert not sim.state_0.body_f.numpy().any()
+
+
+def test_kinematic_and_static_shapes_are_not_grabbed():
+    sim = simulation("FEATHERSTONE", crate_scene(kinematic_post=True))
+    grab = Grab(sim)
+    result = grab.pick((1.0, 0.0, 3.0), DOWN)
+    assert result.kind == KINEMATIC and result.body == "post"
+    assert not grab.holding and not sim.wrenches
+    assert grab.pick((3.0, 0.0, 3.0), DOWN).kind == STATIC  # the ground
+    assert grab.pick((3.0, 0.0, 3.0), (0.0, 0.0, 1.0)).kind == MISSED
+
+
+@pytest.mark.parametrize("path", ["mujoco_direct", "XPBD"])
+def test_a_push_gives_the_impulse_along_the_ray(path):
+    scene = crate_scene()
+    scene.settings.ground_plane = False
+    scene.settings.gravity = (0.0, 0.0, 0.0)
+    sim = simulation(path, scene)
+    hit = Grab(sim).hit((0.0, -2.0, 0.1), (0.0, 1.0, 0.0))  # the box's side, through its centre
+    assert hit.kind == GRABBED
+    impulse = push(sim, hit.row, hit.point, (0.0, 1.0, 0.0), speed=0.5)
+    np.testing.assert_allclose(impulse, (0.0, 1.0, 0.0), atol=1e-9)  # 0.5 m/s x 2 kg
+    frames(sim, 3)
+    assert not sim.wrenches  # one step only
+    np.testing.assert_allclose(sim.body_velocities()[0, :3], (0.0, 0.5, 0.0), atol=1e-3)
