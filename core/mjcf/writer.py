@@ -2,8 +2,9 @@
 
 The mirror image of :mod:`.reader`. Nothing here writes XML text: the model is built as an ``MjSpec``,
 compiled (so MuJoCo itself accepts it before anything is written), then ``spec.to_xml()`` writes it.
-Meshes go as binary STL files into ``<name>_assets`` beside the XML (the compiler's ``meshdir``), so
-the folder can be zipped and opened elsewhere. Files are written into a temporary folder and moved
+Meshes go as binary STL files (OBJ with texture coordinates for visuals whose UVs the caller gives,
+their images copied beside them) into ``<name>_assets`` beside the XML (the compiler's ``meshdir`` and
+``texturedir``), so the folder can be zipped and opened elsewhere. Files are written into a temporary folder and moved
 into place at the end: a failure leaves the old files as they were.
 
 What becomes what:
@@ -82,8 +83,10 @@ def assets_folder_name(path: str) -> str:
     return os.path.splitext(os.path.basename(path))[0] + "_assets"
 
 
-def write_mjcf(scene: PhysicsScene, path: str) -> list[str]:
+def write_mjcf(scene: PhysicsScene, path: str, surfaces: Optional[dict[str, VisualSurface]] = None) -> list[str]:
     """Write ``scene`` as MJCF to ``path`` (meshes into the assets folder beside it), atomically.
+
+    ``surfaces``: visual name -> its :class:`VisualSurface` (UVs, image), where the caller knows them.
 
     Returns warnings (written anyway): validation's, and what MJCF cannot say. Raises
     :class:`MjcfWriteError` when the scene cannot be written (validation's blocking problems, or
@@ -93,7 +96,7 @@ def write_mjcf(scene: PhysicsScene, path: str) -> list[str]:
     refused = [str(p) for p in problems if blocks_writing(p)]
     if refused:
         raise MjcfWriteError(path, refused)
-    built = build_spec(scene, path, masses)
+    built = build_spec(scene, path, masses, surfaces)
     _write_files(built, path)
     empty = [] if scene.bodies else ["no rigid bodies to export: the file holds only the scene's options and "
                                      "static colliders"]
@@ -111,13 +114,33 @@ class BuiltSpec:
     warnings: list[str] = field(default_factory=list)
 
 
-def build_spec(scene: PhysicsScene, path: str = "robot.xml",
-               masses: Optional[dict[str, MassProperties]] = None) -> BuiltSpec:
+def build_spec(scene: PhysicsScene, path: str = "robot.xml", masses: Optional[dict[str, MassProperties]] = None,
+               surfaces: Optional[dict[str, VisualSurface]] = None) -> BuiltSpec:
     """``scene`` as a compiled ``MjSpec`` (nothing written); ``path`` names the assets folder."""
-    return _SpecBuilder(scene, path, masses or {}).build()
+    return _SpecBuilder(scene, path, masses or {}, surfaces or {}).build()
+
+
+@dataclass
+class VisualSurface:
+    """What Blender knows of a visual beyond the description: texture coordinates per triangle corner
+    of ``Visual.mesh`` (``uvs[3 * t + k]`` for corner ``k`` of triangle ``t``) and the image file of
+    its color texture, if any. Such a visual is written as an OBJ with its UVs, its image copied
+    beside it and drawn as MuJoCo maps a 2D texture (by the mesh's texture coordinates)."""
+
+    uvs: list[tuple[float, float]]
+    image: Optional[str] = None
 
 
 # ------------------------------------------------------------------------------------------- files
+def obj_text(mesh: MeshData, uvs) -> bytes:
+    """A Wavefront OBJ of the mesh with one texture coordinate per triangle corner."""
+    lines = [f"v {x:.9g} {y:.9g} {z:.9g}" for x, y, z in mesh.vertices]
+    lines += [f"vt {u:.9g} {v:.9g}" for u, v in uvs]
+    lines += [f"f {a + 1}/{3 * t + 1} {b + 1}/{3 * t + 2} {c + 1}/{3 * t + 3}"
+              for t, (a, b, c) in enumerate(mesh.triangles)]
+    return ("\n".join(lines) + "\n").encode()
+
+
 def binary_stl(mesh: MeshData) -> bytes:
     """Binary STL of a triangle mesh (MuJoCo reads no ASCII STL)."""
     vertices = np.asarray(mesh.vertices, dtype=np.float64).reshape(-1, 3)
@@ -219,8 +242,10 @@ def _finite(value: float) -> bool:
 
 
 class _SpecBuilder:
-    def __init__(self, scene: PhysicsScene, path: str, masses: dict[str, MassProperties]):
-        self.scene, self.path, self.masses = scene, path, masses
+    def __init__(self, scene: PhysicsScene, path: str, masses: dict[str, MassProperties],
+                 surfaces: dict[str, VisualSurface]):
+        self.scene, self.path, self.masses, self.surfaces = scene, path, masses, surfaces
+        self.textures: dict[str, str] = {}  # image path -> MuJoCo material name
         self.mj = _mj()
         self.spec = self.mj.MjSpec()
         self.meshes: dict[str, bytes] = {}
@@ -247,7 +272,7 @@ class _SpecBuilder:
         spec.compiler.degree = False
         spec.compiler.autolimits = True
         spec.compiler.saveinertial = True  # every body's <inertial> in the file, as given
-        spec.meshdir = assets_folder_name(self.path)
+        spec.meshdir = spec.texturedir = assets_folder_name(self.path)
         self.settings()
         articulations = find_articulations(scene)
         for articulation in articulations:
@@ -556,7 +581,15 @@ class _SpecBuilder:
         geom = self.parent_of(visual.body).add_geom()
         geom.name = self._unique_geom_name(visual.name, "_visual")
         geom.type = mj.mjtGeom.mjGEOM_MESH
-        geom.meshname = self.mesh_asset(geom.name, visual.mesh, visual.scale)
+        surface = self.surfaces.get(visual.name)
+        if surface is not None and len(surface.uvs) != 3 * len(visual.mesh.triangles):
+            self.warnings.append(f"visual {visual.name}: {len(surface.uvs)} texture coordinates for "
+                                 f"{len(visual.mesh.triangles)} triangles; written without them")
+            surface = None
+        geom.meshname = self.mesh_asset(geom.name, visual.mesh, visual.scale, surface)
+        material = self.texture_material(surface.image) if surface is not None and surface.image else ""
+        if material:
+            geom.material = material
         geom.pos, geom.quat = list(visual.pose.pos), list(quat_normalize(visual.pose.rot))
         geom.contype = geom.conaffinity = 0
         geom.group = VISUAL_GROUP
@@ -564,17 +597,45 @@ class _SpecBuilder:
         geom.density = 0.0
         geom.rgba = [float(c) for c in visual.color]
 
-    def mesh_asset(self, name: str, mesh: Optional[MeshData], scale) -> str:
+    def mesh_asset(self, name: str, mesh: Optional[MeshData], scale, surface: Optional[VisualSurface] = None) -> str:
         if mesh is None or not mesh.triangles:
             raise MjcfWriteError(self.path, [f"{name}: its mesh has no triangles"])
         file_name = _file_name(name, self.mesh_files)
-        self.meshes[file_name] = binary_stl(mesh)
+        if surface is not None:
+            file_name = file_name[:-4] + ".obj"
+            self.meshes[file_name] = obj_text(mesh, surface.uvs)
+        else:
+            self.meshes[file_name] = binary_stl(mesh)
         spec_mesh = self.spec.add_mesh()
         spec_mesh.name = name
         spec_mesh.file = file_name
         spec_mesh.scale = [float(s) for s in scale]
         # Visual meshes may be open or flat: MuJoCo then needs no volume (the body's <inertial> is given).
         spec_mesh.inertia = self.mj.mjtMeshInertia.mjMESH_INERTIA_SHELL
+        return name
+
+    def texture_material(self, image: str) -> Optional[str]:
+        """A MuJoCo material drawing ``image`` (copied into the assets folder) as a 2D texture."""
+        if image in self.textures:
+            return self.textures[image]
+        try:
+            with open(image, "rb") as f:
+                data = f.read()
+        except OSError as error:
+            self.warnings.append(f"image {image} could not be read ({error.strerror}); drawn without it")
+            self.textures[image] = ""
+            return ""
+        base = os.path.splitext(os.path.basename(image))
+        file_name = _file_name(base[0], self.mesh_files)[:-4] + (base[1].lower() or ".png")
+        self.meshes[file_name] = data
+        name = f"texture_{len(self.textures)}"
+        texture = self.spec.add_texture()
+        texture.name, texture.file = name, file_name
+        texture.type = self.mj.mjtTexture.mjTEXTURE_2D
+        material = self.spec.add_material()
+        material.name = name
+        material.textures[int(self.mj.mjtTextureRole.mjTEXROLE_RGB)] = name
+        self.textures[image] = name
         return name
 
     def collision_masks(self) -> dict:

@@ -107,3 +107,21 @@ def test_example_robot_exports_and_steps_in_mujoco(clean_scene, tmp_path, name):
     for _ in range(int(0.1 / m.opt.timestep)):
         mujoco.mj_step(m, data)
     assert np.isfinite(data.qpos).all()
+
+
+def test_textured_visual_leaves_as_obj_with_uvs_and_its_image(clean_scene, tmp_path):
+    """pybullet's duck (an OBJ with UVs and an image) imported from MJCF leaves as an OBJ with its UVs
+    and its image copied beside it, drawn by MuJoCo as a 2D texture."""
+    from tests.robot_files import duck_mjcf
+
+    source = tmp_path / "source"
+    source.mkdir()
+    assert bpy.ops.articula.import_mjcf(filepath=duck_mjcf(source)) == {"FINISHED"}
+    path = tmp_path / "duck.xml"
+    assert bpy.ops.articula.export_mjcf(filepath=str(path)) == {"FINISHED"}
+    files = os.listdir(tmp_path / "duck_assets")
+    assert "duckCM.png" in files and any(f.endswith(".obj") for f in files)
+    m = mujoco.MjModel.from_xml_path(str(path))
+    textured = [g for g in range(m.ngeom) if m.geom_matid[g] >= 0
+                and m.mat_texid[m.geom_matid[g]][int(mujoco.mjtTextureRole.mjTEXROLE_RGB)] >= 0]
+    assert textured and all(m.mesh_texcoordnum[m.geom_dataid[g]] > 0 for g in textured)

@@ -329,3 +329,37 @@ def test_visual_named_like_its_collider_gets_its_own_geom_name(tmp_path):
     m = _load(path)
     names = {mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_GEOM, g) for g in range(m.ngeom)}
     assert names == {scene.shapes[0].name, scene.shapes[0].name + "_visual"}
+
+
+def _png(path, width=2, height=2) -> None:
+    """A tiny RGB PNG written by hand (zlib and struct only)."""
+    import zlib
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    rows = b"".join(b"\0" + bytes([255, 0, 0] * width) for _ in range(height))
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+                     + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+def test_visual_with_uvs_is_an_obj_with_its_texture(tmp_path):
+    from articula.core.mjcf.writer import VisualSurface
+
+    scene = samples.pendulum()
+    visual = scene.visuals[0]
+    image = tmp_path / "paint.png"
+    _png(image)
+    uvs = [(0.25 * (k % 3), 0.5 * (k % 2)) for k in range(3 * len(visual.mesh.triangles))]
+    path = tmp_path / "out" / "robot.xml"
+    path.parent.mkdir()
+    write_mjcf(scene, str(path), surfaces={visual.name: VisualSurface(uvs=uvs, image=str(image))})
+    assert sorted(os.listdir(tmp_path / "out" / "robot_assets")) == ["paint.png", f"{visual.name}.obj"]
+    m = _load(path)
+    geom = _id(m, "GEOM", visual.name)
+    mesh = m.geom_dataid[geom]
+    assert m.mesh_texcoordnum[mesh] > 0  # MuJoCo read the UVs
+    material = m.geom_matid[geom]
+    texture = m.mat_texid[material][int(mujoco.mjtTextureRole.mjTEXROLE_RGB)]
+    assert texture >= 0 and m.tex_type[texture] == mujoco.mjtTexture.mjTEXTURE_2D
+    back = read_mjcf(str(path))  # the reader finds the image through texturedir, as for any MJCF
+    assert list(back.material_textures.values()) == [str(tmp_path / "out" / "robot_assets" / "paint.png")]
