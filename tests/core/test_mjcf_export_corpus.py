@@ -253,7 +253,7 @@ def description_differences(a, b) -> list[str]:
 def xml_differences(first: str, second: str) -> list[str]:
     """The two files' element trees, attribute by attribute: words equal, numbers equal to the 6
     digits written (rtol 2e-5: the second file is written from MuJoCo's reading of the first, and a
-    quaternion normalized again may move in its 6th digit). The assets folder's name is not compared."""
+    quaternion normalized again may move in its 6th digit). The assets folder's name (meshdir, texturedir) is not compared."""
     found = []
     a, b = ET.parse(first).getroot(), ET.parse(second).getroot()
     ea, eb = list(a.iter()), list(b.iter())
@@ -265,7 +265,7 @@ def xml_differences(first: str, second: str) -> list[str]:
             continue
         for key, value in x.attrib.items():
             other = y.attrib[key]
-            if value == other or key == "meshdir":
+            if value == other or key in ("meshdir", "texturedir"):
                 continue
             try:
                 same = _close([float(v) for v in value.split()], [float(v) for v in other.split()])
