@@ -6,14 +6,16 @@ and leaves the scene as it was.
 """
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, IntProperty
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty
 from mathutils import Matrix, Quaternion, Vector
 
 from ..addon.adapters.blender_to_description import (capture_rest, is_body, is_collider, is_joint,
                                                      owner_body, scene_from_blender, world_pose)
+from ..addon.adapters import mesh_to_convex_colliders as convex_adapter
 from ..addon.adapters.description_to_blender import fill_primitive_mesh, place
 from ..addon.properties.common import AXIS_ITEMS, enum_items
 from ..addon.properties.joint_props import sync_dofs
+from ..core.convex import DEFAULT_MAX_VERTICES, PHYSX_MAX_VERTICES, DecompositionCancelled, DecompositionSettings
 from ..core.model import ActuatorKind, JointType, Pose
 
 FIT_SHAPES = [
@@ -21,8 +23,10 @@ FIT_SHAPES = [
     ("SPHERE", "Sphere", "A sphere around the bounding box's largest half extent"),
     ("CAPSULE", "Capsule", "A capsule along the bounding box's longest axis"),
     ("CYLINDER", "Cylinder", "A cylinder along the bounding box's longest axis"),
-    ("CONVEX_HULL", "Convex Hull", "The convex hull of the mesh"),
-    ("MESH", "Triangle Mesh", "The mesh itself (static or kinematic bodies)"),
+    ("CONVEX_HULL", "Convex Hull", "The convex hull of the mesh, at most Max Vertices vertices"),
+    ("CONVEX_DECOMPOSITION", "Convex Decomposition", "Convex parts that follow the mesh's cavities, handles "
+     "and slots (CoACD): one child convex-hull collider per part"),
+    ("MESH", "Triangle Mesh", "The mesh itself (static or kinematic bodies; PhysX refuses it on moving ones)"),
 ]
 
 
@@ -144,10 +148,12 @@ def fit_primitive(props, shape: str, half, axis: str) -> None:
 
 
 class ARTICULA_OT_set_collider(_ObjectModeOperator, bpy.types.Operator):
-    """Give the selected meshes a collider fitted to their bounds, or their convex hull or mesh.
+    """Give the selected meshes a collider fitted to their bounds, their convex hull, convex parts or mesh.
 
     A body (or an object under no body) takes the collider itself when its bounds are centred
     on its origin; otherwise a wireframe child collider is added so the mesh stays a visual.
+    A convex decomposition runs on a worker thread (Esc cancels, leaving nothing) and adds one
+    child convex-hull collider per part.
     """
 
     bl_idname = "articula.set_collider"
@@ -156,6 +162,34 @@ class ARTICULA_OT_set_collider(_ObjectModeOperator, bpy.types.Operator):
     shape: EnumProperty(name="Shape", items=FIT_SHAPES, default="BOX")
     axis: EnumProperty(name="Axis", default="AUTO", items=[("AUTO", "Longest", "The longest bounds axis"),
                                                           *AXIS_ITEMS])
+    max_vertices: IntProperty(name="Max Vertices", default=DEFAULT_MAX_VERTICES, min=4, max=PHYSX_MAX_VERTICES,
+                              description="Most vertices per convex hull (PhysX takes at most 255; Isaac's "
+                              "tools default to 64)")
+    concavity: FloatProperty(name="Concavity Threshold", default=0.05, min=0.005, max=1.0, step=1, precision=3,
+                             description="How much concavity each convex part may keep, relative to the mesh's "
+                             "size: lower gives more, finer parts")
+    max_hulls: IntProperty(name="Max Hulls", default=-1, min=-1, max=1024,
+                           description="Most convex parts per mesh; -1: as many as the threshold needs")
+
+    def draw(self, context):
+        layout = self.layout
+        layout.prop(self, "shape")
+        if self.shape in ("BOX", "SPHERE", "CAPSULE", "CYLINDER"):
+            layout.prop(self, "axis")
+        if self.shape in ("CONVEX_HULL", "CONVEX_DECOMPOSITION"):
+            column = layout.column()
+            reason = convex_adapter.decomposition_unavailable_reason() if self.shape == "CONVEX_DECOMPOSITION" else None
+            column.enabled = reason is None
+            if self.shape == "CONVEX_DECOMPOSITION":
+                column.prop(self, "concavity")
+                column.prop(self, "max_hulls")
+            column.prop(self, "max_vertices")
+            if reason:
+                layout.label(text=reason, icon="ERROR")
+
+    def settings(self) -> DecompositionSettings:
+        return DecompositionSettings(threshold=self.concavity, max_hulls=self.max_hulls,
+                                     max_vertices=self.max_vertices)
 
     def execute(self, context):
         selected = _selected(context)
@@ -163,6 +197,16 @@ class ARTICULA_OT_set_collider(_ObjectModeOperator, bpy.types.Operator):
         meshes = [o for o in selected if bounds[o] is not None and not is_joint(o)]
         if not meshes:
             return self.fail("Select mesh objects (with vertices) to fit colliders to")
+        if self.shape == "CONVEX_DECOMPOSITION":
+            job = self._decomposition_job(meshes)
+            return self._finish(job) if job is not None else {"CANCELLED"}
+        self._hulls = {}
+        if self.shape == "CONVEX_HULL":
+            for obj in (o for o in meshes if len(o.data.vertices) > self.max_vertices):
+                try:
+                    self._hulls[obj] = convex_adapter.simplified_hull(obj, self.max_vertices)
+                except ValueError as error:
+                    return self.fail(f"No convex hull for {obj.name}: {error}")
         bodies = {o for o in context.scene.objects if is_body(o)}
         made = [self.apply(context, obj, *bounds[obj], bodies) for obj in meshes]
         skipped = len(selected) - len(meshes)
@@ -170,10 +214,71 @@ class ARTICULA_OT_set_collider(_ObjectModeOperator, bpy.types.Operator):
         self.report({"INFO"}, f"{self.shape.replace('_', ' ').title()} collider on {', '.join(made)}{note}")
         return {"FINISHED"}
 
+    # convex decomposition: a worker thread, modal when invoked from the interface ----------------
+
+    def invoke(self, context, event):
+        if self.shape != "CONVEX_DECOMPOSITION":
+            return self.execute(context)
+        meshes = [o for o in _selected(context) if _mesh_bounds(o) is not None and not is_joint(o)]
+        if not meshes:
+            return self.fail("Select mesh objects (with vertices) to fit colliders to")
+        self._job = self._decomposition_job(meshes)
+        if self._job is None:
+            return {"CANCELLED"}
+        wm = context.window_manager
+        self._timer = wm.event_timer_add(0.1, window=context.window)
+        wm.modal_handler_add(self)
+        wm.progress_begin(0, 100)
+        return {"RUNNING_MODAL"}
+
+    def modal(self, context, event):
+        wm = context.window_manager
+        if event.type == "ESC":
+            self._job.cancel()
+            self._end_modal(context)
+            self.report({"INFO"}, "Convex decomposition cancelled; nothing was changed")
+            return {"CANCELLED"}
+        if event.type != "TIMER":
+            return {"PASS_THROUGH"}
+        wm.progress_update(int(100 * self._job.progress))
+        if context.area:
+            context.area.header_text_set(f"Convex decomposition: {100 * self._job.progress:.0f}% (Esc cancels)")
+        if not self._job.done:
+            return {"RUNNING_MODAL"}
+        self._end_modal(context)
+        return self._finish(self._job)
+
+    def _end_modal(self, context) -> None:
+        wm = context.window_manager
+        wm.event_timer_remove(self._timer)
+        wm.progress_end()
+        if context.area:
+            context.area.header_text_set(None)
+
+    def _decomposition_job(self, meshes):
+        reason = convex_adapter.decomposition_unavailable_reason()
+        if reason:
+            self.fail(reason)
+            return None
+        return convex_adapter.DecompositionJob(meshes, self.settings()).start()
+
+    def _finish(self, job) -> set:
+        try:
+            made = job.finish()
+        except DecompositionCancelled:
+            return {"CANCELLED"}
+        except (ValueError, RuntimeError) as error:
+            return self.fail(f"Convex decomposition failed: {error}")
+        counts = ", ".join(f"{name}: {len(children)}" for name, children in made.items())
+        self.report({"INFO"}, f"Convex decomposition (hull colliders per mesh): {counts}")
+        return {"FINISHED"}
+
     def apply(self, context, obj, center, half, bodies) -> str:
         axis = "XYZ"[max(range(3), key=lambda i: half[i])] if self.axis == "AUTO" else self.axis
         mesh_shape = self.shape in ("CONVEX_HULL", "MESH")
         own_object = obj in bodies or owner_body(obj, bodies) is None
+        if obj in self._hulls:
+            return self._simplified_hull(obj, self._hulls[obj])
         target = obj
         if not own_object or (not mesh_shape and center.length > 1e-6 * max(1.0, half.length)):
             target = self._child_collider(context, obj, center, mesh_shape)
@@ -186,6 +291,17 @@ class ARTICULA_OT_set_collider(_ObjectModeOperator, bpy.types.Operator):
             if target is not obj:
                 fill_primitive_mesh(target.data, props)
         return target.name
+
+    @staticmethod
+    def _simplified_hull(obj, hull) -> str:
+        """A child holding the hull's own mesh (capped at Max Vertices); the object's own collider
+        (if any) gives way to it."""
+        for old in (c for c in obj.children if c.name.startswith(f"{obj.name}_collider") and is_collider(c)
+                    and c.articula.collider.collider_only and c.articula.collider.shape == "CONVEX_HULL"):
+            bpy.data.objects.remove(old)
+        if obj.articula.collider.enabled and not obj.articula.collider.collider_only:
+            obj.articula.collider.enabled = False
+        return convex_adapter.add_hull_child(obj, hull).name
 
     @staticmethod
     def _child_collider(context, obj, center, shares_mesh: bool):
