@@ -389,6 +389,11 @@ def _check_shapes(scene: PhysicsScene) -> Iterator[Problem]:
         if shape.kind == ShapeKind.PLANE and shape.body is not None:
             yield error(shape.name, "plane colliders are infinite and must be static (no body)",
                         "plane_on_body")
+        if shape.kind == ShapeKind.MESH and body is not None and not body.kinematic:
+            yield warning(shape.name, f"triangle-mesh collider on moving body {body.name!r}: PhysX and "
+                          "Isaac Sim refuse it, Newton and MuJoCo collide its convex hull instead (cavities "
+                          "fill); use Set Collider > Convex Decomposition (or Convex Hull)",
+                          "triangle_mesh_on_moving_body")
         if not isinstance(shape.collision_group, int):
             yield error(shape.name, f"collision group {shape.collision_group!r} must be a whole number",
                         "invalid_group")

@@ -180,3 +180,22 @@ def test_exported_hulls_are_convex_meshes_newton_reads_as_the_same_shapes(decomp
     volumes = sorted(convex.hull_volume(m.vertices, m.indices.reshape(-1, 3)) for m in model.shape_source
                      if m is not None)
     assert np.allclose(volumes, sorted(convex.hull_volume(v, t) for v, t in hulls), rtol=1e-4)
+
+
+def test_validation_warns_about_a_triangle_mesh_on_a_moving_body_and_names_the_fix():
+    from articula.core.model import MeshData
+    from articula.core.validation import validate
+
+    vertices, triangles = sample_meshes.u_slot()
+    mesh = MeshData(vertices=[tuple(v) for v in vertices.tolist()], triangles=[tuple(t) for t in triangles.tolist()])
+    scene = PhysicsScene()
+    scene.bodies += [Body("slot"), Body("rail", kinematic=True)]
+    scene.shapes += [Shape("slot_mesh", ShapeKind.MESH, "slot", mesh=mesh),
+                     Shape("rail_mesh", ShapeKind.MESH, "rail", mesh=mesh),
+                     Shape("floor_mesh", ShapeKind.MESH, None, mesh=mesh, world=-1)]
+    found = [p for p in validate(scene) if p.code == "triangle_mesh_on_moving_body"]
+    assert [p.subject for p in found] == ["slot_mesh"]  # static and kinematic bodies may keep triangles
+    assert found[0].severity == "WARNING"
+    assert "PhysX" in found[0].message and "Convex Decomposition" in found[0].message
+    scene.shapes[0] = convex.hull_shapes("slot", [convex.convex_hull(vertices)], body="slot")[0]
+    assert not [p for p in validate(scene) if p.code == "triangle_mesh_on_moving_body"]
