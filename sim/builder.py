@@ -397,7 +397,8 @@ class _TemplateBuilder:
             return self._add_weld(template, parent, name, index)
         stacked = articulation.edge_joints(name)
         if len(stacked) > 1:
-            return self._add_stacked_joints(template, stacked, index)
+            return self._add_stacked_joints(template, stacked, index,
+                                            in_file_order=len(articulation.bodies) == 1)
         return self._add_joint(template, joint, index)
 
     def _check_kinematic_top(self, articulation: Articulation, kinematic: set[str]):
@@ -453,17 +454,19 @@ class _TemplateBuilder:
             _set_initial_state(b, q0 + i, qd0 + i, dof)
         return new
 
-    def _add_stacked_joints(self, template, joints: list[Joint], index: dict[str, int]) -> int:
+    def _add_stacked_joints(self, template, joints: list[Joint], index: dict[str, int],
+                            in_file_order: bool = False) -> int:
         """Single-DOF joints stacked on one edge (core.articulation) -> one Newton D6, as Newton's
         ``add_usd`` merges them (``parse_merged_joints``): the first joint's two frames place the
         D6; each joint's axis is turned into that frame by the rotation between the first joint's
         body0-side frame and its own; DOFs linear first, then angular. "First" and the order are
         Newton's inside an articulation, where UsdPhysics lists joints by prim path, which for
-        sibling joint prims (what the converter writes) is name order. (Joints from the world to
-        a body outside every ArticulationRootAPI prim come to Newton in file order instead: the
-        same DOFs, maybe in another order.) Other anchors than the first's are not honoured
-        (Newton warns and does the same)."""
-        joints = sorted(joints, key=lambda j: j.name)
+        sibling joint prims (what the converter writes) is name order. A lone body's joints
+        (``in_file_order``: Newton keeps no one-body articulation) come in file order, the
+        description's. Other anchors than the first's are not honoured (Newton warns and does
+        the same)."""
+        if not in_file_order:
+            joints = sorted(joints, key=lambda j: j.name)
         first = joints[0]
         b = template.builder
         parent = index[first.body0] if first.body0 else -1

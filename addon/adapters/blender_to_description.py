@@ -343,11 +343,30 @@ def parents_first(bodies: list[Body]) -> list[Body]:
     return ordered
 
 
+def in_file_order(joint_objects: list) -> list:
+    """Joint objects in object order, except that joints stacked between the same two bodies take
+    the order of the file they came from among themselves (Newton merges them into one D6 in that
+    order); stacked joints made in Blender follow, in object order."""
+    groups: dict[tuple, list[int]] = {}
+    for i, obj in enumerate(joint_objects):
+        props = obj.articula.joint
+        groups.setdefault((props.body0, props.body1), []).append(i)
+    ordered = list(joint_objects)
+    for places in groups.values():
+        if len(places) > 1:
+            stack = sorted((joint_objects[i] for i in places),
+                           key=lambda o: (o.articula.joint.file_order < 0, o.articula.joint.file_order))
+            for i, obj in zip(places, stack):
+                ordered[i] = obj
+    return ordered
+
+
 def scene_from_blender(scene, objects: Optional[Iterable] = None,
                        frames: Optional[WorldFrames] = None) -> PhysicsScene:
     """The description of ``scene``'s objects (all of them, or only ``objects``).
 
-    Bodies come parents first; joints, shapes and visuals in object order. ``frames`` may carry
+    Bodies come parents first; joints, shapes and visuals in object order (stacked joints in their
+    file's: :func:`in_file_order`). ``frames`` may carry
     world frames already read (by :func:`blender_problems` on the same, unchanged objects).
     """
     objects = list(scene.objects if objects is None else objects)
@@ -355,7 +374,7 @@ def scene_from_blender(scene, objects: Optional[Iterable] = None,
     roles = [(o, is_body(o), is_joint(o), is_collider(o)) for o in objects]
     bodies = {o for o, body, _, _ in roles if body}
     settings = scene.articula
-    joints = [read_joint(o, frames) for o, _, joint, _ in roles if joint]
+    joints = [read_joint(o, frames) for o in in_file_order([o for o, _, joint, _ in roles if joint])]
     joint_names = {j.name for j in joints}
     return PhysicsScene(
         name=settings.world_name,

@@ -272,6 +272,21 @@ def _mesh_matches(obj, data: Optional[MeshData]) -> bool:
     ) and len(own.vertices) == len(data.vertices)
 
 
+def _next_file_order(scene) -> int:
+    """Where a new file's joints start: after every joint an earlier import placed, so each file keeps
+    its own order and files follow one another."""
+    orders = [o.articula.joint.file_order for o in scene.objects if o.articula.joint.enabled]
+    return max(orders, default=-1) + 1
+
+
+def _stacked(joints: list[Joint]) -> set[str]:
+    """Names of the joints that share their two bodies with another joint (their order matters)."""
+    pairs: dict[tuple, list[str]] = {}
+    for joint in joints:
+        pairs.setdefault((joint.body0, joint.body1), []).append(joint.name)
+    return {name for names in pairs.values() if len(names) > 1 for name in names}
+
+
 class _Builder:
     def __init__(self, context, desc: PhysicsScene, collection, merge: bool = False,
                  apply_scene_settings: bool = True):
@@ -380,8 +395,12 @@ class _Builder:
             apply_settings(self.scene, self.desc, keep_materials=self.merge)
         for body in parents_first(self.desc.bodies):
             self.add_body(body)
-        for joint in self.desc.joints:
+        first, stacked = _next_file_order(self.scene), _stacked(self.desc.joints)
+        for i, joint in enumerate(self.desc.joints):
             self.add_joint(joint)
+            obj = self.joint_objects.get(joint.name)
+            if obj is not None and joint.name in stacked:
+                obj.articula.joint.file_order = first + i
         for shape in self.desc.shapes:
             self.add_shape(shape)
         for visual in self.desc.visuals:

@@ -118,6 +118,12 @@ class ArticulaJointProps(bpy.types.PropertyGroup):
     mimic_offset: float_prop("Offset", "Added to gear * the leader's position (rad or m)")
     mimic_offset_angle: unit_view("mimic_offset", "Offset", "Added to gear * the leader's angle",
                                   subtype="ANGLE", unit="ROTATION")
+    # Blender keeps no order among objects; a file's joint order matters where joints stack on one body
+    # (MuJoCo hips, planar roots): Newton merges them into one D6 in that order.
+    file_order: IntProperty(name="File Order", default=-1, min=-1, options={"HIDDEN"},
+                            description="A joint stacked with others on one body: its place among the "
+                                        "joints of the file it came from (-1: made in Blender); export "
+                                        "writes stacked joints in this order")
 
 
 classes = (ArticulaJointProps,)

@@ -352,6 +352,7 @@ class _OntoWriter(_LayerWriter):
 
     # -- joints
     def _write_joints(self) -> None:
+        siblings: dict[Sdf.Path, list[str]] = {}
         for joint in self.scene.joints:
             path = self.object_paths.get(joint.name)
             if path is None or path in self.body_by_path:
@@ -361,6 +362,20 @@ class _OntoWriter(_LayerWriter):
                 if spec is not None:
                     _clear_xform_ops(spec)
             self._write_joint(path, joint)
+            siblings.setdefault(path.GetParentPath(), []).append(path.name)
+        self._keep_joint_order(siblings)
+
+    def _keep_joint_order(self, siblings: dict[Sdf.Path, list[str]]) -> None:
+        """Joint prims under one prim in the description's order (Blender wrote them in its own):
+        Newton merges joints stacked on one body into one D6 in prim order, so the DOFs keep the
+        order of the file they came from."""
+        for parent, names in siblings.items():
+            spec = self.layer.GetPrimAtPath(parent) if len(names) > 1 else None
+            if spec is None:
+                continue
+            joints = set(names)
+            if [n for n in spec.nameChildren.keys() if n in joints] != names:
+                spec.SetInfo("primOrder", names)  # reorders these among themselves, the rest stay
 
     # -- colliders (visuals are Blender's own meshes)
     def _write_attachments(self) -> None:

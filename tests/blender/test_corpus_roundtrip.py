@@ -30,16 +30,6 @@ ROBOTS = ["gym_ant", "gym_half_cheetah", "gym_hopper", "gym_humanoid", "gym_huma
           "gym_inverted_double_pendulum", "gym_inverted_pendulum", "gym_pusher", "gym_reacher",
           "gym_swimmer", "gym_walker2d", "newton_nv_ant", "newton_nv_humanoid"]
 NEWTON_READS_THIS_USD = hasattr(UsdPhysics, "Axis")
-#: Written reasons for Newton models that differ.
-_STACKED_ORDER = ("join a free body to the world with two slide joints: Newton merges such stacked joints into "
-                  "one D6 in prim order, the file's in the original and Blender's object order in the export "
-                  "(Blender keeps no order among objects): same DOFs, frames and limits, another DOF order")
-EXCEPTIONS = {
-    "gym_pusher": "obj_slidex/obj_slidey and goal_slidex/goal_slidey " + _STACKED_ORDER,
-    "gym_reacher": "target_x/target_y " + _STACKED_ORDER,
-}
-
-
 def _robot(key: str) -> str:
     files = glob.glob(os.path.join(CORPUS, key, "*.usda"))
     if not files:
@@ -69,8 +59,6 @@ def test_converted_robot_survives_import_and_export_through_the_operators(clean_
         assert bpy.ops.articula.export_usd(filepath=exports[layout], layout=layout) == {"FINISHED"}, layout
     if not NEWTON_READS_THIS_USD:
         return
-    if key in EXCEPTIONS:
-        pytest.xfail(EXCEPTIONS[key])
     _compare_models = _newton_comparison()
     read = read_usd(original)  # the export keeps the description's names (a joint Blender calls
     # ``bthigh.001`` beside its body ``bthigh`` leaves as ``bthigh``) and the file's kept prim names
@@ -128,3 +116,31 @@ def test_newton_robot_survives_import_and_export_through_the_operators(clean_sce
             _compare_models(reference, _newton(path), read, with_joint_q=False)
         except AssertionError as error:
             raise AssertionError(f"{layout}: {error}") from error
+
+
+def _stacked_joint_order(path) -> dict[str, list[str]]:
+    """Joint prims per body1 holding several, in the stage's (composed) prim order."""
+    from pxr import Usd
+
+    stage = Usd.Stage.Open(path)
+    stacks: dict[str, list[str]] = {}
+    for prim in stage.Traverse():
+        joint = UsdPhysics.Joint(prim)
+        if joint:
+            body1 = [t.name for t in joint.GetBody1Rel().GetTargets()]
+            stacks.setdefault(body1[0] if body1 else "", []).append(prim.GetName())
+    return {body: names for body, names in stacks.items() if len(names) > 1}
+
+
+@pytest.mark.parametrize("key", ["gym_pusher", "gym_reacher", "gym_hopper"])
+def test_stacked_joints_keep_the_files_order_through_blender(clean_scene, key, tmp_path):
+    """Newton merges stacked joints into one D6 in prim order: the export lists them as the file does
+    (Blender keeps no order among objects), on both Blenders."""
+    original = _robot(key)
+    expected = _stacked_joint_order(original)
+    assert expected, "the robot has stacked joints"
+    assert bpy.ops.articula.import_usd(filepath=original) == {"FINISHED"}
+    for layout in ("NESTED", "FLAT"):
+        path = str(tmp_path / f"{key}_{layout.lower()}.usda")
+        assert bpy.ops.articula.export_usd(filepath=path, layout=layout) == {"FINISHED"}, layout
+        assert _stacked_joint_order(path) == expected, layout

@@ -45,13 +45,6 @@ ROBOTS = ["gym_ant", "gym_half_cheetah", "gym_hopper", "gym_humanoid", "gym_huma
           "gym_swimmer", "gym_walker2d", "newton_nv_ant", "newton_nv_humanoid", "articula_arm_gripper"]
 #: Written reasons for what does not compare equal.
 ROUND_TRIP_EXCEPTIONS: dict[str, str] = {}  # none left (gym_reacher's mjc:ref is read as Newton does)
-#: Articula's D6 of stacked joints takes them in name order (Newton's prim-path order inside an
-#: articulation); where Newton sees them outside every articulation root it keeps file order.
-JOINT_ORDER_EXCEPTIONS = {
-    "gym_pusher": "obj_slidey/obj_slidex and goal_slidey/goal_slidex join free bodies outside the "
-                  "articulation root: Newton merges them in file order (y, x), Articula in name order "
-                  "(x, y); same DOFs and frames, another DOF order",
-}
 #: Per-DOF arrays that differ by design, with the reason (checked on their own in test_usd_actuators.py).
 NEWTON_ARRAY_EXCEPTIONS = {
     "articula_arm_gripper": {
@@ -168,8 +161,6 @@ def _same_rotations(a, b):
 @pytest.mark.parametrize("key", ROBOTS)
 def test_simulation_model_has_newtons_joints(key, reads):
     """Stacked joints become one D6 in sim.builder, with add_usd's DOF order, axes and frames."""
-    if key in JOINT_ORDER_EXCEPTIONS:
-        pytest.xfail(JOINT_ORDER_EXCEPTIONS[key])
     read = reads(key)
     original = load_newton(robot_file(key))
     ours = build_model(read.scene, "FEATHERSTONE", device="cpu").model
