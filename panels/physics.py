@@ -188,6 +188,7 @@ def draw_simulation(layout, context) -> None:
     sub = col.column()
     sub.active = props.replicas > 1
     sub.prop(props, "replica_spacing")
+    draw_play(layout, props)
     box = layout.box().column()
     box.use_property_split = True
     row = box.row(align=True)
@@ -200,6 +201,17 @@ def draw_simulation(layout, context) -> None:
     row.operator("articula.clear_bake", icon="TRASH")
     if props.replicas > 1:
         box.label(text="Keyframes for replica 0; other replicas as instances", icon="INFO")
+
+
+def draw_play(layout, props) -> None:
+    """Recording the live simulation, and the grab's (Ctrl+drag) and push's (Shift+click) strength."""
+    box = layout.box().column()
+    box.use_property_split = True
+    box.prop(props, "record_simulation", icon="RECORD_ON" if props.record_simulation else "RECORD_OFF")
+    box.prop(props, "grab_stiffness")
+    box.prop(props, "grab_max_acceleration")
+    box.prop(props, "push_speed")
+    box.label(text="Ctrl+drag grabs a body, Shift+click pushes it", icon="MOUSE_LMB_DRAG")
 
 
 class ARTICULA_PT_simulation(_ScenePanel, bpy.types.Panel):

@@ -209,6 +209,8 @@ def test_disabling_while_running_restores_and_frees_the_running_slot():
     operator = simulate_module.ARTICULA_OT_simulate
     running = SimpleNamespace(loop=start_modal(context),
                               _timer=context.window_manager.event_timer_add(1.0, window=None))
+    running._draw = bpy.types.SpaceView3D.draw_handler_add(simulate_module.draw_pull, (running.loop,), "WINDOW",
+                                                           "POST_VIEW")
     running.cancel = lambda ctx: operator.cancel(running, ctx)
     running._finish = lambda ctx: operator._finish(running, ctx)
     simulate_module._RUNNING = running
