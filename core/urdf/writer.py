@@ -50,7 +50,7 @@ import struct
 import tempfile
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional
 
 from ..articulation import Articulation, find_articulations
 from ..mass import MassError, mass_properties
@@ -78,9 +78,15 @@ class UrdfWriteError(Exception):
         super().__init__(f"cannot export {path or 'URDF'}:\n  " + "\n  ".join(self.problems))
 
 
-def write_urdf(scene: PhysicsScene, path: str, package_name: str = "", root: Optional[str] = None) -> list[str]:
+def write_urdf(scene: PhysicsScene, path: str, package_name: str = "", root: Optional[str] = None,
+               visual_files: Optional[Callable[[Visual, str], Optional[dict[str, bytes]]]] = None) -> list[str]:
     """Write the robot of ``scene`` rooted at body ``root`` (None: the first tree with a joint, else
     the first) to ``path``, its meshes to ``meshes/`` and its SRDF beside it; returns the warnings.
+
+    ``visual_files(visual, stem)``: the files of a visual's mesh when the caller has better ones than
+    the description's triangles (Blender's OBJ export: UVs, materials, textures), as ``{file name:
+    bytes}`` with ``<stem>.obj`` among them, in the visual's own frame before its scale; None: the
+    description's mesh is written.
 
     Raises :class:`UrdfWriteError` for a scene that cannot be written (validation's blocking
     problems, an unknown root); nothing is written then."""
@@ -90,7 +96,8 @@ def write_urdf(scene: PhysicsScene, path: str, package_name: str = "", root: Opt
         raise UrdfWriteError(path, refused)
     articulations = find_articulations(scene)
     chosen = _choose(articulations, root, path)
-    document = _Writer(scene, chosen, masses, package_name, os.path.splitext(os.path.basename(path))[0])
+    document = _Writer(scene, chosen, masses, package_name, os.path.splitext(os.path.basename(path))[0],
+                       visual_files)
     document.build()
     others = [a.root for a in articulations if a is not chosen]
     if others:
@@ -204,6 +211,7 @@ class _MeshFile:
     relative: str  # meshes/<name>
     data: bytes
     mtl: Optional[tuple[str, bytes]] = None
+    extra: dict = field(default_factory=dict)  # meshes/<name> -> bytes: textures and the like
 
 
 @dataclass
@@ -213,6 +221,7 @@ class _Writer:
     masses: dict
     package_name: str
     file_stem: str
+    visual_files: Optional[Callable] = None
     notes: list[str] = field(default_factory=list)
     cannot_say: list[str] = field(default_factory=list)
     meshes: list[_MeshFile] = field(default_factory=list)
@@ -338,7 +347,11 @@ class _Writer:
         if key not in self.mesh_written:
             stem = self.unique(_file_name(name), self.mesh_names)
             relative = f"meshes/{stem}{extension}"
-            if extension == ".stl":
+            given = self.visual_files(visual, stem) if visual is not None and self.visual_files else None
+            if given and f"{stem}.obj" in given:
+                self.meshes.append(_MeshFile(relative, given.pop(f"{stem}.obj"),
+                                             extra={f"meshes/{name}": data for name, data in given.items()}))
+            elif extension == ".stl":
                 self.meshes.append(_MeshFile(relative, _binary_stl(mesh)))
             else:
                 self.meshes.append(_MeshFile(relative, _obj(mesh, stem), (f"meshes/{stem}.mtl", _mtl(stem, visual))))
@@ -591,8 +604,12 @@ def _write_files(path: str, document: _Writer) -> None:
     staging = tempfile.mkdtemp(prefix=f".{os.path.basename(path)}.", dir=folder)
     try:
         files: list[tuple[str, str]] = []  # (temporary, final)
+        staged: set[str] = set()
 
         def stage(relative: str, data: bytes) -> None:
+            if relative in staged:  # a texture two visuals share
+                return
+            staged.add(relative)
             temporary = os.path.join(staging, relative)
             os.makedirs(os.path.dirname(temporary), exist_ok=True)
             with open(temporary, "wb") as f:
@@ -603,13 +620,14 @@ def _write_files(path: str, document: _Writer) -> None:
             stage(mesh.relative, mesh.data)
             if mesh.mtl is not None:
                 stage(*mesh.mtl)
+            for relative, data in mesh.extra.items():
+                stage(relative, data)
         if document.srdf is not None:
             stage(os.path.splitext(os.path.basename(path))[0] + ".srdf", _xml_bytes(document.srdf))
         stage(os.path.basename(path), _xml_bytes(document.robot))
         mode = _mode_for(path)
-        if document.meshes:
-            os.makedirs(os.path.join(folder, "meshes"), exist_ok=True)
         for temporary, final in files:
+            os.makedirs(os.path.dirname(final), exist_ok=True)
             os.chmod(temporary, mode)
             os.replace(temporary, final)
     except OSError as error:

@@ -24,6 +24,7 @@ import robotic_finger  # noqa: E402
 import six_dof_arm  # noqa: E402
 
 EXAMPLES = {e.NAME: e for e in (robotic_finger, six_dof_arm, quadruped, collision_showcase)}
+PYBULLET_DATA = os.environ.get("ARTICULA_PYBULLET_DATA", os.path.expanduser("~/.cache/articula/pybullet_data"))
 
 
 @pytest.fixture(autouse=True)
@@ -84,3 +85,40 @@ def test_the_export_menu_lists_urdf(clean_scene):
 
     assert "articula.export_urdf" in Path(menus.__file__).read_text()
     assert bpy.ops.articula.export_urdf.poll()
+
+
+def _world_vertices(obj):
+    import numpy as np
+
+    matrix = np.array(obj.matrix_world)
+    vertices = np.array([list(v.co) for v in obj.data.vertices])
+    return np.sort(vertices @ matrix[:3, :3].T + matrix[:3, 3], axis=0)
+
+
+def test_visuals_keep_their_uvs_materials_and_textures(clean_scene, tmp_path):
+    """pybullet's Panda: its visuals are written by Blender's OBJ exporter (UVs, materials, the image
+    texture copied into meshes/) and come back where they were."""
+    import numpy as np
+
+    panda = Path(PYBULLET_DATA) / "franka_panda" / "panda.urdf"
+    if not panda.exists():
+        pytest.skip("pybullet's files come with `make urdf-corpus`")
+    assert bpy.ops.articula.import_urdf(filepath=str(panda)) == {"FINISHED"}
+    original = {o.name: _world_vertices(o) for o in clean_scene.objects
+                if o.type == "MESH" and not o.articula.collider.enabled and not o.hide_render}
+    activate(bpy.data.objects["panda_link0"])
+    out = tmp_path / "out"
+    out.mkdir()
+    assert bpy.ops.articula.export_urdf(filepath=str(out / "panda.urdf")) == {"FINISHED"}
+    link1 = next((out / "meshes").glob("panda_link1_*.obj")).read_text()
+    assert "\nvt " in link1 and "\nusemtl " in link1
+    assert "map_Kd colors.png" in next((out / "meshes").glob("panda_link1_*.mtl")).read_text()
+    assert (out / "meshes" / "colors.png").read_bytes() == (panda.parent / "meshes" / "visual" / "colors.png").read_bytes()
+    for obj in list(bpy.data.objects):
+        bpy.data.objects.remove(obj)
+    assert bpy.ops.articula.import_urdf(filepath=str(out / "panda.urdf")) == {"FINISHED"}
+    again = [_world_vertices(o) for o in clean_scene.objects
+             if o.type == "MESH" and not o.articula.collider.enabled and not o.hide_render]
+    assert len(again) == len(original) == 11
+    for name, points in original.items():
+        assert any(p.shape == points.shape and np.allclose(p, points, atol=1e-5) for p in again), name
