@@ -122,3 +122,18 @@ def test_visuals_keep_their_uvs_materials_and_textures(clean_scene, tmp_path):
     assert len(again) == len(original) == 11
     for name, points in original.items():
         assert any(p.shape == points.shape and np.allclose(p, points, atol=1e-5) for p in again), name
+
+
+def test_selected_only_exports_the_selection_and_what_hangs_below_it(clean_scene, tmp_path):
+    objects = build(collision_showcase)
+    desc = scene_from_blender(clean_scene)
+    roots = [b.name for b in desc.bodies if b.parent is None]
+    for obj in clean_scene.objects:
+        obj.select_set(False)
+    objects[roots[2]].select_set(True)
+    activate(None)  # no active object: the selection's only robot
+    path = str(tmp_path / "selected.urdf")
+    assert bpy.ops.articula.export_urdf(filepath=str(path), selected_only=True) == {"FINISHED"}
+    robot = ET.parse(path).getroot()
+    assert [link.get("name") for link in robot.iter("link")] == [roots[2]]
+    assert robot.find("link/collision") is not None  # its collider, parented below it, came along
