@@ -277,6 +277,9 @@ class _SpecBuilder:
         articulations = find_articulations(scene)
         for articulation in articulations:
             self.articulation(articulation)
+        disabled = [j.name for j in scene.joints if not j.enabled]
+        if disabled:  # no joint in any tree: the child is welded (or free at the root)
+            self.say("disabled joints " + ", ".join(disabled) + " (MJCF has none: left out)")
         self.geoms()
         self.tendons()
         self.actuators()
@@ -449,9 +452,6 @@ class _SpecBuilder:
         if joint.type == JointType.FIXED:
             return
         anchor, frame = joint.local_pose1.pos, joint.local_pose1.rot
-        if not joint.enabled:
-            self.say(f"disabled joint {joint.name} (written as a weld)")
-            return
         if joint.type == JointType.SPHERICAL:
             spec_joint = spec_body.add_joint()
             spec_joint.name = joint.name
