@@ -184,6 +184,8 @@ class ARTICULA_OT_simulate(bpy.types.Operator):
     solver: EnumProperty(name="Solver", items=SOLVER_ITEMS, default="SCENE")
     frames: IntProperty(name="Frames", description="Frames to simulate when run without the modal loop",
                         default=1, min=1)
+    #: (context, event) -> the mouse's world ray or None; a view-less caller (tests) gives its own.
+    ray_source = staticmethod(mouse_ray)
 
     def _start(self, context, record: bool = False) -> Optional[ModalLoop]:
         try:
@@ -225,7 +227,7 @@ class ARTICULA_OT_simulate(bpy.types.Operator):
 
     def modal(self, context, event):
         request, self.request = self.request, None
-        ray = mouse_ray(context, event) if event.type in MOUSE_EVENTS else None
+        ray = self.ray_source(context, event) if event.type in MOUSE_EVENTS else None
         grabbing = self.loop.grabbing
         result = self.loop.handle(event.type, event.value, request, ray, ctrl=event.ctrl, shift=event.shift)
         if grabbing or self.loop.grabbing:

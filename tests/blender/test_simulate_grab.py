@@ -58,8 +58,10 @@ def release(loop, ray):
     return loop.handle("LEFTMOUSE", "RELEASE", ray=ray)
 
 
-def bob(loop) -> np.ndarray:
-    return loop.session.sim.body_poses()[0, :3] + _rotate(loop.session.sim.body_poses()[0, 3:], (0.5, 0.0, 0.05))
+def bob(loop, row: int = 0) -> np.ndarray:
+    """The top of the bob of body ``row`` (the grabbed point), world."""
+    pose = loop.session.sim.body_poses()[row]
+    return pose[:3] + _rotate(pose[3:], (0.5, 0.0, 0.05))
 
 
 def _rotate(q, v):
@@ -216,3 +218,47 @@ def test_stopping_removes_the_pull_line_draw_handler():
     assert simulate_module.running() is None and not loop.session.sim.wrenches
     with pytest.raises(ValueError):  # already removed: no handler left drawing a dead loop
         bpy.types.SpaceView3D.draw_handler_remove(draw, "WINDOW")
+
+
+def test_modal_grabs_drags_and_releases_with_the_ray_under_the_mouse():
+    """``modal()`` itself on mouse events: the ray comes from ``ray_source`` (the view's ray in
+    Blender, :func:`mouse_ray`; here the pendulum's rays, as there is no view to point into)."""
+    context = bpy.context
+    load("FEATHERSTONE")
+    operator = simulate_module.ARTICULA_OT_simulate
+    rays = {"PRESS": OVER_THE_BOB, "NOTHING": RAISED, "RELEASE": RAISED}
+    running = SimpleNamespace(loop=simulate_module.start_loop(context), request=None,
+                              ray_source=lambda context, event: rays[event.value])
+    assert simulate_module.mouse_ray(context, SimpleNamespace(mouse_region_x=0, mouse_region_y=0)) is None
+
+    def modal(event_type, value, ctrl=False):
+        event = SimpleNamespace(type=event_type, value=value, ctrl=ctrl, shift=False)
+        return operator.modal(running, context, event)
+
+    assert modal("LEFTMOUSE", "PRESS", ctrl=True) == {"RUNNING_MODAL"}
+    assert running.loop.grabbing
+    assert modal("MOUSEMOVE", "NOTHING") == {"RUNNING_MODAL"}
+    np.testing.assert_allclose(running.loop.grab.target, RAISED_TARGET, atol=1e-3)
+    assert modal("TIMER", "NOTHING") == {"RUNNING_MODAL"}
+    assert modal("LEFTMOUSE", "RELEASE") == {"RUNNING_MODAL"}
+    assert not running.loop.grabbing and not running.loop.session.sim.wrenches
+    assert modal("LEFTMOUSE", "PRESS") == {"PASS_THROUGH"}  # a plain click selects as usual
+    running.loop.handle("ESC")
+
+
+def test_with_replicas_only_replica_0_is_grabbed():
+    load("FEATHERSTONE")
+    scene = bpy.context.scene
+    scene.articula.replicas, scene.articula.replica_spacing = 2, 2.0  # replica 1 at x + 2 m
+    loop = simulate_module.start_loop(bpy.context)
+    assert loop.session.sim.replicas == 2
+    assert press(loop, ((2.5, 0.0, 3.0), DOWN)) == "PASS_THROUGH"  # replica 1's bob: not grabbed
+    assert not loop.grabbing
+    assert press(loop, OVER_THE_BOB) == "RUNNING" and loop.grabbing
+    assert loop.session.sim.body_keys[loop.grab.row] == ("pendulum_link", 0)
+    drag(loop, RAISED)
+    for _ in range(24):
+        loop.handle("TIMER")
+    assert np.linalg.norm(bob(loop) - RAISED_TARGET) < 0.1
+    assert bob(loop, 1)[2] < 0.9  # replica 1 fell as it would untouched
+    loop.handle("ESC")
