@@ -4,14 +4,13 @@ timestep): every body within 1 mm after 1 s, starting from a pose away from rest
 
 The reference runs MuJoCo's implicitfast integrator, the one Newton's MuJoCo solver steps with (the
 description carries no integrator; the pusher's and half_cheetah's files ask for Euler).
-gymnasium's pusher (an arm, no gravity) and half_cheetah (a planar robot: two slides and a hinge to
-the world) are compared. Written exceptions, measured on 2026-11-24:
+gymnasium's pusher (an arm, no gravity), half_cheetah (a planar robot: two slides and a hinge to
+the world) and the inverted pendulums (falling from upright onto their hinge limits: a hard limit is
+MuJoCo's own limit constraint) are compared. Written exceptions, measured on 2026-11-24:
 - hopper, walker2d, swimmer: their root's stacked joints have different anchors (hopper: rootx and
   rootz at the torso's origin, rooty 1.25 m away); Newton merges stacked joints into one D6 with one
   anchor, so a start that turns the root hinge moves about another point (0.87 m apart after 1 s;
   started at rest they agree within 1e-5 m);
-- inverted_pendulum, inverted_double_pendulum: falling from upright they reach their hinge limits,
-  which MuJoCo solves as soft constraints (solref) and Newton with its own limit gains (4 cm);
 - reacher: no gravity and RK4; it hardly moves.
 """
 
@@ -55,7 +54,7 @@ def _start(scene) -> dict[str, tuple[float, float]]:
     return start
 
 
-@pytest.mark.parametrize("key", ["gym/pusher", "gym/half_cheetah"])
+@pytest.mark.parametrize("key", ["gym/pusher", "gym/half_cheetah", "gym/inverted_pendulum", "gym/inverted_double_pendulum"])
 def test_contact_free_fixed_base_robot_moves_like_mujoco(key):
     path = corpus_file(key)
     scene = read_mjcf(path).scene
