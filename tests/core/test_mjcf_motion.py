@@ -54,7 +54,8 @@ def _start(scene) -> dict[str, tuple[float, float]]:
     return start
 
 
-@pytest.mark.parametrize("key", ["gym/pusher", "gym/half_cheetah", "gym/inverted_pendulum", "gym/inverted_double_pendulum"])
+@pytest.mark.parametrize("key", ["gym/pusher", "gym/half_cheetah", "gym/inverted_pendulum",
+                                 "gym/inverted_double_pendulum"])
 def test_contact_free_fixed_base_robot_moves_like_mujoco(key):
     path = corpus_file(key)
     scene = read_mjcf(path).scene
