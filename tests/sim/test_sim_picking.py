@@ -1,7 +1,9 @@
 """Grabbing a body (sim.picking): Newton's picking spring, on MuJoCo's direct path and on Newton's.
 
 A box lies on the ground; a ray from above grabs its top and the target is dragged sideways: the
-box follows, the force stays under its cap, and releasing leaves no force in the simulation.
+box follows, the force stays under its cap, and releasing leaves no force in the simulation. On
+every path that steps a simulation: MuJoCo's C library directly (the wrench in ``xfrc_applied``),
+MuJoCo through Newton, Featherstone and XPBD (the wrench in Newton's ``body_f``).
 """
 
 import numpy as np
@@ -26,7 +28,10 @@ def crate_scene(kinematic_post: bool = False) -> PhysicsScene:
 
 
 def simulation(path: str, scene: PhysicsScene) -> Simulation:
-    sim = Simulation(scene, device="cpu", solver="MUJOCO" if path == "mujoco_direct" else path)
+    """``path``: a solver, "mujoco_direct" (MuJoCo's C library stepped directly) or "mujoco_newton"
+    (the same through Newton's per-step conversion, as when a scene needs Newton between steps)."""
+    solver = "MUJOCO" if path.startswith("mujoco") else path
+    sim = Simulation(scene, device="cpu", solver=solver, mujoco_direct=path != "mujoco_newton")
     assert (sim.direct is not None) == (path == "mujoco_direct"), sim.direct_refusal
     return sim
 
@@ -38,7 +43,7 @@ def frames(sim: Simulation, count: int, grab: Grab = None, each=None):
             each()
 
 
-@pytest.mark.parametrize("path", ["mujoco_direct", "FEATHERSTONE"])
+@pytest.mark.parametrize("path", ["mujoco_direct", "mujoco_newton", "FEATHERSTONE", "XPBD"])
 def test_a_grabbed_box_follows_the_target_under_the_cap(path):
     sim = simulation(path, crate_scene())
     frames(sim, 5)  # settled on the ground
@@ -58,7 +63,7 @@ def test_a_grabbed_box_follows_the_target_under_the_cap(path):
     assert 0.0 < max(largest) <= grab.max_force * (1 + 1e-9)
 
 
-@pytest.mark.parametrize("path", ["mujoco_direct", "FEATHERSTONE"])
+@pytest.mark.parametrize("path", ["mujoco_direct", "mujoco_newton", "FEATHERSTONE"])
 def test_release_leaves_no_force_behind(path):
     sim = simulation(path, crate_scene())
     grab = Grab(sim)
