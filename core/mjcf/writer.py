@@ -79,7 +79,7 @@ class MjcfWriteError(Exception):
 
 
 def assets_folder_name(path: str) -> str:
-    """The folder beside ``path`` that holds its meshes: ``robot.xml`` -> ``robot_assets``."""
+    """The folder beside ``path`` that holds its meshes and images: ``robot.xml`` -> ``robot_assets``."""
     return os.path.splitext(os.path.basename(path))[0] + "_assets"
 
 
@@ -105,12 +105,12 @@ def write_mjcf(scene: PhysicsScene, path: str, surfaces: Optional[dict[str, Visu
 
 @dataclass
 class BuiltSpec:
-    """A compiled spec, the mesh files it needs (file name -> bytes) and the warnings of building it."""
+    """A compiled spec, the mesh and image files it needs and the warnings of building it."""
 
     spec: object
     model: object  # MuJoCo's model of ``xml``, as the written file loads
     xml: str = ""
-    meshes: dict[str, bytes] = field(default_factory=dict)
+    files: dict[str, bytes] = field(default_factory=dict)  # assets folder: file name -> bytes
     warnings: list[str] = field(default_factory=list)
 
 
@@ -174,7 +174,7 @@ def _write_files(built: BuiltSpec, path: str) -> None:
         xml = built.xml
         new_assets = os.path.join(staging, assets_name)
         os.mkdir(new_assets)
-        for name, data in built.meshes.items():
+        for name, data in built.files.items():
             with open(os.path.join(new_assets, name), "wb") as f:
                 f.write(data)
         new_xml = os.path.join(staging, os.path.basename(path))
@@ -184,7 +184,7 @@ def _write_files(built: BuiltSpec, path: str) -> None:
         if os.path.isdir(assets):
             old_assets = os.path.join(staging, ".old_assets")
             os.rename(assets, old_assets)
-        if built.meshes:
+        if built.files:
             os.rename(new_assets, assets)
         os.replace(new_xml, path)
         old_assets = None if old_assets is None else shutil.rmtree(old_assets, ignore_errors=True)
@@ -248,8 +248,8 @@ class _SpecBuilder:
         self.textures: dict[str, str] = {}  # image path -> MuJoCo material name
         self.mj = _mj()
         self.spec = self.mj.MjSpec()
-        self.meshes: dict[str, bytes] = {}
-        self.mesh_files: set = set()
+        self.files: dict[str, bytes] = {}
+        self.file_names: set = set()
         self.warnings: list[str] = []
         self.unsayable: list[str] = []
         self.spec_bodies: dict[str, object] = {}
@@ -292,14 +292,14 @@ class _SpecBuilder:
         xml, model = self.written(model)
         if self.unsayable:
             self.warnings.append("MJCF cannot say (left out): " + "; ".join(self.unsayable))
-        return BuiltSpec(spec=spec, model=model, xml=xml, meshes=self.meshes, warnings=self.warnings)
+        return BuiltSpec(spec=spec, model=model, xml=xml, files=self.files, warnings=self.warnings)
 
     def written(self, model) -> tuple[str, object]:
         """The XML and MuJoCo's model of it, loaded back as a user will load the file (``to_xml``
         writes 6 significant digits and zeroes values below 1e-12: :func:`_writable_inertia`)."""
         mj = self.mj
         xml = self.spec.to_xml()
-        assets = {f"{self.spec.meshdir}/{name}": data for name, data in self.meshes.items()}
+        assets = {f"{self.spec.meshdir}/{name}": data for name, data in self.files.items()}
         try:
             return xml, mj.MjModel.from_xml_string(xml, assets)
         except ValueError as error:
@@ -310,7 +310,7 @@ class _SpecBuilder:
         import warnings
 
         mj = self.mj
-        self.spec.assets = dict(self.meshes)  # MuJoCo reads the meshes from memory; the files come later
+        self.spec.assets = dict(self.files)  # MuJoCo reads meshes and images from memory; the files come later
         previous = mj.get_mju_user_warning()
         messages: list[str] = []
         mj.set_mju_user_warning(messages.append)
@@ -600,12 +600,12 @@ class _SpecBuilder:
     def mesh_asset(self, name: str, mesh: Optional[MeshData], scale, surface: Optional[VisualSurface] = None) -> str:
         if mesh is None or not mesh.triangles:
             raise MjcfWriteError(self.path, [f"{name}: its mesh has no triangles"])
-        file_name = _file_name(name, self.mesh_files)
+        file_name = _file_name(name, self.file_names)
         if surface is not None:
             file_name = file_name[:-4] + ".obj"
-            self.meshes[file_name] = obj_text(mesh, surface.uvs)
+            self.files[file_name] = obj_text(mesh, surface.uvs)
         else:
-            self.meshes[file_name] = binary_stl(mesh)
+            self.files[file_name] = binary_stl(mesh)
         spec_mesh = self.spec.add_mesh()
         spec_mesh.name = name
         spec_mesh.file = file_name
@@ -626,8 +626,8 @@ class _SpecBuilder:
             self.textures[image] = ""
             return ""
         base = os.path.splitext(os.path.basename(image))
-        file_name = _file_name(base[0], self.mesh_files)[:-4] + (base[1].lower() or ".png")
-        self.meshes[file_name] = data
+        file_name = _file_name(base[0], self.file_names)[:-4] + (base[1].lower() or ".png")
+        self.files[file_name] = data
         name = f"texture_{len(self.textures)}"
         texture = self.spec.add_texture()
         texture.name, texture.file = name, file_name
