@@ -327,3 +327,61 @@ def hull_shapes(name: str, hulls: list[Hull], **shape_fields) -> list:
                   mesh=MeshData(vertices=[tuple(p) for p in v.tolist()], triangles=[tuple(t) for t in f.tolist()]),
                   **shape_fields)
             for index, (v, f) in enumerate(hulls)]
+
+
+COLLIDER_SOURCES = ("NONE", "BOX", "CONVEX_HULL", "CONVEX_DECOMPOSITION")
+
+
+def colliders_from_visuals(scene, method: str, settings: DecompositionSettings = DecompositionSettings(),
+                           decompose_meshes: bool = False) -> list[str]:
+    """Give each body that has no collider colliders made from its visual meshes: a fitted box, a
+    convex hull (at most ``settings.max_vertices``) or a convex decomposition per visual. With
+    ``decompose_meshes``, triangle-mesh colliders of moving bodies become convex decompositions.
+    Changes ``scene`` in place; returns notes for the user (what was made)."""
+    from .model import ShapeKind
+    from .transforms import pose_mul
+
+    if method not in COLLIDER_SOURCES:
+        raise ValueError(f"colliders from visuals: unknown method {method!r} (one of {', '.join(COLLIDER_SOURCES)})")
+    notes = []
+    if method != "NONE":
+        bare = [b.name for b in scene.bodies if not scene.shapes_of(b.name)]
+        made = 0
+        for visual in (v for v in scene.visuals if v.body in bare and v.mesh and v.mesh.triangles):
+            shapes = _shapes_for_visual(visual, method, settings, pose_mul, scene.body(visual.body).world)
+            scene.shapes += shapes
+            made += len(shapes)
+        if made:
+            notes.append(f"{made} collider(s) made from the visuals of {len(bare)} bod(ies) without collision "
+                         f"geometry ({method.replace('_', ' ').lower()})")
+    if decompose_meshes:
+        moving = {b.name for b in scene.bodies if not b.kinematic}
+        for shape in [s for s in scene.shapes if s.kind == ShapeKind.MESH and s.body in moving and s.mesh]:
+            hulls = decompose(np.asarray(shape.mesh.vertices), np.asarray(shape.mesh.triangles), settings)
+            index = scene.shapes.index(shape)
+            scene.shapes[index:index + 1] = hull_shapes(
+                shape.name, hulls, body=shape.body, pose=shape.pose, scale=shape.scale, material=shape.material,
+                density=shape.density, collision_group=shape.collision_group, world=shape.world)
+            notes.append(f"triangle-mesh collider {shape.name} of a moving body decomposed into {len(hulls)} hulls")
+    return notes
+
+
+def _shapes_for_visual(visual, method: str, settings: DecompositionSettings, pose_mul, world: int) -> list:
+    from .model import Pose, Shape, ShapeKind
+
+    vertices = np.asarray(visual.mesh.vertices, dtype=np.float64)
+    scale = np.abs(np.asarray(visual.scale, dtype=np.float64))
+    if method == "BOX":
+        low, high = vertices.min(axis=0), vertices.max(axis=0)
+        center = tuple(((low + high) / 2.0 * np.asarray(visual.scale)).tolist())
+        half = tuple(np.maximum((high - low) / 2.0 * scale, 1e-6).tolist())
+        return [Shape(name=f"{visual.name}_box", kind=ShapeKind.BOX, body=visual.body,
+                      pose=pose_mul(visual.pose, Pose(pos=center)), half_extents=half, world=world)]
+    if method == "CONVEX_HULL":
+        try:
+            hulls = [convex_hull(vertices, settings.max_vertices)]
+        except ValueError:
+            return []  # a flat visual: nothing to collide with
+    else:
+        hulls = decompose(vertices, np.asarray(visual.mesh.triangles), settings)
+    return hull_shapes(visual.name, hulls, body=visual.body, pose=visual.pose, scale=tuple(visual.scale), world=world)

@@ -8,10 +8,40 @@ cannot be read or built leaves the scene as it was, and the message names the fi
 import os
 
 import bpy
-from bpy.props import BoolProperty, StringProperty
+from bpy.props import BoolProperty, EnumProperty, StringProperty
 from bpy_extras.io_utils import ImportHelper
 
 TRUST_LABEL = "Trust this file (runs its xacro expressions)"
+
+COLLIDERS_FROM_VISUALS = [
+    ("NONE", "None", "Bodies without collision geometry stay without colliders"),
+    ("BOX", "Box", "A box fitted to each visual of a body without collision geometry"),
+    ("CONVEX_HULL", "Convex Hull", "The convex hull of each visual (at most 64 vertices)"),
+    ("CONVEX_DECOMPOSITION", "Convex Decomposition", "Convex parts of each visual (CoACD); slow on large meshes"),
+]
+
+
+def _colliders_from_visuals_option():
+    return EnumProperty(name="Colliders from Visuals", items=COLLIDERS_FROM_VISUALS, default="NONE",
+                        description="Colliders for bodies that have visuals but no collision geometry")
+
+
+def _decompose_meshes_option():
+    return BoolProperty(name="Decompose Triangle Meshes", description="Triangle-mesh colliders of moving "
+                        "bodies become convex decompositions (PhysX refuses triangle meshes on moving bodies)")
+
+
+def _add_colliders(operator, read) -> list[str]:
+    """Colliders from the visuals, as the operator's options ask; raises RuntimeError saying why not."""
+    from ..core import convex
+
+    method = getattr(operator, "colliders_from_visuals", "NONE")
+    decompose = getattr(operator, "decompose_triangle_meshes", False)
+    if method == "NONE" and not decompose:
+        return []
+    if (decompose or method == "CONVEX_DECOMPOSITION") and convex.decomposition_unavailable_reason():
+        raise RuntimeError(convex.decomposition_unavailable_reason())
+    return convex.colliders_from_visuals(read.scene, method, decompose_meshes=decompose)
 _DATA_COLLECTIONS = ("objects", "meshes", "materials", "collections", "images")
 
 
@@ -74,6 +104,11 @@ def _finish(operator, filepath: str, objects: dict, warnings: list[str]) -> set:
 
 def _build_or_report(operator, context, read, filepath: str) -> set:
     try:
+        read.warnings = list(read.warnings) + _add_colliders(operator, read)
+    except (RuntimeError, ValueError) as error:
+        operator.report({"ERROR"}, f"file {filepath}: colliders from visuals failed, nothing was added ({error})")
+        return {"CANCELLED"}
+    try:
         objects, notes = build_robot(context, read.scene, filepath, getattr(read, "mesh_sources", None),
                                      getattr(read, "material_textures", None))
     except Exception as error:  # build_robot removed what it made
@@ -91,6 +126,8 @@ class ARTICULA_OT_import_mjcf(bpy.types.Operator, ImportHelper):
 
     filename_ext = ".xml"
     filter_glob: StringProperty(default="*.xml;*.mjcf", options={"HIDDEN"})
+    colliders_from_visuals: _colliders_from_visuals_option()
+    decompose_triangle_meshes: _decompose_meshes_option()
 
     def execute(self, context):
         from ..core.mjcf import MjcfReadError, read_mjcf
@@ -112,6 +149,8 @@ class ARTICULA_OT_import_urdf(bpy.types.Operator, ImportHelper):
 
     filename_ext = ".urdf"
     filter_glob: StringProperty(default="*.urdf;*.xml;*.xacro", options={"HIDDEN"})
+    colliders_from_visuals: _colliders_from_visuals_option()
+    decompose_triangle_meshes: _decompose_meshes_option()
     package_paths: StringProperty(
         name="Package Paths", default="",
         description="Folders searched for package:// meshes and xacro's $(find pkg), separated by ';' (the "

@@ -126,3 +126,21 @@ def test_exported_hulls_are_convex_hull_meshes(tmp_path):
     counts = [len(p.GetAttribute("faceVertexCounts").Get()) for p in hulls]
     assert all(n >= 4 for n in counts)  # integers are written (CoACD's C++ runtime leaves USD's alone)
     assert np.isclose(sum(len(c.data.polygons) for c in adapter.hull_children(slot)), sum(counts))
+
+
+def test_urdf_import_makes_colliders_from_visuals_for_a_robot_without_collision():
+    from pathlib import Path
+
+    path = Path.home() / ".cache/articula/pybullet_data/sphere2red_nocol.urdf"
+    if not path.exists():
+        pytest.skip("pybullet_data not extracted (make urdf-corpus)")
+    assert bpy.ops.articula.import_urdf(filepath=str(path)) == {"FINISHED"}
+    assert not [o for o in bpy.data.objects if o.articula.collider.enabled]
+    for obj in list(bpy.data.objects):
+        bpy.data.objects.remove(obj)
+    assert bpy.ops.articula.import_urdf(filepath=str(path), colliders_from_visuals="CONVEX_HULL") == {"FINISHED"}
+    colliders = [o for o in bpy.data.objects if o.articula.collider.enabled]
+    assert len(colliders) == 1 and colliders[0].articula.collider.shape == "CONVEX_HULL"
+    assert len(colliders[0].data.vertices) <= convex.DEFAULT_MAX_VERTICES
+    shapes = scene_from_blender(bpy.context.scene).shapes
+    assert len(shapes) == 1 and shapes[0].body == "baseLink"

@@ -199,3 +199,63 @@ def test_validation_warns_about_a_triangle_mesh_on_a_moving_body_and_names_the_f
     assert "PhysX" in found[0].message and "Convex Decomposition" in found[0].message
     scene.shapes[0] = convex.hull_shapes("slot", [convex.convex_hull(vertices)], body="slot")[0]
     assert not [p for p in validate(scene) if p.code == "triangle_mesh_on_moving_body"]
+
+
+def _mesh_data(mesh):
+    from articula.core.model import MeshData
+
+    vertices, triangles = mesh
+    return MeshData(vertices=[tuple(v) for v in vertices.tolist()], triangles=[tuple(t) for t in triangles.tolist()])
+
+
+def test_colliders_from_visuals_for_bodies_without_collision_geometry(decompositions):
+    from articula.core.model import Visual
+    from articula.core.validation import validate
+
+    mesh, hulls = decompositions["mug"]
+    scene = PhysicsScene()
+    scene.bodies += [Body("cup", Pose((0.0, 0.0, 1.0)), world=1), Body("kept", world=1)]
+    scene.shapes.append(Shape("kept_box", ShapeKind.BOX, "kept", world=1))
+    scene.visuals += [Visual("cup_visual", "cup", _mesh_data(mesh), pose=Pose((0.1, 0.0, 0.0))),
+                      Visual("kept_visual", "kept", _mesh_data(mesh))]
+    notes = convex.colliders_from_visuals(scene, "CONVEX_DECOMPOSITION", FINE)
+    made = scene.shapes_of("cup")
+    assert len(made) == len(hulls) and {s.kind for s in made} == {ShapeKind.CONVEX_HULL}
+    assert {s.pose.pos for s in made} == {(0.1, 0.0, 0.0)} and {s.world for s in made} == {1}
+    assert [s.name for s in scene.shapes_of("kept")] == ["kept_box"]  # bodies with colliders keep theirs
+    assert "cup" not in notes[0] and "1 bod" in notes[0]
+    assert not [p for p in validate(scene) if p.severity == "ERROR"]
+
+
+def test_colliders_from_visuals_fits_a_box_and_hulls_a_urdf_with_no_collision():
+    from articula.core.urdf import read_urdf
+
+    path = Path.home() / ".cache/articula/pybullet_data/sphere2red_nocol.urdf"
+    if not path.exists():
+        pytest.skip("pybullet_data not extracted (make urdf-corpus)")
+    scene = read_urdf(str(path)).scene
+    assert not scene.shapes
+    convex.colliders_from_visuals(scene, "CONVEX_HULL", convex.DecompositionSettings(max_vertices=32))
+    (hull,) = scene.shapes
+    visual = scene.visuals[0]
+    assert hull.kind == ShapeKind.CONVEX_HULL and len(hull.mesh.vertices) <= 32 and hull.scale == visual.scale
+    assert np.linalg.norm(hull.mesh.vertices, axis=1).max() * max(visual.scale) == pytest.approx(0.5, rel=0.02)
+    scene.shapes.clear()
+    convex.colliders_from_visuals(scene, "BOX")
+    (box,) = scene.shapes
+    vertices = np.asarray(visual.mesh.vertices)
+    assert np.allclose(box.half_extents, (vertices.max(axis=0) - vertices.min(axis=0)) / 2 * np.abs(visual.scale))
+    with pytest.raises(ValueError, match="unknown method 'SPHERES'"):
+        convex.colliders_from_visuals(scene, "SPHERES")
+
+
+def test_triangle_mesh_colliders_of_moving_bodies_can_be_decomposed(decompositions):
+    mesh, hulls = decompositions["u_slot"]
+    scene = PhysicsScene()
+    scene.bodies += [Body("slot"), Body("rail", kinematic=True)]
+    scene.shapes += [Shape("slot_mesh", ShapeKind.MESH, "slot", mesh=_mesh_data(mesh), density=500.0),
+                     Shape("rail_mesh", ShapeKind.MESH, "rail", mesh=_mesh_data(mesh))]
+    notes = convex.colliders_from_visuals(scene, "NONE", FINE, decompose_meshes=True)
+    assert [s.name for s in scene.shapes_of("rail")] == ["rail_mesh"]
+    slot = scene.shapes_of("slot")
+    assert len(slot) == len(hulls) and {s.density for s in slot} == {500.0} and "slot_mesh" in notes[0]
