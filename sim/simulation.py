@@ -69,7 +69,7 @@ def _init_warp():
 
 def _kernel_marker(solver: Solver, device: str) -> str:
     kind = "cuda" if device.startswith("cuda") else "cpu"
-    name = f"articula-{newton.__version__}-{solver.value.lower()}-{kind}.built"
+    name = f"articula-{newton.__version__}-{solver.value.lower()}-{kind}-grab.built"  # grab: its ray cast too
     return os.path.join(wp.config.kernel_cache_dir or "", name)
 
 
@@ -128,6 +128,9 @@ def warm_kernels(solver: Solver | str, device: str = "auto", on_status=None) -> 
     sim.advance(2.0 * sim.dt, check=False)
     sim.body_poses()
     sim.joint_positions()
+    from .picking import Grab
+
+    Grab(sim).hit((1.0, 0.0, 2.0), (0.0, 0.0, -1.0))  # Simulate's Ctrl+drag: not a stall on the first grab
     _mark_kernels_built(solver, device)
     return True
 
