@@ -262,3 +262,19 @@ def test_with_replicas_only_replica_0_is_grabbed():
     assert np.linalg.norm(bob(loop) - RAISED_TARGET) < 0.1
     assert bob(loop, 1)[2] < 0.9  # replica 1 fell as it would untouched
     loop.handle("ESC")
+
+
+def test_a_recording_with_replicas_keys_replica_0_and_bakes_the_others_as_instances():
+    objects = load("FEATHERSTONE")
+    scene = bpy.context.scene
+    scene.articula.replicas = 2
+    loop = simulate_module.start_loop(bpy.context, record=True)
+    press(loop, OVER_THE_BOB)
+    drag(loop, RAISED)
+    for _ in range(6):
+        loop.handle("TIMER")
+    assert loop.handle("RET") == "FINISHED"
+    assert objects["pendulum_link"].animation_data.action == bake_module.bake_action()
+    assert loop.recording.points.shape[:2] == (7, 1)  # replica 1's body, each frame
+    assert bpy.ops.articula.clear_bake() == {"FINISHED"}
+    assert bake_module.bake_action() is None
