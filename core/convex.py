@@ -61,9 +61,10 @@ class DecompositionSettings:
 
     def coacd_arguments(self) -> dict:
         """The same parameters as ``coacd.run_coacd`` keywords (parts are capped by Qhull instead)."""
-        return dict(threshold=self.threshold, max_convex_hull=self.max_hulls, preprocess_mode=self.preprocess,
-                    resolution=self.resolution, mcts_nodes=self.mcts_nodes, mcts_iterations=self.mcts_iterations,
-                    mcts_max_depth=self.mcts_max_depth, merge=self.merge, seed=self.seed)
+        return {"threshold": self.threshold, "max_convex_hull": self.max_hulls, "preprocess_mode": self.preprocess,
+                "resolution": self.resolution, "mcts_nodes": self.mcts_nodes,
+                "mcts_iterations": self.mcts_iterations, "mcts_max_depth": self.mcts_max_depth,
+                "merge": self.merge, "seed": self.seed}
 
 
 # --------------------------------------------------------------------------------------------
@@ -243,10 +244,11 @@ def cache_key(vertices: np.ndarray, triangles: np.ndarray, settings: Decompositi
 
 @functools.cache
 def _library_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
-        from importlib.metadata import version
         return version("coacd")
-    except Exception:  # not installed, or bundled without its metadata
+    except PackageNotFoundError:  # not installed, or bundled without its metadata
         return "?"
 
 

@@ -9,9 +9,9 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty
 from mathutils import Matrix, Quaternion, Vector
 
+from ..addon.adapters import mesh_to_convex_colliders as convex_adapter
 from ..addon.adapters.blender_to_description import (capture_rest, is_body, is_collider, is_joint,
                                                      owner_body, scene_from_blender, world_pose)
-from ..addon.adapters import mesh_to_convex_colliders as convex_adapter
 from ..addon.adapters.description_to_blender import fill_primitive_mesh, place
 from ..addon.properties.common import AXIS_ITEMS, enum_items
 from ..addon.properties.joint_props import sync_dofs
@@ -24,8 +24,8 @@ FIT_SHAPES = [
     ("CAPSULE", "Capsule", "A capsule along the bounding box's longest axis"),
     ("CYLINDER", "Cylinder", "A cylinder along the bounding box's longest axis"),
     ("CONVEX_HULL", "Convex Hull", "The convex hull of the mesh, at most Max Vertices vertices"),
-    ("CONVEX_DECOMPOSITION", "Convex Decomposition", "Convex parts that follow the mesh's cavities, handles "
-     "and slots (CoACD): one child convex-hull collider per part"),
+    ("CONVEX_DECOMPOSITION", "Convex Decomposition", ("Convex parts that follow the mesh's cavities, handles "
+                                                      "and slots (CoACD): one child convex-hull collider per part")),
     ("MESH", "Triangle Mesh", "The mesh itself (static or kinematic bodies; PhysX refuses it on moving ones)"),
 ]
 

@@ -112,7 +112,7 @@ class DecompositionJob:
         self._meshes = [mesh_arrays(o) for o in self.objects]
         self._cache = cache_dir()
 
-    def start(self) -> "DecompositionJob":
+    def start(self) -> DecompositionJob:
         self._call = BackgroundCall(self._run)
         return self
 

@@ -5,12 +5,11 @@ import time
 import bpy
 import numpy as np
 import pytest
-from pxr import Usd, UsdPhysics
-
 from articula.addon.adapters import mesh_to_convex_colliders as adapter
 from articula.addon.adapters.blender_to_description import scene_from_blender
 from articula.core import convex, sample_meshes
 from articula.core.model import ShapeKind
+from pxr import Usd, UsdPhysics
 
 if convex.decomposition_unavailable_reason():
     pytest.skip(convex.decomposition_unavailable_reason(), allow_module_level=True)
