@@ -144,6 +144,9 @@ class DecompositionJob:
 
         Raises what the worker raised (nothing is made then), ValueError when a mesh gave no hull."""
         results = self._call.result()
+        gone = [name for name, obj in zip(self._names, self.objects) if not _alive(obj)]
+        if gone:
+            raise ValueError(f"{', '.join(gone)}: deleted while its decomposition ran; nothing was added")
         empty = [name for name, hulls in zip(self._names, results) if not hulls]
         if empty:
             raise ValueError(f"{', '.join(empty)}: the mesh gave no convex part with volume (a flat or open mesh?)")
@@ -153,6 +156,13 @@ class DecompositionJob:
                 obj.articula.collider.enabled = False  # the hulls replace the object's own collider
             made[obj.name] = add_hull_children(obj, hulls)
         return made
+
+
+def _alive(obj) -> bool:
+    try:
+        return obj.name is not None and bpy.data.objects.get(obj.name) == obj
+    except ReferenceError:  # the object was removed from Blender's data
+        return False
 
 
 def decomposition_unavailable_reason() -> str | None:

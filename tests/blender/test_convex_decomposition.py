@@ -143,3 +143,12 @@ def test_urdf_import_makes_colliders_from_visuals_for_a_robot_without_collision(
     assert len(colliders[0].data.vertices) <= convex.DEFAULT_MAX_VERTICES
     shapes = scene_from_blender(bpy.context.scene).shapes
     assert len(shapes) == 1 and shapes[0].body == "baseLink"
+
+
+def test_a_mesh_deleted_while_its_decomposition_runs_gets_nothing():
+    slot = mesh_object("slot", sample_meshes.u_slot(depth=0.04))
+    job = adapter.DecompositionJob([slot], convex.DecompositionSettings(threshold=0.3)).start()
+    bpy.data.objects.remove(slot)
+    with pytest.raises(ValueError, match="slot: deleted while its decomposition ran"):
+        job.finish()
+    assert not [o for o in bpy.data.objects if o.name.startswith("slot")]

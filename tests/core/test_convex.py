@@ -257,3 +257,9 @@ def test_triangle_mesh_colliders_of_moving_bodies_can_be_decomposed(decompositio
     assert [s.name for s in scene.shapes_of("rail")] == ["rail_mesh"]
     slot = scene.shapes_of("slot")
     assert len(slot) == len(hulls) and {s.density for s in slot} == {500.0} and "slot_mesh" in notes[0]
+
+
+def test_max_hulls_limits_the_parts():
+    vertices, triangles = sample_meshes.u_slot()
+    hulls = convex.decompose(vertices, triangles, convex.DecompositionSettings(threshold=0.05, max_hulls=2))
+    assert 1 <= len(hulls) <= 2
