@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Optional
 
 import bpy
+import numpy as np
 from bpy.props import EnumProperty, IntProperty
 
 from ..addon.reports import plain
@@ -156,6 +157,11 @@ class ModalLoop:
         recording = f", recording {self.recording.frames} frames" if self.recording is not None else ""
         keys = "Ctrl+drag grab, Shift+click push, Space pause, \u2192 step, Enter keep, Esc cancel"
         text = f"{self.session.status(self.paused)}{recording}  |  {keys}"
+        if self.grabbing:
+            grab = self._grab
+            body = self.session.sim.body_keys[grab.row][0]
+            pull = f"Pulling {body!r}: {np.linalg.norm(grab.last_force):,.0f} N of {grab.max_force:,.0f} N"
+            return f"{pull}  |  {text}"
         return f"{self.message}  |  {text}" if self.message else text
 
 
@@ -273,9 +279,9 @@ PULL_COLOR = (1.0, 0.55, 0.1, 1.0)
 
 def draw_pull(loop: ModalLoop):
     """The grab's pull in the 3D view: a line from the grabbed point to the mouse's target."""
-    grab = loop._grab
-    if grab is None or not grab.holding or grab.point is None:
+    if not loop.grabbing or loop.grab.point is None:
         return
+    grab = loop.grab
     import gpu
     from gpu_extras.batch import batch_for_shader
 

@@ -115,9 +115,9 @@ class Grab:
         if row < 0:
             return PickResult(STATIC, point=point)
         name = self.sim.body_keys[row][0]
-        kind = KINEMATIC if self._flags[body] & int(newton.BodyFlags.KINEMATIC) or self._mass[body] <= 0 \
-            and self._articulation_mass[body] <= 0 else GRABBED
-        return PickResult(kind, row, point, name)
+        kinematic = bool(self._flags[body] & int(newton.BodyFlags.KINEMATIC))
+        weightless = self._mass[body] <= 0 and self._articulation_mass[body] <= 0  # nothing to pull
+        return PickResult(KINEMATIC if kinematic or weightless else GRABBED, row, point, name)
 
     def pick(self, ray_start, ray_dir) -> PickResult:
         """Grab the point the ray hits, if it is on a body that moves (else nothing is held)."""

@@ -97,6 +97,7 @@ def test_a_grabbed_body_follows_the_mouse_under_the_cap_and_release_leaves_no_fo
     mass = loop.session.sim.model.body_mass.numpy().sum()
     assert loop.grab.max_force == pytest.approx(5.0 * 9.81 * mass)  # the panel's default cap
     assert "Ctrl+drag grab" in loop.status()
+    assert "Pulling 'pendulum_link'" in loop.status()
     assert release(loop, RAISED) == "RUNNING" and not loop.grabbing
     loop.handle("TIMER")
     assert no_force_left(loop.session.sim)
