@@ -152,3 +152,46 @@ def test_a_mesh_deleted_while_its_decomposition_runs_gets_nothing():
     with pytest.raises(ValueError, match="slot: deleted while its decomposition ran"):
         job.finish()
     assert not [o for o in bpy.data.objects if o.name.startswith("slot")]
+
+
+class _ModalRun:
+    """The operator's modal loop driven with synthetic events (the bpy module never invokes)."""
+
+    def __init__(self, objects, settings):
+        from types import SimpleNamespace
+
+        from articula.operators.authoring import ARTICULA_OT_set_collider as op
+
+        wm = bpy.context.window_manager
+        self.reports = []
+        self.state = SimpleNamespace(
+            _job=adapter.DecompositionJob(objects, settings).start(), _timer=wm.event_timer_add(0.1, window=None),
+            report=lambda kind, text: self.reports.append(text), fail=lambda text: {"CANCELLED"})
+        self.state._end_modal = lambda context: op._end_modal(self.state, context)
+        self.state._finish = lambda job: op._finish(self.state, job)
+        self._modal = op.modal
+        wm.progress_begin(0, 100)
+
+    def event(self, kind):
+        from types import SimpleNamespace
+
+        return self._modal(self.state, bpy.context, SimpleNamespace(type=kind))
+
+
+def test_the_modal_loop_finishes_with_the_hulls_and_esc_leaves_nothing():
+    slot = mesh_object("slot", sample_meshes.u_slot(depth=0.045))
+    run = _ModalRun([slot], convex.DecompositionSettings(threshold=0.3))
+    result = run.event("TIMER")
+    while result == {"RUNNING_MODAL"}:
+        time.sleep(0.05)
+        result = run.event("TIMER")
+    assert result == {"FINISHED"} and adapter.hull_children(slot)
+
+    cup = mesh_object("cup", sample_meshes.mug(height=0.09))
+    before = sorted(o.name for o in bpy.data.objects)
+    run = _ModalRun([cup], convex.DecompositionSettings(threshold=0.3))
+    assert run.event("MOUSEMOVE") == {"PASS_THROUGH"}
+    assert run.event("ESC") == {"CANCELLED"} and "nothing was changed" in run.reports[-1]
+    while not run.state._job.done:
+        time.sleep(0.05)
+    assert sorted(o.name for o in bpy.data.objects) == before
