@@ -118,7 +118,8 @@ class ModalLoop:
         if hit.kind == KINEMATIC:
             self.message = f"{hit.body!r} is kinematic (moved by its animation): it cannot be grabbed"
         elif hit.kind == STATIC:
-            self.message = "A static shape cannot be grabbed"
+            self.message = (f"{hit.body!r} is fixed to the world: it cannot be grabbed" if hit.body
+                            else "A static shape cannot be grabbed")
         elif ctrl:
             self.message = None
             self._grab.grab_point(hit.row, hit.point, ray[0])

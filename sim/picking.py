@@ -66,9 +66,31 @@ def articulation_masses(model) -> tuple[np.ndarray, np.ndarray]:
     return body_mass, effective
 
 
+def welded_to_world(model) -> np.ndarray:
+    """For each body: True when a chain of fixed joints holds it to the world (it cannot move)."""
+    welded = np.zeros(model.body_count, dtype=bool)
+    if not model.joint_count:
+        return welded
+    child, parent = model.joint_child.numpy(), model.joint_parent.numpy()
+    fixed = model.joint_type.numpy() == int(newton.JointType.FIXED)
+    holder = {int(c): (int(p), bool(f)) for c, p, f in zip(child, parent, fixed) if c >= 0}
+    for body in range(model.body_count):
+        seen, current = set(), body
+        while current in holder and current not in seen:
+            seen.add(current)
+            up, is_fixed = holder[current]
+            if not is_fixed:
+                break
+            if up < 0:
+                welded[body] = True
+                break
+            current = up
+    return welded
+
+
 @dataclass
 class PickResult:
-    kind: str  # GRABBED, KINEMATIC, STATIC or MISSED
+    kind: str  # GRABBED, KINEMATIC, STATIC (a static shape or a body fixed to the world) or MISSED
     row: int = -1  # the body's row in sim.body_keys
     point: Optional[np.ndarray] = None  # the hit point, world (m)
     body: Optional[str] = None  # the body's name
@@ -89,6 +111,7 @@ class Grab:
         self._mass, self._articulation_mass = articulation_masses(model)
         self._inv_inertia = model.body_inv_inertia.numpy().astype(np.float64)
         self._flags = model.body_flags.numpy()
+        self._welded = welded_to_world(model)
         worlds = model.world_count
         mask = wp.array([1] + [0] * (worlds - 1), dtype=int, device=model.device) if worlds > 1 else None
         self._ray = _RayCast(model, visible_worlds_mask=mask)
@@ -115,6 +138,8 @@ class Grab:
         if row < 0:
             return PickResult(STATIC, point=point)
         name = self.sim.body_keys[row][0]
+        if self._welded[body]:
+            return PickResult(STATIC, row, point, name)
         kinematic = bool(self._flags[body] & int(newton.BodyFlags.KINEMATIC))
         weightless = self._mass[body] <= 0 and self._articulation_mass[body] <= 0  # nothing to pull
         return PickResult(KINEMATIC if kinematic or weightless else GRABBED, row, point, name)

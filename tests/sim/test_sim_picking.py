@@ -9,7 +9,8 @@ MuJoCo through Newton, Featherstone and XPBD (the wrench in Newton's ``body_f``)
 import numpy as np
 import pytest
 
-from articula.core.model import Body, MassProperties, PhysicsScene, Pose, SceneSettings, Shape, ShapeKind
+from articula.core.model import (Body, JointType, MassProperties, PhysicsScene, Pose, SceneSettings, Shape,
+                                 ShapeKind, make_joint)
 from articula.sim.picking import GRABBED, KINEMATIC, MISSED, STATIC, Grab, push
 from articula.sim.simulation import Simulation
 
@@ -17,13 +18,21 @@ FPS = 30
 DOWN = (0.0, 0.0, -1.0)
 
 
-def crate_scene(kinematic_post: bool = False) -> PhysicsScene:
+def crate_scene(kinematic_post: bool = False, fixed_post: bool = False) -> PhysicsScene:
     scene = PhysicsScene(name="crate", settings=SceneSettings(ground_plane=True))
     scene.bodies.append(Body("crate", Pose((0.0, 0.0, 0.1)), mass=MassProperties(mass=2.0, diagonal_inertia=(0.0133, 0.0133, 0.0133))))
     scene.shapes.append(Shape("crate_box", ShapeKind.BOX, "crate", half_extents=(0.1, 0.1, 0.1)))
     if kinematic_post:
         scene.bodies.append(Body("post", Pose((1.0, 0.0, 0.5)), kinematic=True))
         scene.shapes.append(Shape("post_box", ShapeKind.BOX, "post", half_extents=(0.1, 0.1, 0.5)))
+    if fixed_post:  # a post welded to the world, with a cap welded to it
+        scene.bodies += [Body("post", Pose((1.0, 0.0, 0.5))), Body("cap", Pose((1.0, 0.0, 1.05)), parent="post")]
+        scene.shapes += [Shape("post_box", ShapeKind.BOX, "post", half_extents=(0.1, 0.1, 0.5)),
+                         Shape("cap_box", ShapeKind.BOX, "cap", half_extents=(0.1, 0.1, 0.05))]
+        scene.joints += [make_joint("post_to_world", JointType.FIXED, None, "post"),
+                         make_joint("cap_to_post", JointType.FIXED, "post", "cap")]
+        scene.joints[0].local_pose0 = Pose((1.0, 0.0, 0.5))
+        scene.joints[1].local_pose0 = Pose((0.0, 0.0, 0.55))
     return scene
 
 
@@ -87,7 +96,8 @@ def test_kinematic_and_static_shapes_are_not_grabbed():
     result = grab.pick((1.0, 0.0, 3.0), DOWN)
     assert result.kind == KINEMATIC and result.body == "post"
     assert not grab.holding and not sim.wrenches
-    assert grab.pick((3.0, 0.0, 3.0), DOWN).kind == STATIC  # the ground
+    ground = grab.pick((3.0, 0.0, 3.0), DOWN)
+    assert ground.kind == STATIC and ground.body is None
     assert grab.pick((3.0, 0.0, 3.0), (0.0, 0.0, 1.0)).kind == MISSED
 
 
@@ -104,3 +114,13 @@ def test_a_push_gives_the_impulse_along_the_ray(path):
     frames(sim, 3)
     assert not sim.wrenches  # one step only
     np.testing.assert_allclose(sim.body_velocities()[0, :3], (0.0, 0.5, 0.0), atol=1e-3)
+
+
+@pytest.mark.parametrize("path", ["mujoco_direct", "FEATHERSTONE"])
+def test_bodies_welded_to_the_world_are_not_grabbed(path):
+    sim = simulation(path, crate_scene(fixed_post=True))
+    grab = Grab(sim)
+    result = grab.pick((1.0, 0.0, 3.0), DOWN)
+    assert result.kind == STATIC and result.body == "cap"  # welded to the post, the post to the world
+    assert not grab.holding and not sim.wrenches
+    assert grab.pick((0.0, 0.0, 3.0), DOWN).kind == GRABBED  # the free crate still is
