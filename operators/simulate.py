@@ -6,9 +6,9 @@ point under the mouse and pulls it toward the mouse (``sim.picking``; the pull i
 Shift + click pushes it along the view ray. With Record on (``scene.articula.record_simulation``)
 the frames become keyframes on Stop & Keep (``adapters.live_recording``); Esc discards them.
 With ``scene.articula.replicas`` > 1, replica 0 moves the objects (and is the one grabbed) and the
-other replicas are drawn by instancing while the simulation runs; any stop removes that display. ``articula.simulate_control`` does the same from buttons.
-The session (``addon.simulation_session``) moves the data between Blender and the simulation;
-this module handles the keys and reports.
+other replicas are drawn by instancing while the simulation runs; any stop removes that display.
+``articula.simulate_control`` does the same from buttons. The session (``addon.simulation_session``)
+moves the data between Blender and the simulation; this module handles the keys, the mouse and reports.
 """
 
 from __future__ import annotations
@@ -196,7 +196,8 @@ class ARTICULA_OT_simulate(bpy.types.Operator):
 
     def _start(self, context, record: bool = False) -> Optional[ModalLoop]:
         try:
-            loop = start_loop(context, self.solver, record, on_status=lambda text: self.report({"INFO"}, text))
+            loop = start_loop(context, self.solver, record,
+                              on_status=lambda text: self.report({"INFO"}, text))
         except Exception as error:  # a clear message beats a traceback in the UI
             self.report({"ERROR"}, f"Cannot simulate: {plain(error)}")
             return None

@@ -60,7 +60,8 @@ def articulation_masses(model) -> tuple[np.ndarray, np.ndarray]:
         tree = np.nonzero((art >= 0) & (child >= 0))[0]
         body_art[child[tree]] = art[tree]
     in_art = body_art >= 0
-    total = np.bincount(body_art[in_art], weights=body_mass[in_art], minlength=max(1, model.articulation_count))
+    total = np.bincount(body_art[in_art], weights=body_mass[in_art],
+                        minlength=max(1, model.articulation_count))
     effective = body_mass.copy()
     effective[in_art] = total[body_art[in_art]]
     return body_mass, effective
@@ -187,7 +188,9 @@ class Grab:
     @property
     def max_force(self) -> float:
         """The cap on the force (N): the maximum acceleration times the articulation's mass."""
-        return self.max_acceleration * GRAVITY * float(self._articulation_mass[self._body]) if self.holding else 0.0
+        if not self.holding:
+            return 0.0
+        return self.max_acceleration * GRAVITY * float(self._articulation_mass[self._body])
 
     # the spring -------------------------------------------------------------------------------
 

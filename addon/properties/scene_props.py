@@ -38,15 +38,15 @@ class ArticulaSceneProps(bpy.types.PropertyGroup):
     grab_stiffness: float_prop("Grab Stiffness",
                                "Pull of a grabbed point toward the mouse, as acceleration per metre (1/s², "
                                "times the body's mass)", default=500.0, min=0.0, soft_max=5000.0)
-    grab_max_acceleration: float_prop("Grab Limit",
-                                      "Largest pull, in g: the force is capped at this acceleration times the "
-                                      "mass of the grabbed robot", default=5.0, min=0.0, soft_max=50.0)
+    grab_max_acceleration: float_prop("Grab Limit", "Largest pull, in g: the force is capped at this "
+                                      "acceleration times the mass of the grabbed robot",
+                                      default=5.0, min=0.0, soft_max=50.0)
     push_speed: float_prop("Push Speed", "Speed a Shift+click push gives the whole robot it hits (m/s)",
                            default=1.0, min=0.0, soft_max=20.0)
-    record_simulation: BoolProperty(name="Record",
-                                    description="Write the live simulation into keyframes from the current "
-                                                "frame on: Stop & Keep keeps them (replacing an earlier bake), "
-                                                "Cancel or Esc leaves the scene as it was")
+    record_simulation: BoolProperty(
+        name="Record", description="Write the live simulation into keyframes from the current frame on: "
+                                   "Stop & Keep keeps them (replacing an earlier bake), Cancel or Esc leaves "
+                                   "the scene as it was")
     materials: CollectionProperty(type=ArticulaMaterialProps, name="Physics Materials")
     active_material_index: IntProperty(name="Active Material", min=0)
     filtered_pairs: CollectionProperty(type=ArticulaFilteredPairProps, name="Filtered Pairs")

@@ -185,7 +185,8 @@ def test_esc_discards_the_recording_and_an_earlier_bake_survives():
     link = objects["pendulum_link"]
     assert bpy.ops.articula.bake(frame_start=1, frame_end=6) == {"FINISHED"}
     earlier = bake_module.bake_action()
-    keys = [tuple(p.co) for p in earlier.layers[0].strips[0].channelbags[0].fcurves[0].keyframe_points]
+    curve = earlier.layers[0].strips[0].channelbags[0].fcurves[0]
+    keys = [tuple(p.co) for p in curve.keyframe_points]
     bpy.context.scene.frame_set(3)
     shown = link.matrix_world.copy()
     loop = simulate_module.start_loop(bpy.context, record=True)
@@ -195,7 +196,7 @@ def test_esc_discards_the_recording_and_an_earlier_bake_survives():
         loop.handle("TIMER")
     assert loop.handle("ESC") == "CANCELLED"
     assert bake_module.bake_action() == earlier and link.animation_data.action == earlier
-    assert [tuple(p.co) for p in earlier.layers[0].strips[0].channelbags[0].fcurves[0].keyframe_points] == keys
+    assert [tuple(p.co) for p in curve.keyframe_points] == keys
     assert bpy.context.scene.frame_current == 3
     bpy.context.view_layer.update()
     assert np.allclose(np.array(link.matrix_world), np.array(shown), atol=1e-6)
@@ -209,7 +210,8 @@ def test_stopping_removes_the_pull_line_draw_handler():
     operator = simulate_module.ARTICULA_OT_simulate
     loop = simulate_module.start_loop(context)
     draw = bpy.types.SpaceView3D.draw_handler_add(simulate_module.draw_pull, (loop,), "WINDOW", "POST_VIEW")
-    running = SimpleNamespace(loop=loop, _draw=draw, _timer=context.window_manager.event_timer_add(1.0, window=None))
+    timer = context.window_manager.event_timer_add(1.0, window=None)
+    running = SimpleNamespace(loop=loop, _draw=draw, _timer=timer)
     simulate_module.draw_pull(loop)  # nothing held: nothing to draw
     press(loop, OVER_THE_BOB)
     assert operator.modal.__name__ == "modal"

@@ -20,13 +20,16 @@ DOWN = (0.0, 0.0, -1.0)
 
 def crate_scene(kinematic_post: bool = False, fixed_post: bool = False) -> PhysicsScene:
     scene = PhysicsScene(name="crate", settings=SceneSettings(ground_plane=True))
-    scene.bodies.append(Body("crate", Pose((0.0, 0.0, 0.1)), mass=MassProperties(mass=2.0, diagonal_inertia=(0.0133, 0.0133, 0.0133))))
+    box_inertia = 2.0 * (0.2 ** 2 + 0.2 ** 2) / 12.0
+    scene.bodies.append(Body("crate", Pose((0.0, 0.0, 0.1)),
+                             mass=MassProperties(mass=2.0, diagonal_inertia=(box_inertia,) * 3)))
     scene.shapes.append(Shape("crate_box", ShapeKind.BOX, "crate", half_extents=(0.1, 0.1, 0.1)))
     if kinematic_post:
         scene.bodies.append(Body("post", Pose((1.0, 0.0, 0.5)), kinematic=True))
         scene.shapes.append(Shape("post_box", ShapeKind.BOX, "post", half_extents=(0.1, 0.1, 0.5)))
     if fixed_post:  # a post welded to the world, with a cap welded to it
-        scene.bodies += [Body("post", Pose((1.0, 0.0, 0.5))), Body("cap", Pose((1.0, 0.0, 1.05)), parent="post")]
+        scene.bodies += [Body("post", Pose((1.0, 0.0, 0.5))),
+                         Body("cap", Pose((1.0, 0.0, 1.05)), parent="post")]
         scene.shapes += [Shape("post_box", ShapeKind.BOX, "post", half_extents=(0.1, 0.1, 0.5)),
                          Shape("cap_box", ShapeKind.BOX, "cap", half_extents=(0.1, 0.1, 0.05))]
         scene.joints += [make_joint("post_to_world", JointType.FIXED, None, "post"),
