@@ -5,14 +5,12 @@ MJCF through the bpy-free ``core.mjcf.writer`` (built with MuJoCo's MjSpec, comp
 written, written atomically).
 """
 
-import os
-
 import bpy
 from bpy.props import BoolProperty, EnumProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper
 
 from ..addon.reports import plain
-from .io_usd import STATE_ITEMS, _with_current_state, _with_descendants
+from .io_usd import STATE_ITEMS
 
 
 def export_mjcf(context, filepath: str, selected_only: bool, state: str = "REST") -> list[str]:
@@ -20,58 +18,13 @@ def export_mjcf(context, filepath: str, selected_only: bool, state: str = "REST"
 
     Raises ``MjcfWriteError`` naming the problems when it cannot be written; the files already
     there are then left as they were."""
-    from ..addon.adapters.blender_to_description import WorldFrames, blender_problems, scene_from_blender
+    from ..addon.adapters.blender_to_export import robot_for_export, visual_surfaces
     from ..core.mjcf.writer import MjcfWriteError, write_mjcf
 
-    objects = _with_descendants(context.selected_objects) if selected_only else None
-    frames = WorldFrames()
-    blender_side = blender_problems(context.scene, objects, frames)
-    errors = [str(p) for p in blender_side if p.severity == "ERROR"]
-    if errors:
-        raise MjcfWriteError(filepath, errors)
-    warnings = [str(p) for p in blender_side]
-    desc = scene_from_blender(context.scene, objects, frames)
-    if state == "CURRENT":
-        desc, notes = _with_current_state(context.scene, desc)
-        warnings += notes
-    return warnings + write_mjcf(desc, filepath, visual_surfaces(desc))
-
-
-def visual_surfaces(desc) -> dict:
-    """Visual name -> its UVs per triangle corner (the order ``mesh_data`` reads the triangles in) and
-    the image file on its first material's Base Color, for visuals whose mesh has a UV map."""
-    from array import array
-
-    from ..addon.adapters.blender_to_description import principled_node
-    from ..core.mjcf.writer import VisualSurface
-
-    surfaces = {}
-    for visual in desc.visuals:
-        obj = bpy.data.objects.get(visual.name)
-        mesh = getattr(obj, "data", None)
-        layer = getattr(getattr(mesh, "uv_layers", None), "active", None)
-        if layer is None:
-            continue
-        mesh.calc_loop_triangles()
-        loops = array("i", bytes(4 * 3 * len(mesh.loop_triangles)))
-        mesh.loop_triangles.foreach_get("loops", loops)
-        uv = array("f", bytes(4 * 2 * len(layer.data)))
-        layer.data.foreach_get("uv", uv)
-        surfaces[visual.name] = VisualSurface(uvs=[(uv[2 * k], uv[2 * k + 1]) for k in loops],
-                                              image=_base_color_image(obj, principled_node))
-    return surfaces
-
-
-def _base_color_image(obj, principled_node):
-    """The file of the image texture linked into the first material's Base Color, if it is on disk."""
-    material = obj.material_slots[0].material if obj.material_slots else None
-    bsdf = principled_node(material) if material is not None else None
-    if bsdf is None or not bsdf.inputs["Base Color"].is_linked:
-        return None
-    node = bsdf.inputs["Base Color"].links[0].from_node
-    image = getattr(node, "image", None)
-    path = bpy.path.abspath(image.filepath, library=image.library) if image is not None and image.filepath else ""
-    return path if path and os.path.isfile(path) else None
+    robot = robot_for_export(context, selected_only, current_pose=state == "CURRENT")
+    if robot.errors:
+        raise MjcfWriteError(filepath, robot.errors)
+    return robot.warnings + write_mjcf(robot.desc, filepath, visual_surfaces(robot.desc))
 
 
 class ARTICULA_OT_export_mjcf(bpy.types.Operator, ExportHelper):

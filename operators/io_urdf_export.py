@@ -4,8 +4,6 @@ Thin: the description is gathered as the USD export gathers it (``blender_to_des
 the current pose as the joints' initial state, and the bpy-free ``core.urdf.writer`` writes it.
 """
 
-import os
-
 import bpy
 from bpy.props import BoolProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper
@@ -23,69 +21,21 @@ def _robot_root(context, desc):
     return None
 
 
-def _blender_obj_files(context):
-    """``write_urdf``'s ``visual_files``: a visual's object as Blender's OBJ exporter writes it (UVs, normals,
-    materials in its .mtl, image textures copied beside), in the object's own frame (its world matrix is
-    set to identity for the export and put back), so URDF's origin and scale place it."""
-    import tempfile
-
-    from mathutils import Matrix
-
-    def write(visual, stem):
-        obj = bpy.data.objects.get(visual.name)
-        if obj is None or obj.type != "MESH" or obj.name not in context.view_layer.objects:
-            return None
-        selected = [o for o in context.view_layer.objects if o.select_get()]
-        active, matrix = context.view_layer.objects.active, obj.matrix_world.copy()
-        try:
-            for other in selected:
-                other.select_set(False)
-            obj.select_set(True)
-            obj.matrix_world = Matrix.Identity(4)
-            with tempfile.TemporaryDirectory(prefix="articula-obj-") as folder:
-                bpy.ops.wm.obj_export(filepath=os.path.join(folder, f"{stem}.obj"), export_selected_objects=True,
-                                      forward_axis="Y", up_axis="Z", export_materials=True, path_mode="COPY",
-                                      export_uv=True, export_normals=True, apply_modifiers=True,
-                                      export_animation=False)
-                files = {}
-                for name in os.listdir(folder):
-                    if os.path.isfile(os.path.join(folder, name)):
-                        with open(os.path.join(folder, name), "rb") as f:
-                            files[name] = f.read()
-                return files
-        finally:
-            obj.matrix_world = matrix
-            obj.select_set(obj in selected)
-            for other in selected:
-                other.select_set(True)
-            context.view_layer.objects.active = active
-
-    return write
-
-
 def export_robot(context, filepath: str, package_name: str = "", selected_only: bool = False) -> list[str]:
     """Write the active object's robot (else the scene's first) to ``filepath``; returns the warnings.
     Raises ``UrdfWriteError`` naming what cannot be written; nothing is written then."""
-    from ..addon.adapters.blender_to_description import (WorldFrames, blender_problems, scene_from_blender,
-                                                         world_pose)
-    from ..core.joint_state import with_state
+    from ..addon.adapters.blender_to_export import obj_file_writer, robot_for_export
     from ..core.urdf.writer import UrdfWriteError, write_urdf
-    from .io_usd import _with_descendants
 
-    objects = _with_descendants(context.selected_objects) if selected_only else None
-    frames = WorldFrames()
-    found = blender_problems(context.scene, objects, frames)
-    errors = [str(p) for p in found if p.severity == "ERROR"]
-    if errors:
-        raise UrdfWriteError(filepath, errors)
-    desc = scene_from_blender(context.scene, objects, frames)
-    desc, notes = with_state(desc, {body.name: world_pose(context.scene.objects[body.name])
-                                    for body in desc.bodies if body.name in context.scene.objects})
-    root = _robot_root(context, desc)
-    warnings = write_urdf(desc, bpy.path.abspath(filepath), package_name=package_name.strip(), root=root,
-                          visual_files=_blender_obj_files(context))
-    robot = root or "the scene's first robot"
-    return [str(p) for p in found] + notes + warnings + [f"exported the robot of {robot}"]
+    # The current pose gives ros2_control's initial values.
+    robot = robot_for_export(context, selected_only, current_pose=True)
+    if robot.errors:
+        raise UrdfWriteError(filepath, robot.errors)
+    root = _robot_root(context, robot.desc)
+    warnings = write_urdf(robot.desc, bpy.path.abspath(filepath), package_name=package_name.strip(), root=root,
+                          visual_files=obj_file_writer(context))
+    written = root or "the scene's first robot"
+    return robot.warnings + warnings + [f"exported the robot of {written}"]
 
 
 class ARTICULA_OT_export_urdf(bpy.types.Operator, ExportHelper):

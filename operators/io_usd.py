@@ -31,23 +31,6 @@ def _usd():
     return reader, writer
 
 
-def _with_descendants(objects) -> list:
-    """The objects and everything parented below them (a selected body brings its joints/colliders)."""
-    from ..addon.adapters.blender_to_description import children_index
-
-    children = children_index(bpy.data.objects)  # what ``Object.children`` gives, read once
-    result, seen = [], set()
-    stack = list(objects)
-    while stack:
-        obj = stack.pop()
-        if obj.name in seen:
-            continue
-        seen.add(obj.name)
-        result.append(obj)
-        stack.extend(children.get(obj, ()))
-    return result
-
-
 STATE_ITEMS = (
     ("REST", "Rest", "The robot at its rest pose, every joint at zero"),
     ("CURRENT", "Current Pose", "The bodies where they are now (a kept simulation, a baked frame) as initial "
@@ -68,35 +51,19 @@ def export_scene(context, filepath: str, layout: str, selected_only: bool, allow
     Raises ``UsdWriteError`` listing the problems when the scene cannot be exported; the target
     file is then left as it was.
     """
-    from ..addon.adapters.blender_to_description import WorldFrames, blender_problems, scene_from_blender
+    from ..addon.adapters.blender_to_export import robot_for_export
 
     _, writer = _usd()
-    objects = _with_descendants(context.selected_objects) if selected_only else None
-    frames = WorldFrames()  # read once, shared by both passes over the same objects
-    blender_side = blender_problems(context.scene, objects, frames)
-    errors = [str(p) for p in blender_side if p.severity == "ERROR"]
-    warnings = [str(p) for p in blender_side if p.severity != "ERROR"]
-    if errors:
-        raise writer.UsdWriteError(filepath, errors)
-    desc = scene_from_blender(context.scene, objects, frames)
-    if state == "CURRENT":
-        desc, notes = _with_current_state(context.scene, desc)
-        warnings += notes
+    robot = robot_for_export(context, selected_only, current_pose=state == "CURRENT")
+    if robot.errors:
+        raise writer.UsdWriteError(filepath, robot.errors)
+    desc, objects, warnings = robot.desc, robot.objects, robot.warnings
     if not desc.bodies:
         warnings.append("no rigid bodies to export: the file holds only a physics scene"
                         + (" and the objects" if layout == "NESTED" else ""))
     if layout == "FLAT":
         return warnings + writer.write_usd(desc, filepath, layout=layout, isaac_schema=isaac_schema)
     return warnings + _blender_export(context, filepath, desc, objects, isaac_schema)
-
-
-def _with_current_state(scene, desc):
-    """``desc`` (at rest) with its bodies where they stand now and the matching joint positions."""
-    from ..addon.adapters.blender_to_description import world_pose
-    from ..core.joint_state import with_state
-
-    return with_state(desc, {body.name: world_pose(scene.objects[body.name]) for body in desc.bodies
-                             if body.name in scene.objects})
 
 
 def _blender_export(context, filepath: str, desc, objects, isaac_schema: bool = True) -> list[str]:
