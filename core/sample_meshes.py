@@ -40,7 +40,7 @@ def lathe(profile: list[tuple[float, float]], segments: int = 32) -> tuple[np.nd
     return vertices, triangles
 
 
-def bowl(radius: float = 0.1, wall: float = 0.012, segments: int = 32, rings: int = 12):
+def bowl(radius: float = 0.1, wall: float = 0.012, segments: int = 24, rings: int = 9):
     """A hemispherical shell, rim at z = 0, opening up."""
     outer = [(radius * math.cos(t), -radius * math.sin(t)) for t in np.linspace(0.0, math.pi / 2, rings)]
     inner_r = radius - wall

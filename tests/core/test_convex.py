@@ -59,9 +59,9 @@ def test_the_hulls_cover_each_concave_mesh(decompositions, name):
     mesh, hulls = decompositions[name]
     assert len(hulls) > 1
     assert all(len(v) <= FINE.max_vertices and convex.hull_volume(v, t) > 0.0 for v, t in hulls)
-    assert sample_meshes.volume_iou(mesh, hulls) >= 0.9
+    assert sample_meshes.volume_iou(mesh, hulls, samples=30) >= 0.9
     # One hull fills the cavity: far from the mesh's shape.
-    assert sample_meshes.volume_iou(mesh, [convex.convex_hull(mesh[0], 64)]) < 0.7
+    assert sample_meshes.volume_iou(mesh, [convex.convex_hull(mesh[0], 64)], samples=30) < 0.7
 
 
 def test_separate_parts_are_decomposed_apart():
