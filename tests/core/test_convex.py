@@ -263,3 +263,26 @@ def test_max_hulls_limits_the_parts():
     vertices, triangles = sample_meshes.u_slot()
     hulls = convex.decompose(vertices, triangles, convex.DecompositionSettings(threshold=0.05, max_hulls=2))
     assert 1 <= len(hulls) <= 2
+
+
+def test_hulls_export_to_mjcf_and_urdf_as_the_same_convex_meshes(decompositions, tmp_path):
+    """MuJoCo compiles one mesh geom per hull, and the URDF read back gives the same hulls."""
+    mujoco = pytest.importorskip("mujoco")
+    from articula.core.mjcf.writer import write_mjcf
+    from articula.core.urdf import read_urdf
+    from articula.core.urdf.writer import write_urdf
+
+    _, hulls = decompositions["u_slot"]
+    scene = PhysicsScene()
+    scene.bodies.append(Body("slot", Pose((0.0, 0.0, 0.3))))
+    scene.shapes += convex.hull_shapes("slot", hulls, body="slot")
+    write_mjcf(scene, str(tmp_path / "slot.xml"))
+    model = mujoco.MjModel.from_xml_path(str(tmp_path / "slot.xml"))
+    mesh_geoms = [g for g in range(model.ngeom) if model.geom_type[g] == mujoco.mjtGeom.mjGEOM_MESH]
+    assert len(mesh_geoms) == len(hulls)
+    assert sorted(int(model.mesh_vertnum[model.geom_dataid[g]]) for g in mesh_geoms) == sorted(len(v) for v, _ in hulls)
+    write_urdf(scene, str(tmp_path / "slot.urdf"))
+    back = read_urdf(str(tmp_path / "slot.urdf")).scene
+    volumes = sorted(convex.hull_volume(s.mesh.vertices, s.mesh.triangles) for s in back.shapes)
+    assert len(back.shapes) == len(hulls) and {s.kind for s in back.shapes} == {ShapeKind.CONVEX_HULL}
+    assert np.allclose(volumes, sorted(convex.hull_volume(v, t) for v, t in hulls), rtol=1e-4)
