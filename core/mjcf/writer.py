@@ -48,6 +48,7 @@ from typing import Optional
 import numpy as np
 
 from ..articulation import Articulation, find_articulations
+from ..files import replaced_file_mode
 from ..mass import MassError, mass_properties, mass_shapes_by_body
 from ..model import (Actuator, Body, Dof, DofMotion, DriveType, Joint, JointType, MassProperties,
                      MeshData, PhysicsScene, Pose, Shape, ShapeKind, Visual)
@@ -180,7 +181,7 @@ def _write_files(built: BuiltSpec, path: str) -> None:
         new_xml = os.path.join(staging, os.path.basename(path))
         with open(new_xml, "w", encoding="utf-8") as f:
             f.write(xml)
-        os.chmod(new_xml, _mode_for(path))
+        os.chmod(new_xml, replaced_file_mode(path))
         if os.path.isdir(assets):
             old_assets = os.path.join(staging, ".old_assets")
             os.rename(assets, old_assets)
@@ -198,16 +199,6 @@ def _write_files(built: BuiltSpec, path: str) -> None:
                                     "are kept"]) from error
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-
-
-def _mode_for(path: str) -> int:
-    """The replaced file's permissions, else what a plain ``open()`` would give."""
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
 
 
 def _file_name(name: str, taken: set) -> str:

@@ -42,6 +42,7 @@ from urllib.parse import unquote, urlparse
 
 import numpy as np
 
+from ..files import parent_folders
 from ..mjcf.reader import MeshSource, MjcfRead, _quat, _Reader, _vec  # noqa: F401  (MeshSource: re-exported)
 from .collada import ColladaReadError, read_collada
 from .stl import StlReadError, mujoco_reads_stl, read_stl
@@ -88,27 +89,19 @@ def searched_paths(uri: str, urdf_path: str, package_paths=()) -> list[str]:
     folder = os.path.dirname(os.path.abspath(urdf_path))
     if uri.startswith("package://"):
         package, _, inner = uri[len("package://"):].partition("/")
-        bases = [*package_paths, folder, *_parents(folder)]
+        bases = [*package_paths, folder, *parent_folders(folder)]
         candidates = [c for base in bases for c in (os.path.join(base, package, inner), os.path.join(base, inner))]
     else:
         if uri.startswith("file://"):
             uri = unquote(urlparse(uri).path)
         candidates = [uri] if os.path.isabs(uri) else [
-            os.path.join(base, uri) for base in [folder, *package_paths, *_parents(folder)]]
+            os.path.join(base, uri) for base in [folder, *package_paths, *parent_folders(folder)]]
     return list(dict.fromkeys(os.path.abspath(c) for c in candidates))
 
 
 def resolve_uri(uri: str, urdf_path: str, package_paths=()) -> str | None:
     """The file a URDF mesh ``uri`` names (the first of :func:`searched_paths` that exists), or None."""
     return next((p for p in searched_paths(uri, urdf_path, package_paths) if os.path.isfile(p)), None)
-
-
-def _parents(folder: str) -> list[str]:
-    found = []
-    while os.path.dirname(folder) != folder:
-        folder = os.path.dirname(folder)
-        found.append(folder)
-    return found
 
 
 class _UrdfReader(_Reader):

@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from ..articulation import Articulation, find_articulations
+from ..files import replaced_file_mode
 from ..mass import MassError, mass_properties
 from ..mjcf import primitives
 from ..model import (ActuatorKind, Dof, DofMotion, Joint, JointType, MassProperties, MeshData,
@@ -625,7 +626,7 @@ def _write_files(path: str, document: _Writer) -> None:
         if document.srdf is not None:
             stage(os.path.splitext(os.path.basename(path))[0] + ".srdf", _xml_bytes(document.srdf))
         stage(os.path.basename(path), _xml_bytes(document.robot))
-        mode = _mode_for(path)
+        mode = replaced_file_mode(path)
         for temporary, final in files:
             os.makedirs(os.path.dirname(final), exist_ok=True)
             os.chmod(temporary, mode)
@@ -638,13 +639,3 @@ def _write_files(path: str, document: _Writer) -> None:
 
 def _xml_bytes(element: ET.Element) -> bytes:
     return b'<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(element, encoding="utf-8") + b"\n"
-
-
-def _mode_for(path: str) -> int:
-    """The replaced file's permissions, else what a plain ``open()`` would give (mkstemp's are 0600)."""
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask

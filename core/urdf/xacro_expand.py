@@ -20,6 +20,8 @@ import os
 import re
 import threading
 
+from ..files import parent_folders
+
 #: xacro keeps its state in module globals: one expansion at a time.
 _LOCK = threading.Lock()
 
@@ -214,14 +216,6 @@ def read_xacro(path: str, package_paths=(), arguments: dict[str, str] | None = N
         with open(expanded, "w", encoding="utf-8") as f:
             f.write(ET.tostring(root, encoding="unicode"))
         try:
-            return read_urdf(expanded, package_paths=searched + _parents(folder))
+            return read_urdf(expanded, package_paths=searched + parent_folders(folder))
         except UrdfReadError as error:
             raise UrdfReadError(path, f"{error.message} (in the URDF it expands to)") from None
-
-
-def _parents(folder: str) -> list[str]:
-    found = []
-    while os.path.dirname(folder) != folder:
-        folder = os.path.dirname(folder)
-        found.append(folder)
-    return found

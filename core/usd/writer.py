@@ -22,6 +22,7 @@ from .actuation import undriven_actuator_warnings, write_actuation, write_derive
 from .errors import UsdWriteError
 from ..articulation import Articulation, find_articulations
 from ..collision import collision_group_filters, collision_group_name
+from ..files import replaced_file_mode
 from ..mass import MassError, mass_properties, mass_shapes_by_body
 from ..model import (
     Body, Dof, DofMotion, Joint, JointType, MassProperties, MeshData, PhysicsMaterial, PhysicsScene, Pose, Shape,
@@ -93,22 +94,12 @@ def _export_atomically(layer: Sdf.Layer, path: str) -> None:
     try:
         if not layer.Export(temporary):
             raise UsdWriteError(path, [f"USD could not write {temporary}"])
-        os.chmod(temporary, _mode_for(path))
+        os.chmod(temporary, replaced_file_mode(path))
         os.replace(temporary, path)
     except BaseException:
         if os.path.exists(temporary):
             os.remove(temporary)
         raise
-
-
-def _mode_for(path: str) -> int:
-    """The replaced file's permissions, else what a plain ``open()`` would give (mkstemp's are 0600)."""
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
 
 
 # ------------------------------------------------------------------------------------- Sdf authoring
