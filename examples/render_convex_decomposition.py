@@ -63,7 +63,8 @@ def stage(scene):
     ground.data.materials.append(_render._material("ground", (0.55, 0.56, 0.58, 1.0), 0.9))
     scene.collection.objects.link(ground)
     scene.world = scene.world or bpy.data.worlds.new("World")
-    scene.world.use_nodes = True
+    if scene.world.node_tree is None:
+        scene.world.use_nodes = True
     scene.world.node_tree.nodes["Background"].inputs["Color"].default_value = (0.62, 0.7, 0.8, 1.0)
 
 
