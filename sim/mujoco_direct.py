@@ -103,6 +103,15 @@ class DirectMuJoCo:
             self._mujoco.mj_step(self.m, self.d, count)
         self._kinematics_current = False
 
+    def step_with_forces(self, count: int, apply_forces) -> None:
+        """``count`` steps, each split where MuJoCo has the step's positions and velocities but no forces
+        yet (``mj_step1``/``mj_step2``), so ``apply_forces(m, d)`` can set ``xfrc_applied`` from them."""
+        for _ in range(count):
+            self._mujoco.mj_step1(self.m, self.d)
+            apply_forces(self.m, self.d)
+            self._mujoco.mj_step2(self.m, self.d)
+        self._kinematics_current = False
+
     def body_poses(self) -> np.ndarray:
         """(n, 7) px, py, pz, qw, qx, qy, qz of the output rows, at the current ``qpos``."""
         if not self._kinematics_current:

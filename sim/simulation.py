@@ -359,7 +359,6 @@ class Simulation:
         if self.wrenches:
             mujoco_body = dict(zip(self.built.body_index.tolist(), direct.rows.tolist()))
             self.wrenches.step_mujoco(direct, count, mujoco_body)
-            direct._kinematics_current = False
         else:
             self.wrenches.release_mujoco(direct)
             direct.step(count)

@@ -98,10 +98,9 @@ class AppliedWrenches:
         wrenches computed from its own kinematics into ``xfrc_applied``."""
         import mujoco
 
-        m, d = direct.m, direct.d
         velocity = np.zeros(6)
-        for _ in range(count):
-            mujoco.mj_step1(m, d)
+
+        def apply(m, d):
             written = set()
             for body in list(self.sources):
                 mj = newton_to_mujoco[body]
@@ -114,7 +113,8 @@ class AppliedWrenches:
                     written.add(mj)
             self.zero_mujoco(d, self._written_mujoco - written)
             self._written_mujoco = written
-            mujoco.mj_step2(m, d)
+
+        direct.step_with_forces(count, apply)
 
     def release_mujoco(self, direct):
         """No wrench of ours left in ``xfrc_applied``."""
