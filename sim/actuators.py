@@ -1,4 +1,4 @@
-"""Actuators, fixed tendons and coupled joints in the simulation (issue 16).
+"""Actuators, fixed tendons and coupled joints in the simulation.
 
 How each solver gets them (``Actuator`` is MuJoCo's general form, see core.model):
 
