@@ -15,6 +15,8 @@ from bpy_extras.io_utils import ExportHelper, ImportHelper
 from ..addon.pxr_runtime import ensure_blender_pxr
 from ..addon.reports import plain
 from ..core.background import BackgroundCall, quick_gil_handover
+from ..core.files import replaced_file_mode
+from .io_robot_formats import _colliders_from_visuals_option, _decompose_meshes_option
 
 LAYOUT_ITEMS = (
     ("NESTED", "Nested", "Each body under its parent body, transforms in parent space (proposal)"),
@@ -104,7 +106,7 @@ def _blender_export(context, filepath: str, desc, objects, isaac_schema: bool = 
             raise writer.UsdWriteError(filepath, [f"physics could not be written ({error})"])
         if result != {"FINISHED"} or not state["called"]:
             raise writer.UsdWriteError(filepath, ["Blender's USD export did not finish"])
-        os.chmod(temporary, writer._mode_for(path))
+        os.chmod(temporary, replaced_file_mode(path))
         os.replace(temporary, path)
         written = True
         return list(prepared.reported)
@@ -213,7 +215,19 @@ IMPORT_OPTIONS = dict(
 _PROPERTY_MODE = "property_import_mode" if bpy.app.version >= (5, 0, 0) else "attr_import_mode"
 
 
-def import_file(context, filepath: str, renest: bool = True):
+def _read_with_colliders(reader, path: str, renest: bool, colliders_from_visuals: str, decompose_meshes: bool):
+    """The file's physics, then the colliders the import options ask for (bpy-free, on the worker)."""
+    from ..core import convex
+
+    result = reader.read_usd(path, renest=renest)
+    if colliders_from_visuals != "NONE" or decompose_meshes:
+        result.warnings = list(result.warnings) + convex.colliders_from_visuals(
+            result.scene, colliders_from_visuals, decompose_meshes=decompose_meshes)
+    return result
+
+
+def import_file(context, filepath: str, renest: bool = True, colliders_from_visuals: str = "NONE",
+                decompose_meshes: bool = False):
     """Import ``filepath`` with Blender's own USD importer plus its physics into a new collection;
     returns (every object the import made, warnings).
 
@@ -222,6 +236,8 @@ def import_file(context, filepath: str, renest: bool = True):
     bodies, joints and colliders. Atomic: raises ``UsdReadError`` or whatever failed after
     removing everything the import made (objects, meshes, materials, images, actions,
     collections...) and putting the scene's settings, selection and active collection back.
+    ``colliders_from_visuals`` / ``decompose_meshes``: as ``core.convex.colliders_from_visuals``;
+    the colliders they make are built like the file's own (raises RuntimeError when CoACD is missing).
     """
     from ..addon import usd_hook
     from ..addon.property_snapshot import restore, snapshot
@@ -230,8 +246,9 @@ def import_file(context, filepath: str, renest: bool = True):
     path = os.path.abspath(filepath)
     if not os.path.isfile(path):
         raise reader.UsdReadError(filepath, None, None, "no such file")
+    _check_decomposition(colliders_from_visuals, decompose_meshes)
     # the physics is read on a worker thread while this and Blender's importer make the objects
-    reading = BackgroundCall(reader.read_usd, path, renest=renest)
+    reading = BackgroundCall(_read_with_colliders, reader, path, renest, colliders_from_visuals, decompose_meshes)
     before = _datablocks()
     settings_before = snapshot(context.scene.articula)
     view_layer = context.view_layer
@@ -266,6 +283,15 @@ def import_file(context, filepath: str, renest: bool = True):
     collection.name = result.scene.name or collection.name
     collection[SOURCE_PROPERTY] = path
     return _new_datablocks({"objects": before["objects"]}), state["warnings"]
+
+
+def _check_decomposition(colliders_from_visuals: str, decompose_meshes: bool) -> None:
+    from ..core import convex
+
+    if decompose_meshes or colliders_from_visuals == "CONVEX_DECOMPOSITION":
+        reason = convex.decomposition_unavailable_reason()
+        if reason:
+            raise RuntimeError(reason)
 
 
 SOURCE_PROPERTY = "articula_source"  # on an import's collection: the file it came from
@@ -327,6 +353,8 @@ class ARTICULA_OT_import_usd(bpy.types.Operator, ImportHelper):
                          description="Parent flat bodies along their joints so the hierarchy shows the tree")
     existing: EnumProperty(name="If Already Imported", items=EXISTING_ITEMS, default="ADD",
                            description="What to do when this file's robot is already in the scene")
+    colliders_from_visuals: _colliders_from_visuals_option()
+    decompose_triangle_meshes: _decompose_meshes_option()
 
     def execute(self, context):
         reader, _ = _usd()
@@ -335,7 +363,8 @@ class ARTICULA_OT_import_usd(bpy.types.Operator, ImportHelper):
         earlier_name = earlier[0].name if earlier else ""
         try:
             with _set_aside(earlier) if replace else contextlib.nullcontext():
-                objects, warnings = import_file(context, self.filepath, self.renest)
+                objects, warnings = import_file(context, self.filepath, self.renest, self.colliders_from_visuals,
+                                                self.decompose_triangle_meshes)
         except reader.UsdReadError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
