@@ -165,8 +165,19 @@ def _make_solver(model: newton.Model, solver: Solver, device: str, iterations: i
     # MuJoCo's C library on a CPU for one world (fast); MuJoCo Warp otherwise (it simulates
     # every world; on a CPU it is correct but slow, and its first kernel build takes minutes).
     use_c = not device.startswith("cuda") and model.world_count <= 1
+    _route_mujoco_warnings()
     return newton.solvers.SolverMuJoCo(model, use_mujoco_cpu=use_c, separate_worlds=not use_c,
                                        iterations=max(1, iterations))
+
+
+def _route_mujoco_warnings() -> None:
+    """MuJoCo's warnings go to this module's log instead of a MUJOCO_LOG.TXT that MuJoCo's default
+    handler writes into whatever folder Blender runs in. Instabilities are reported by the
+    simulation itself (``SimulationDiverged``). A handler someone else installed is left alone."""
+    import mujoco
+
+    if mujoco.get_mju_user_warning() is None:
+        mujoco.set_mju_user_warning(lambda message: log.warning("MuJoCo: %s", message))
 
 
 #: MuJoCo 3.17's compiler fails on the 1,024th body of a chain ("depth limit exceeded in signature

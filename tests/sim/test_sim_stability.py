@@ -58,7 +58,7 @@ def test_divergence_is_reported_with_the_body_name():
 def test_a_mujoco_instability_its_library_resets_by_itself_is_reported(tmp_path, monkeypatch):
     """MuJoCo's C library resets its state on a NaN/huge acceleration and only writes a log line:
     the poses look finite afterwards, so the simulation must say it blew up."""
-    monkeypatch.chdir(tmp_path)  # MuJoCo writes MUJOCO_LOG.TXT into the working folder
+    monkeypatch.chdir(tmp_path)  # where MuJoCo's own handler would write MUJOCO_LOG.TXT
     scene = samples.pendulum()
     scene.settings.steps_per_second = 600.0
     sim = Simulation(scene, device="cpu", solver="MUJOCO")
@@ -70,6 +70,7 @@ def test_a_mujoco_instability_its_library_resets_by_itself_is_reported(tmp_path,
     with pytest.raises(SimulationDiverged, match="pendulum_link"):
         sim.advance(0.05)
     assert np.isfinite(sim.body_poses()).all()  # what the poses alone would have said
+    assert not (tmp_path / "MUJOCO_LOG.TXT").exists()  # MuJoCo's warning went to Articula's log
     sim.reset()
     sim.advance(0.05)  # an instability before the reset is not this run's
 
@@ -116,7 +117,7 @@ def test_converted_robot_holds_and_follows_mujoco_on_its_original(key, tmp_path,
 
     from articula.core.usd.reader import read_usd
 
-    monkeypatch.chdir(tmp_path)  # MuJoCo writes MUJOCO_LOG.TXT into the working folder
+    monkeypatch.chdir(tmp_path)  # where MuJoCo's own handler would write MUJOCO_LOG.TXT
     original = mujoco.MjModel.from_xml_path(_original_mjcf(key))
     data = mujoco.MjData(original)
     for _ in range(int(round(1.0 / original.opt.timestep))):
