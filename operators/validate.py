@@ -21,6 +21,7 @@ def store_problems(scene, problems) -> None:
         item = props.problems.add()
         item.severity, item.message = problem.severity, problem.message
         item.object_name = problem.subject if problem.subject in scene.objects else ""
+        item.code = problem.code
     props.active_problem_index = 0
 
 
@@ -82,6 +83,43 @@ class ARTICULA_OT_select_problem_object(bpy.types.Operator):
         return {"FINISHED"}
 
 
-classes = (ARTICULA_OT_validate, ARTICULA_OT_select_problem_object)
+class ARTICULA_OT_fix_problem(bpy.types.Operator):
+    """Select the problem's object and run the operator that fixes it"""
+
+    bl_idname = "articula.fix_problem"
+    bl_label = "Fix Problem"
+    bl_options = {"REGISTER", "UNDO"}
+
+    index: IntProperty(name="Problem", default=-1, description="The problem's index; -1: the active one")
+
+    @classmethod
+    def poll(cls, context):
+        return ARTICULA_OT_select_problem_object.poll(context)
+
+    def invoke(self, context, event):
+        return self._fix(context, "INVOKE_DEFAULT")  # a decomposition then runs with progress and Esc
+
+    def execute(self, context):
+        return self._fix(context, "EXEC_DEFAULT")
+
+    def _fix(self, context, call: str) -> set:
+        props = context.scene.articula
+        index = props.active_problem_index if self.index < 0 else self.index
+        fix = props.problems[index].fix if 0 <= index < len(props.problems) else None
+        if fix is None:
+            self.report({"ERROR"}, "This problem has no automatic fix; run Validate Physics again")
+            return {"CANCELLED"}
+        operator, arguments, _ = fix
+        category, name = operator.split(".")
+        try:
+            if bpy.ops.articula.select_problem_object(index=index) != {"FINISHED"}:
+                return {"CANCELLED"}
+            return getattr(getattr(bpy.ops, category), name)(call, **arguments)
+        except RuntimeError as error:  # the object is gone or hidden, or the fix cannot run: they say why
+            self.report({"ERROR"}, str(error).removeprefix("Error: ").strip())
+            return {"CANCELLED"}
+
+
+classes = (ARTICULA_OT_validate, ARTICULA_OT_select_problem_object, ARTICULA_OT_fix_problem)
 
 register, unregister = bpy.utils.register_classes_factory(classes)

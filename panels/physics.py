@@ -149,6 +149,10 @@ def draw_problems(layout, props):
     if props.problems:
         layout.template_list("ARTICULA_UL_problems", "", props, "problems", props, "active_problem_index", rows=3)
         layout.operator("articula.select_problem_object", icon="RESTRICT_SELECT_OFF")
+        index = props.active_problem_index
+        fix = props.problems[index].fix if 0 <= index < len(props.problems) else None
+        if fix is not None:
+            layout.operator("articula.fix_problem", text=f"Fix: {fix[2]}", icon="MODIFIER").index = index
 
 
 # --- simulation ------------------------------------------------------------------------------
