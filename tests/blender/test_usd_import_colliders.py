@@ -51,7 +51,8 @@ def test_a_robot_without_colliders_gets_hulls_from_its_visuals(clean_scene, no_c
 
 
 def test_box_colliders_from_visuals(clean_scene, no_colliders_file):
-    assert bpy.ops.articula.import_usd(filepath=no_colliders_file, colliders_from_visuals="BOX") == {"FINISHED"}
+    result = bpy.ops.articula.import_usd(filepath=no_colliders_file, colliders_from_visuals="BOX")
+    assert result == {"FINISHED"}
     shapes = scene_from_blender(clean_scene).shapes
     assert shapes and all(s.kind == ShapeKind.BOX for s in shapes)
 
@@ -66,7 +67,8 @@ def test_a_triangle_mesh_on_a_moving_body_becomes_hulls(clean_scene, mesh_collid
     assert bpy.ops.articula.import_usd(filepath=path, decompose_triangle_meshes=True) == {"FINISHED"}
     shapes = scene_from_blender(clean_scene).shapes
     distal = [s for s in shapes if s.body == "distal"]
-    assert distal and all(s.kind == ShapeKind.CONVEX_HULL and s.name.startswith(f"{name}_hull_") for s in distal)
+    assert distal and all(s.kind == ShapeKind.CONVEX_HULL for s in distal)
+    assert all(s.name.startswith(f"{name}_hull_") for s in distal)
     assert not [s for s in shapes if s.kind == ShapeKind.MESH]
     assert name not in bpy.data.objects  # the triangle mesh's own object is gone, not left as a plain mesh
 
