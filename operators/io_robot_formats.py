@@ -21,12 +21,12 @@ COLLIDERS_FROM_VISUALS = [
 ]
 
 
-def _colliders_from_visuals_option():
+def colliders_from_visuals_option():
     return EnumProperty(name="Colliders from Visuals", items=COLLIDERS_FROM_VISUALS, default="NONE",
                         description="Colliders for bodies that have visuals but no collision geometry")
 
 
-def _decompose_meshes_option():
+def decompose_meshes_option():
     return BoolProperty(name="Decompose Triangle Meshes", description="Triangle-mesh colliders of moving "
                         "bodies become convex decompositions (PhysX refuses triangle meshes on moving bodies)")
 
@@ -126,8 +126,8 @@ class ARTICULA_OT_import_mjcf(bpy.types.Operator, ImportHelper):
 
     filename_ext = ".xml"
     filter_glob: StringProperty(default="*.xml;*.mjcf", options={"HIDDEN"})
-    colliders_from_visuals: _colliders_from_visuals_option()
-    decompose_triangle_meshes: _decompose_meshes_option()
+    colliders_from_visuals: colliders_from_visuals_option()
+    decompose_triangle_meshes: decompose_meshes_option()
 
     def execute(self, context):
         from ..core.mjcf import MjcfReadError, read_mjcf
@@ -149,8 +149,8 @@ class ARTICULA_OT_import_urdf(bpy.types.Operator, ImportHelper):
 
     filename_ext = ".urdf"
     filter_glob: StringProperty(default="*.urdf;*.xml;*.xacro", options={"HIDDEN"})
-    colliders_from_visuals: _colliders_from_visuals_option()
-    decompose_triangle_meshes: _decompose_meshes_option()
+    colliders_from_visuals: colliders_from_visuals_option()
+    decompose_triangle_meshes: decompose_meshes_option()
     package_paths: StringProperty(
         name="Package Paths", default="",
         description="Folders searched for package:// meshes and xacro's $(find pkg), separated by ';' (the "

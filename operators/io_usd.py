@@ -16,7 +16,7 @@ from ..addon.pxr_runtime import ensure_blender_pxr
 from ..addon.reports import plain
 from ..core.background import BackgroundCall, quick_gil_handover
 from ..core.files import replaced_file_mode
-from .io_robot_formats import _colliders_from_visuals_option, _decompose_meshes_option
+from .io_robot_formats import colliders_from_visuals_option, decompose_meshes_option
 
 LAYOUT_ITEMS = (
     ("NESTED", "Nested", "Each body under its parent body, transforms in parent space (proposal)"),
@@ -353,8 +353,8 @@ class ARTICULA_OT_import_usd(bpy.types.Operator, ImportHelper):
                          description="Parent flat bodies along their joints so the hierarchy shows the tree")
     existing: EnumProperty(name="If Already Imported", items=EXISTING_ITEMS, default="ADD",
                            description="What to do when this file's robot is already in the scene")
-    colliders_from_visuals: _colliders_from_visuals_option()
-    decompose_triangle_meshes: _decompose_meshes_option()
+    colliders_from_visuals: colliders_from_visuals_option()
+    decompose_triangle_meshes: decompose_meshes_option()
 
     def execute(self, context):
         reader, _ = _usd()
