@@ -7,6 +7,8 @@
    save ``out/<name>_authored.blend``;
 2. export it to nested USD (``bpy.ops.articula.export_usd``) as ``out/<name>.usda``, and flat as
    ``out/<name>_flat.usda``; load both in Newton (``ModelBuilder.add_usd``) and print what it built;
+   export it for MuJoCo (``articula.export_mjcf``, ``out/<name>.xml``) and ROS
+   (``articula.export_urdf``, ``out/<name>.urdf``) and compile both with MuJoCo;
 3. import that file into a fresh, empty scene (``bpy.ops.articula.import_usd``) and re-apply the
    example's animation (USD holds the physics, not Blender's keyframes on drive targets);
 4. simulate it on Warp/Newton and bake the motion to keyframes (``bpy.ops.articula.bake``);
@@ -148,6 +150,7 @@ def export_and_import(example, report: Report, objects: dict) -> dict:
     with report.step(f"load {'both files' if len(exports) > 1 else 'it'} in Newton (ModelBuilder.add_usd)"):
         for path in exports:
             print(f"    {path.name}: {newton_summary(path)}")
+    export_mjcf_and_urdf(example, report)
     if operator_missing("import_usd"):
         report.skip("import", operator_missing("import_usd") + "; baking the authored scene instead")
         return objects
@@ -159,6 +162,23 @@ def export_and_import(example, report: Report, objects: dict) -> dict:
         example.animate(objects)
         check(scene, "validation after import")
     return objects
+
+
+def export_mjcf_and_urdf(example, report: Report) -> None:
+    """Export the robot for MuJoCo (MJCF) and ROS (URDF) too, and compile both with MuJoCo."""
+    for name, fmt, suffix in (("export_mjcf", "MJCF", ".xml"), ("export_urdf", "URDF", ".urdf")):
+        path = OUT / f"{example.NAME}{suffix}"
+        with report.step(f"export {fmt} and compile it with MuJoCo"):
+            if run_operator(name, report, f"{fmt} export", filepath=str(path)):
+                print(f"    {report.wrote(path).name}: {mujoco_summary(path)}")
+
+
+def mujoco_summary(path: Path) -> str:
+    """What MuJoCo's own compiler builds from an MJCF or URDF file."""
+    import mujoco
+
+    model = mujoco.MjModel.from_xml_path(str(path))
+    return f"{model.nbody - 1} bodies, {model.njnt} joints, {model.nv} DOFs, {model.ngeom} geoms, {model.nu} actuators"
 
 
 def newton_summary(path: Path) -> str:

@@ -34,8 +34,8 @@ def export_robot(context, filepath: str, package_name: str = "", selected_only: 
     root = _robot_root(context, robot.desc)
     warnings = write_urdf(robot.desc, bpy.path.abspath(filepath), package_name=package_name.strip(), root=root,
                           visual_files=obj_file_writer(context))
-    written = root or "the scene's first robot"
-    return robot.warnings + warnings + [f"exported the robot of {written}"]
+    written = f"the robot of {root}" if root else "the scene's first robot"
+    return robot.warnings + warnings + [f"exported {written}"]
 
 
 class ARTICULA_OT_export_urdf(bpy.types.Operator, ExportHelper):
