@@ -41,6 +41,7 @@ from ..model import (Actuator, Body, Dof, FixedTendon, Joint, JointType, MassPro
                      TendonJoint, Visual, make_joint)
 from ..transforms import pose_inverse, pose_mul, quat_normalize
 from . import primitives
+from .compiler import compile_spec
 
 #: MuJoCo draws geom groups 0, 1 and 2 by default.
 DRAWN_GROUPS = range(0, 3)
@@ -167,22 +168,10 @@ class _Reader:
         return False
 
     def _compile(self):
-        """spec.compile(), MuJoCo's warnings kept as ours: its Python warnings (deprecated attributes)
-        and its C library's (which would otherwise also go to MUJOCO_LOG.TXT in the working folder)."""
-        import warnings
-
-        mujoco = self.mujoco
-        previous = mujoco.get_mju_user_warning()
-        messages: list[str] = []
-        mujoco.set_mju_user_warning(messages.append)
-        try:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                model = self.spec.compile()
-        finally:
-            mujoco.set_mju_user_warning(previous)
-        for message in [str(w.message) for w in caught] + messages:
-            self.warn(f"MuJoCo: {' '.join(message.split())}")
+        """spec.compile(), MuJoCo's warnings kept as ours."""
+        model, messages = compile_spec(self.spec)
+        for message in messages:
+            self.warn(f"MuJoCo: {message}")
         return model
 
     def read(self) -> MjcfRead:

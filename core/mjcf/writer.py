@@ -54,6 +54,7 @@ from ..model import (Actuator, Body, Dof, DofMotion, DriveType, Joint, JointType
                      MeshData, PhysicsScene, Pose, Shape, ShapeKind, Visual)
 from ..transforms import pose_inverse, pose_mul, pose_relative, quat_conjugate, quat_mul, quat_normalize, quat_rotate
 from ..validation import blocks_writing, validate_with_masses
+from .compiler import compile_spec
 
 #: MuJoCo's geom group conventions (its own models and menagerie): visuals 2, colliders 3.
 VISUAL_GROUP = 2
@@ -298,26 +299,15 @@ class _SpecBuilder:
             raise MjcfWriteError(self.path, [f"MuJoCo cannot load the written file: {message}"]) from error
 
     def compile(self):
-        import warnings
-
-        mj = self.mj
         self.spec.assets = dict(self.files)  # MuJoCo reads meshes and images from memory; the files come later
-        previous = mj.get_mju_user_warning()
-        messages: list[str] = []
-        mj.set_mju_user_warning(messages.append)
         try:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                model = self.spec.compile()
+            model, messages = compile_spec(self.spec)
         except Exception as error:  # MuJoCo names the element
             raise MjcfWriteError(self.path, ["MuJoCo cannot compile the robot: " + " ".join(str(error).split())]) \
                 from error
-        finally:
-            mj.set_mju_user_warning(previous)
-        for message in [str(w.message) for w in caught] + messages:
-            text = f"MuJoCo: {' '.join(message.split())}"
-            if text not in self.warnings:
-                self.warnings.append(text)
+        for message in messages:
+            if f"MuJoCo: {message}" not in self.warnings:
+                self.warnings.append(f"MuJoCo: {message}")
         return model
 
     # --- scene ----------------------------------------------------------------------------------
