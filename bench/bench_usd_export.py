@@ -3,7 +3,8 @@
 RATIO usd_export_<bodies> = Blender's ``wm.usd_export`` time / ``articula.export_usd`` time (best
 of several runs each), same objects, same process. ``articula.export_usd`` IS ``wm.usd_export``
 plus Articula's USD hook authoring the physics (and reading the scene into a description first),
-so the ratio is Blender's share of our time. Aim: >= 0.8 (at most 1.25x Blender's time).
+so the ratio is Blender's share of our time. Aim: >= 0.5 (at most twice Blender's time), the aim of
+the issue that asked for the physics to be authored in batches (this script said 0.8 before).
 
 Also printed, for the record: the floor of any export that authors the physics onto the prims
 Blender wrote, measured in the same run. Two steps cannot overlap Blender's exporter: reading the
@@ -123,7 +124,7 @@ def measure(robots: int, runs: int) -> None:
           f"that authors onto Blender's prims)")
     print(f"objects {len(bpy.context.scene.objects)}, bodies {bodies}: articula {t_ours * 1e3:.1f} ms, "
           f"wm.usd_export {t_blender * 1e3:.1f} ms")
-    print(f"RATIO usd_export_{bodies} {t_blender / t_ours:.3f} 0.8 wm.usd_export {t_blender * 1e3:.0f} ms / "
+    print(f"RATIO usd_export_{bodies} {t_blender / t_ours:.3f} 0.5 wm.usd_export {t_blender * 1e3:.0f} ms / "
           f"articula.export_usd {t_ours * 1e3:.0f} ms, {len(bpy.context.scene.objects)} objects, best of {runs}",
           flush=True)
 

@@ -25,7 +25,8 @@ from pxr import Gf, Sdf, Usd, UsdGeom, Vt
 from . import dialect as D
 from .actuation import write_actuation
 from .isaac import robot_order
-from .writer import T, _LayerWriter, _Namer, _Prim, _set_pose, _validation_problems
+from .writer import (PreparedPrims, T, _LayerWriter, _Namer, _Prim, _set_pose, _validation_problems,
+                     record_prims)
 from ..articulation import Articulation, find_articulations
 from ..model import MassProperties, PhysicsScene, Pose
 
@@ -35,24 +36,33 @@ _XFORM_PREFIX = "xformOp:"
 @dataclasses.dataclass
 class PreparedPhysics:
     """What authoring a description needs from the description alone: validation's problems
-    (``refused`` block writing, ``reported`` are written anyway), the masses it computed and the
-    kinematic trees. Bpy-free and stage-free, so it can be made on a worker thread while
-    Blender's exporter writes the prims (``operators/io_usd.py``)."""
+    (``refused`` block writing, ``reported`` are written anyway), the masses it computed, the
+    kinematic trees and the physics recorded for each body, joint and collider. Bpy-free and
+    stage-free, so it can be made on a worker thread while Blender's exporter writes the prims
+    (``operators/io_usd.py``)."""
 
     refused: list[str]
     reported: list[str]
     masses: dict[str, MassProperties]
     articulations: list[Articulation]
     robot_order: tuple  # isaac.robot_order: links, joints, robot type
+    prims: Optional[PreparedPrims] = None  # writer.record_prims: what each body, joint and collider gets
 
 
 def prepare_physics(scene: PhysicsScene, masses: Optional[dict[str, MassProperties]] = None) -> PreparedPhysics:
-    """Validate ``scene`` and find its trees (``masses``: validated already, nothing to report)."""
+    """Validate ``scene``, find its trees and record its prims' physics (``masses``: validated
+    already, nothing to report)."""
     refused, reported = [], []
     if masses is None:
         refused, reported, masses = _validation_problems(scene)
     articulations = find_articulations(scene)
-    return PreparedPhysics(refused, reported, masses, articulations, robot_order(scene, articulations))
+    prims = None
+    if not refused:
+        try:
+            prims = record_prims(scene, masses)
+        except Exception:  # recorded again while authoring, which raises it where the file is named
+            prims = None
+    return PreparedPhysics(refused, reported, masses, articulations, robot_order(scene, articulations), prims)
 
 
 def author_physics(stage: Usd.Stage, scene: PhysicsScene, object_paths: dict[str, Sdf.Path],
@@ -211,6 +221,7 @@ class _OntoWriter(_LayerWriter):
         super().__init__(scene, layer, nested=True, masses=prepared.masses, isaac_schema=isaac_schema)
         self.articulations = prepared.articulations
         self.robot_order = prepared.robot_order
+        self.recorded = prepared.prims
         self.names = _ExistingNamer(layer)
         self.object_paths = {name: path if isinstance(path, Sdf.Path) else Sdf.Path(str(path))
                              for name, path in object_paths.items()}
@@ -329,11 +340,17 @@ class _OntoWriter(_LayerWriter):
             prim.done()
 
     def _rebase_children(self) -> None:
-        """Prims directly under a body keep their place on the body's unscaled frame."""
+        """Prims directly under a body keep their place on the body's unscaled frame. A body whose
+        frame Blender wrote unscaled moves nothing (each child's offset is its local transform)."""
         shape_objects = {self.object_paths.get(s.name) for s in self.scene.shapes}
         for body_path in self.body_by_path:
-            spec = self.layer.GetPrimAtPath(body_path)
-            if spec is None or body_path not in self.old_world:
+            body_world = self.old_world.get(body_path)
+            spec = self.layer.GetPrimAtPath(body_path) if body_world is not None else None
+            if spec is None:
+                continue
+            rigid_inverse = _rigid(body_world).GetInverse()
+            world_inverse = body_world.GetInverse()
+            if rigid_inverse == world_inverse:
                 continue
             for child in list(spec.nameChildren.values()):
                 path = child.path
@@ -341,8 +358,8 @@ class _OntoWriter(_LayerWriter):
                     continue
                 if not self._is_xformable(child):
                     continue
-                offset = self._offset(path, body_path)
-                old_local = self.old_world[path] * self.old_world[body_path].GetInverse()
+                offset = self.old_world[path] * rigid_inverse
+                old_local = self.old_world[path] * world_inverse
                 if not Gf.IsClose(offset, old_local, 1e-9):
                     _set_matrix(_Prim(self.layer, path, child.typeName), offset)
 
@@ -412,17 +429,19 @@ class _OntoWriter(_LayerWriter):
 
     def _write_object_colors(self) -> None:
         """A visual colored by its object (no render material) keeps its color as displayColor."""
+        layer = self.layer
         for visual in self.scene.visuals:
             path = self.object_paths.get(visual.name)
-            spec = self.layer.GetPrimAtPath(path) if path is not None else None
-            if visual.material_name or spec is None:
+            spec = layer.GetPrimAtPath(path) if path is not None and not visual.material_name else None
+            if spec is None:
                 continue
-            meshes = [spec] if spec.typeName == "Mesh" else [c for c in spec.nameChildren.values()
-                                                              if c.typeName == "Mesh"]
+            meshes = [path] if spec.typeName == "Mesh" else [path.AppendChild(name) for name, child in
+                                                              spec.nameChildren.items() if child.typeName == "Mesh"]
             for mesh in meshes:
-                if mesh.path in self.collider_paths or "primvars:displayColor" in mesh.properties:
+                if mesh in self.collider_paths or layer.GetAttributeAtPath(
+                        mesh.AppendProperty("primvars:displayColor")) is not None:
                     continue
-                prim = _Prim(self.layer, mesh.path, "Mesh")
+                prim = _Prim(layer, mesh, "Mesh")
                 prim.set("primvars:displayColor", T.Color3fArray, Vt.Vec3fArray([Gf.Vec3f(*visual.color[:3])]))
                 prim.set("primvars:displayOpacity", T.FloatArray, Vt.FloatArray([visual.color[3]]))
 

@@ -108,9 +108,12 @@ class _Prim:
 
     def __init__(self, layer: Sdf.Layer, path: Sdf.Path, type_name: str, name: Optional[str] = None):
         self.path = path
-        self.spec = Sdf.CreatePrimInLayer(layer, path)
-        self.spec.specifier = Sdf.SpecifierDef
-        self.spec.typeName = type_name
+        spec = Sdf.CreatePrimInLayer(layer, path)
+        if spec.specifier != Sdf.SpecifierDef:  # an unchanged field is not written: no change to process
+            spec.specifier = Sdf.SpecifierDef
+        if spec.typeName != type_name:
+            spec.typeName = type_name
+        self.spec = spec
         if name is not None and name != path.name:
             self.spec.SetInfo("displayName", name)
         self.schemas: list[str] = []
@@ -129,9 +132,63 @@ class _Prim:
     def rel(self, name: str, targets: list[Sdf.Path]) -> None:
         Sdf.RelationshipSpec(self.spec, name, False).targetPathList.explicitItems = targets
 
+    def author(self, recording: "_Recording", resolve) -> "_Prim":
+        """Author ``recording``'s properties and schemas, in the order they were recorded; a target
+        recorded as (kind, name) becomes ``resolve(kind, name)``'s path."""
+        spec, varying, uniform = self.spec, Sdf.VariabilityVarying, Sdf.VariabilityUniform
+        for name, type_name, value, custom, is_uniform, targets in recording.properties:
+            if targets is None:
+                attr = Sdf.AttributeSpec(spec, name, type_name, uniform if is_uniform else varying, custom)
+                if value is not None:
+                    attr.default = value
+            else:
+                Sdf.RelationshipSpec(spec, name, False).targetPathList.explicitItems = [
+                    resolve(*t) if type(t) is tuple else t for t in targets]
+        return self.apply(*recording.schemas)
+
     def done(self) -> None:
         if self.schemas:
             self.spec.SetInfo("apiSchemas", Sdf.TokenListOp.Create(prependedItems=self.schemas))
+
+
+class _Recording:
+    """What a prim's writer authors, kept to be authored later (:meth:`_Prim.author`) onto a prim
+    whose path is known only then: the physics of a body, joint or collider depends on the
+    description alone, so it can be worked out on a worker thread while Blender's exporter writes
+    the prims. Relationship targets that are other prims go in as (kind, name)."""
+
+    __slots__ = ("properties", "schemas", "pose")
+
+    def __init__(self):
+        self.properties: list[tuple] = []
+        self.schemas: list[str] = []
+        self.pose: Optional[Pose] = None  # a collider's: the pose it was recorded at
+
+    def apply(self, *schemas: str) -> "_Recording":
+        self.schemas += [s for s in schemas if s not in self.schemas]
+        return self
+
+    def set(self, name: str, type_name, value, custom: bool = False, uniform: bool = False) -> None:
+        self.properties.append((name, type_name, value, custom, uniform, None))
+
+    def rel(self, name: str, targets: list) -> None:
+        self.properties.append((name, None, None, False, False, targets))
+
+
+class PreparedPrims:
+    """The recorded physics of every body, joint and collider of a description (description name
+    -> :class:`_Recording`); a collider's is recorded at its own pose."""
+
+    def __init__(self, bodies: dict, joints: dict, shapes: dict):
+        self.bodies, self.joints, self.shapes = bodies, joints, shapes
+
+
+def record_prims(scene: PhysicsScene, masses: Optional[dict[str, MassProperties]] = None) -> PreparedPrims:
+    """Record what the writers author on each body, joint and collider of ``scene`` (no layer)."""
+    recorder = _LayerWriter(scene, None, nested=True, masses=masses)
+    return PreparedPrims({body.name: recorder._body_recording(body) for body in scene.bodies},
+                         {joint.name: recorder._joint_recording(joint) for joint in scene.joints},
+                         {shape.name: recorder._shape_recording(shape) for shape in scene.shapes})
 
 
 def _quatd(q) -> Gf.Quatd:
@@ -202,7 +259,17 @@ class _LayerWriter:
         self.body_paths: dict[str, Sdf.Path] = {}
         self.shape_paths: dict[str, Sdf.Path] = {}
         self.material_paths: dict = {}
+        self.material_names = {material.name for material in scene.materials}
         self.robot_order = None  # isaac.robot_order(scene), when known before writing
+        self.recorded: Optional[PreparedPrims] = None  # record_prims(scene), when known before writing
+
+    def resolve(self, kind: str, name: str) -> Sdf.Path:
+        """The path of a recording's (kind, name) target."""
+        return self.body_paths[name] if kind == "body" else self.material_paths[name]
+
+    def recorded_body(self, body: Body) -> "_Recording":
+        found = self.recorded.bodies.get(body.name) if self.recorded is not None else None
+        return found if found is not None else self._body_recording(body)
 
     def prim(self, path: Sdf.Path, type_name: str, name: Optional[str] = None) -> _Prim:
         return _Prim(self.layer, path, type_name, name)
@@ -325,6 +392,10 @@ class _LayerWriter:
         return root_prim
 
     def _write_body_physics(self, prim: _Prim, body: Body) -> None:
+        prim.author(self.recorded_body(body), self.resolve)
+
+    def _body_recording(self, body: Body) -> _Recording:
+        prim = _Recording()
         prim.apply("PhysicsRigidBodyAPI", "PhysicsMassAPI")
         if body.kinematic:
             prim.set(D.KINEMATIC, T.Bool, True)
@@ -338,6 +409,7 @@ class _LayerWriter:
         prim.set(D.DIAGONAL_INERTIA, T.Float3, Gf.Vec3f(*props.diagonal_inertia))
         prim.set(D.PRINCIPAL_AXES, T.Quatf, _quatf(props.principal_axes))
         prim.set(D.WORLD_ATTR, T.Int, int(body.world), custom=True)
+        return prim
 
     def _mass_properties(self, body: Body) -> MassProperties:
         """Explicit, else computed by validation, else computed here from the body's colliders."""
@@ -365,9 +437,15 @@ class _LayerWriter:
     def _write_joint(self, path: Sdf.Path, joint: Joint) -> None:
         prim = self.prim(path, D.JOINT_PRIM_TYPES[joint.type], joint.name)
         self.joint_paths[joint.name] = path
+        found = self.recorded.joints.get(joint.name) if self.recorded is not None else None
+        prim.author(found if found is not None else self._joint_recording(joint), self.resolve)
+        prim.done()
+
+    def _joint_recording(self, joint: Joint) -> _Recording:
+        prim = _Recording()
         if joint.body0 is not None:
-            prim.rel(D.BODY0, [self.body_paths[joint.body0]])
-        prim.rel(D.BODY1, [self.body_paths[joint.body1]])
+            prim.rel(D.BODY0, [("body", joint.body0)])
+        prim.rel(D.BODY1, [("body", joint.body1)])
         prim.set(D.LOCAL_POS0, T.Point3f, Gf.Vec3f(*joint.local_pose0.pos))
         prim.set(D.LOCAL_ROT0, T.Quatf, _quatf(joint.local_pose0.rot))
         prim.set(D.LOCAL_POS1, T.Point3f, Gf.Vec3f(*joint.local_pose1.pos))
@@ -389,7 +467,7 @@ class _LayerWriter:
         self._write_newton_scalars(prim, joint)
         self._write_mjc_scalars(prim, joint)
         write_joint_actuation(self, prim, joint)
-        prim.done()
+        return prim
 
     def _write_dof(self, prim: _Prim, joint: Joint, dof: Dof) -> None:
         angular = dof.axis.is_angular
@@ -510,7 +588,17 @@ class _LayerWriter:
                     self._write_visual(path, item)
 
     def _write_shape(self, path: Sdf.Path, shape: Shape) -> None:
+        """``shape`` at its own pose: its recording, when one was made, is authored."""
         prim = self.prim(path, D.SHAPE_PRIM_TYPES[shape.kind], shape.name)
+        found = self.recorded.shapes.get(shape.name) if self.recorded is not None else None
+        if found is None or found.pose != shape.pose:
+            found = self._shape_recording(shape)
+        prim.author(found, self.resolve)
+        prim.done()
+
+    def _shape_recording(self, shape: Shape) -> _Recording:
+        prim = _Recording()
+        prim.pose = shape.pose
         scale = self._write_geometry(prim, shape)
         _set_pose(prim, shape.pose, scale)
         prim.set("purpose", T.Token, D.PURPOSE_COLLIDER, uniform=True)
@@ -521,16 +609,16 @@ class _LayerWriter:
         if shape.density is not None:
             prim.apply("PhysicsMassAPI")
             prim.set(D.DENSITY, T.Float, shape.density)
-        if shape.material is not None and shape.material in self.material_paths:
+        if shape.material is not None and shape.material in self.material_names:
             prim.apply("MaterialBindingAPI")
-            prim.rel(f"material:binding:{D.PHYSICS_BINDING_PURPOSE}", [self.material_paths[shape.material]])
+            prim.rel(f"material:binding:{D.PHYSICS_BINDING_PURPOSE}", [("material", shape.material)])
         prim.set(D.COLLISION_GROUP_ATTR, T.Int, int(shape.collision_group), custom=True)
         prim.set(D.WORLD_ATTR, T.Int, int(shape.world), custom=True)
         if shape.contact_margin or shape.contact_gap:
             prim.apply(D.NEWTON_COLLISION_API)
             prim.set(D.CONTACT_MARGIN, T.Float, shape.contact_margin)
             prim.set(D.CONTACT_GAP, T.Float, shape.contact_gap)
-        prim.done()
+        return prim
 
     @staticmethod
     def _write_geometry(prim: _Prim, shape: Shape):

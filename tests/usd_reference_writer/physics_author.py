@@ -1,0 +1,456 @@
+"""Author a description's physics onto prims someone else wrote (Blender's own USD exporter).
+
+The one physics-authoring code path: :class:`_OntoWriter` is the core writer's
+:class:`~.writer._LayerWriter` (bodies, mass, joints, DOFs, drives, shapes, physics materials,
+collision groups, filtered pairs) pointed at existing prims instead of prims it makes. Bpy-free:
+it gets a stage and ``object_paths`` (description name -> prim path), nothing from Blender.
+
+NESTED rules kept on the given prims:
+- a body's prim carries translate + orient only, set to its rest pose; the prims directly under
+  it that are not bodies (its meshes, other objects) get the offset they had from the body's
+  unscaled frame, so a body's scale lands on its gprims and everything follows the rest pose;
+- a joint's prim (the joint Empty's Xform) becomes the PhysicsJoint, its xformOps removed;
+- a collider object's prim is replaced by the collider gprim (guide purpose); a collider on
+  the body object itself becomes a child gprim of the body;
+- other Mesh prims get render purpose; PhysicsArticulationRootAPI goes on each root body.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Optional
+
+from pxr import Gf, Sdf, Usd, UsdGeom, Vt
+
+from articula.core.usd import dialect as D
+from .actuation import write_actuation
+from .isaac import robot_order
+from .writer import T, _LayerWriter, _Namer, _Prim, _set_pose, _validation_problems
+from articula.core.articulation import Articulation, find_articulations
+from articula.core.model import MassProperties, PhysicsScene, Pose
+
+_XFORM_PREFIX = "xformOp:"
+
+
+@dataclasses.dataclass
+class PreparedPhysics:
+    """What authoring a description needs from the description alone: validation's problems
+    (``refused`` block writing, ``reported`` are written anyway), the masses it computed and the
+    kinematic trees. Bpy-free and stage-free, so it can be made on a worker thread while
+    Blender's exporter writes the prims (``operators/io_usd.py``)."""
+
+    refused: list[str]
+    reported: list[str]
+    masses: dict[str, MassProperties]
+    articulations: list[Articulation]
+    robot_order: tuple  # isaac.robot_order: links, joints, robot type
+
+
+def prepare_physics(scene: PhysicsScene, masses: Optional[dict[str, MassProperties]] = None) -> PreparedPhysics:
+    """Validate ``scene`` and find its trees (``masses``: validated already, nothing to report)."""
+    refused, reported = [], []
+    if masses is None:
+        refused, reported, masses = _validation_problems(scene)
+    articulations = find_articulations(scene)
+    return PreparedPhysics(refused, reported, masses, articulations, robot_order(scene, articulations))
+
+
+def author_physics(stage: Usd.Stage, scene: PhysicsScene, object_paths: dict[str, Sdf.Path],
+                   root: Optional[Sdf.Path] = None,
+                   masses: Optional[dict[str, MassProperties]] = None, isaac_schema: bool = True,
+                   prepared: Optional[PreparedPhysics] = None) -> list[str]:
+    """Author ``scene``'s physics onto ``stage``'s root layer at ``object_paths``.
+
+    Returns the validation problems that do not block writing (as ``write_usd`` does); raises
+    :class:`~.errors.UsdWriteError` for the ones that do, before touching the stage.
+    ``isaac_schema``: also what NVIDIA's robot checks ask for (:mod:`.isaac`), on ``root``.
+    ``masses``: validated already, these masses (nothing reported); ``prepared``: the whole of
+    :func:`prepare_physics` for this very scene."""
+    if prepared is None:
+        prepared = prepare_physics(scene, masses)
+    if prepared.refused:
+        from articula.core.usd.errors import UsdWriteError
+        raise UsdWriteError(stage.GetRootLayer().identifier, prepared.refused)
+    if root is None:
+        default = stage.GetDefaultPrim()
+        root = default.GetPath() if default else Sdf.Path.absoluteRootPath
+    old_world, meshes = _read_stage(stage)
+    layer = stage.GetRootLayer()
+    with Sdf.ChangeBlock():
+        _OntoWriter(scene, layer, prepared, object_paths, root, old_world, isaac_schema, meshes).write()
+    return list(prepared.reported)
+
+
+def _read_stage(stage: Usd.Stage) -> tuple[dict[Sdf.Path, Gf.Matrix4d], list[Sdf.Path]]:
+    """(world matrix of every Xformable prim, every Mesh prim) as Blender wrote them, in one pass."""
+    cache = UsdGeom.XformCache(Usd.TimeCode.Default())
+    old_world, meshes = {}, []
+    for prim in stage.Traverse():
+        if prim.IsA(UsdGeom.Xformable):
+            path = prim.GetPath()
+            old_world[path] = cache.GetLocalToWorldTransform(prim)
+            if prim.GetTypeName() == "Mesh":
+                meshes.append(path)
+    return old_world, meshes
+
+
+def _matrix(pose: Pose) -> Gf.Matrix4d:
+    w, x, y, z = pose.rot
+    return Gf.Matrix4d().SetTransform(Gf.Rotation(Gf.Quatd(w, Gf.Vec3d(x, y, z))), Gf.Vec3d(*pose.pos))
+
+
+def _rigid(matrix: Gf.Matrix4d) -> Gf.Matrix4d:
+    """The matrix without its scale (translation and orthonormalized rotation)."""
+    rigid = Gf.Matrix4d(matrix)
+    rigid.Orthonormalize(False)
+    return rigid
+
+
+def _clear_xform_ops(spec: Sdf.PrimSpec) -> None:
+    properties = spec.properties  # by name: no Python object per property spec (1.6x faster)
+    for name in [n for n in properties.keys() if n.startswith(_XFORM_PREFIX) or n == "xformOpOrder"]:
+        del properties[name]
+
+
+def _set_matrix(prim: _Prim, matrix: Gf.Matrix4d) -> None:
+    _clear_xform_ops(prim.spec)
+    prim.set("xformOp:transform", T.Matrix4d, matrix)
+    prim.set("xformOpOrder", T.TokenArray, ["xformOp:transform"], uniform=True)
+
+
+class _Moves:
+    """Prim moves (old path -> new path, in the order made) applied to many paths at once.
+
+    Usually no move happens inside another's subtree (sibling robots): a path then moves with
+    its nearest moved ancestor, found through its parent and remembered for its siblings and
+    children (a dict lookup per path). Otherwise each path is matched by string prefix at the
+    depths the moves happened at, applied in order (a dict lookup per depth)."""
+
+    def __init__(self):
+        self.by_depth: dict[int, dict[str, str]] = {}
+        self.moves: dict[Sdf.Path, Sdf.Path] = {}
+        self._ancestors: set[Sdf.Path] = set()  # of every old and new path
+        self._nested = False
+        self._memo: dict[Sdf.Path, Sdf.Path] = {}
+
+    def add(self, old: Sdf.Path, new: Sdf.Path) -> None:
+        self.by_depth.setdefault(old.pathElementCount, {})[old.pathString] = new.pathString
+        ends = (old, new)
+        prefixes = [p for end in ends for p in end.GetPrefixes()[:-1]]
+        self._nested = (self._nested or any(end in self._ancestors or end in self.moves
+                                            or end in self.moves.values() for end in ends)
+                        or any(p in self.moves or p in self.moves.values() for p in prefixes))
+        self._ancestors.update(prefixes)
+        self.moves[old] = new
+        self._memo = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.moves)
+
+    def __call__(self, path: Sdf.Path) -> Sdf.Path:
+        return self._by_prefix(path) if self._nested else self._by_parent(path)
+
+    def _by_parent(self, path: Sdf.Path) -> Sdf.Path:
+        """Up to the nearest ancestor already known (moved, remembered or the root), then down
+        again remembering each: a loop, not recursion, so a chain of any depth is fine."""
+        chain, found = [], None
+        while found is None:
+            found = self._memo.get(path) or self.moves.get(path)
+            if found is None:
+                chain.append(path)
+                path = path.GetParentPath()
+                if path.pathElementCount == 0:
+                    found = path
+        for below in reversed(chain):
+            parent = below.GetParentPath()
+            found = below if found == parent else found.AppendChild(below.name)
+            self._memo[below] = found
+        return found
+
+    def _by_prefix(self, path: Sdf.Path) -> Sdf.Path:
+        text, moved = path.pathString, False
+        for _ in range(len(self.by_depth) + 1):  # a move inside an earlier move's subtree: once more
+            for depth, moves in self.by_depth.items():
+                head = _path_head(text, depth)
+                target = moves.get(head)
+                if target is not None:
+                    text, moved = target + text[len(head):], True
+                    break
+            else:
+                break
+        return Sdf.Path(text) if moved else path
+
+
+def _path_head(text: str, depth: int) -> str:
+    """The first ``depth`` elements of an absolute path string (``/a/b/c``, 2 -> ``/a/b``)."""
+    end = 0
+    for _ in range(depth):
+        end = text.find("/", end + 1)
+        if end < 0:
+            return text
+    return text[:end]
+
+
+class _ExistingNamer(_Namer):
+    """Sibling-unique names that also avoid the prims already in the layer."""
+
+    def __init__(self, layer: Sdf.Layer):
+        super().__init__()
+        self.layer = layer
+
+    def child(self, parent: Sdf.Path, name: str, prim_name: Optional[str] = None) -> Sdf.Path:
+        if parent not in self._taken:
+            spec = self.layer.GetPrimAtPath(parent)
+            self._taken[parent] = set(spec.nameChildren.keys()) if spec else set()
+        return super().child(parent, name, prim_name)
+
+
+class _OntoWriter(_LayerWriter):
+    def __init__(self, scene, layer, prepared: PreparedPhysics, object_paths, root, old_world, isaac_schema=False,
+                 meshes=()):
+        super().__init__(scene, layer, nested=True, masses=prepared.masses, isaac_schema=isaac_schema)
+        self.articulations = prepared.articulations
+        self.robot_order = prepared.robot_order
+        self.names = _ExistingNamer(layer)
+        self.object_paths = {name: path if isinstance(path, Sdf.Path) else Sdf.Path(str(path))
+                             for name, path in object_paths.items()}
+        self.root = root
+        self.old_world = old_world
+        self.meshes = meshes  # the Mesh prims Blender wrote (paths before _wrap_fixed_bases)
+        self.moved = lambda path: path  # Blender's path -> where it is after _wrap_fixed_bases
+        self.new_world: dict[Sdf.Path, Gf.Matrix4d] = {}
+        self.body_by_path: dict[Sdf.Path, str] = {}
+        self.collider_paths: set[Sdf.Path] = set()
+
+    def write(self) -> None:
+        self.layer.pseudoRoot.SetInfo("kilogramsPerUnit", D.KILOGRAMS_PER_UNIT)
+        articulations = self.articulations
+        self._wrap_fixed_bases([a.root for a in articulations if a.fixed_base])
+        for body in self.scene.bodies:
+            path = self.object_paths[body.name]
+            self.body_paths[body.name] = path
+            self.body_by_path[path] = body.name
+        self._write_physics_scene()
+        self._write_physics_materials()
+        roots = set()
+        for articulation in articulations:
+            roots.add(articulation.root)
+            self._write_articulation(articulation)
+        for body in self.scene.bodies:  # bodies in no articulation (find_articulations covers all)
+            if body.name not in roots and not self._done(body.name):
+                self._write_body(body)
+        self._rebase_children()
+        self._write_joints()
+        write_actuation(self)
+        self._write_attachments()
+        self._write_filtered_pairs()
+        self._write_collision_groups()
+        self._mark_visuals()
+        self._write_object_colors()
+        self._write_isaac()
+
+    def _wrap_fixed_bases(self, roots: list[str]) -> None:
+        """Move each fixed-base root body's prim under a new Xform holding the articulation root
+        (proposal: the root API above a robot fixed to the world). The path maps are rewritten
+        once for all moves: per move they would cost O(prims) each, O(robots * prims) in all."""
+        self.fixed_wrappers = {}
+        moves = _Moves()
+        for name in roots:
+            path = moves(self.object_paths[name])
+            wrapper = self.names.child(path.GetParentPath(), name + D.FIXED_BASE_SUFFIX)
+            self.fixed_wrappers[name] = wrapper
+            _Prim(self.layer, wrapper, "Xform").done()
+            moved = wrapper.AppendChild(path.name)
+            _move(self.layer, path, moved)
+            moves.add(path, moved)
+            self.old_world[wrapper] = self.old_world.get(path.GetParentPath(), Gf.Matrix4d(1.0))
+        if moves:
+            self.moved = moves
+            self.object_paths = {k: moves(v) for k, v in self.object_paths.items()}
+            self.old_world = {moves(k): v for k, v in self.old_world.items()}
+
+    # -- world matrices after the edit
+    def world(self, path: Sdf.Path) -> Gf.Matrix4d:
+        """The prim's world matrix after the edit; its ancestors' first, top down (a loop, for
+        hierarchies of any depth)."""
+        found = self.new_world.get(path)
+        if found is not None:
+            return found
+        pending, above = [], path
+        while not above.isEmpty and above not in self.new_world:
+            pending.append(above)
+            above = above.GetParentPath()
+        for below in reversed(pending):
+            self.new_world[below] = self._world_below(below)
+        return self.new_world[path]
+
+    def _world_below(self, path: Sdf.Path) -> Gf.Matrix4d:
+        """``path``'s world matrix, its parent's known."""
+        parent = path.GetParentPath()
+        if path in self.body_by_path:
+            return _matrix(self.bodies[self.body_by_path[path]].pose)
+        if parent in self.body_by_path and path in self.old_world:
+            return self._offset(path, parent) * self.new_world[parent]
+        if path in self.old_world and parent in self.old_world:
+            local = self.old_world[path] * self.old_world[parent].GetInverse()
+            return local * self.new_world[parent]
+        return self.old_world.get(path, Gf.Matrix4d(1.0))
+
+    def _offset(self, path: Sdf.Path, body_path: Sdf.Path) -> Gf.Matrix4d:
+        """A prim's transform in its body's unscaled frame, as Blender wrote them."""
+        return self.old_world[path] * _rigid(self.old_world[body_path]).GetInverse()
+
+    # -- bodies
+    def _done(self, name: str) -> bool:
+        return getattr(self, "_written", set()).__contains__(name)
+
+    def _write_body(self, body) -> _Prim:
+        self._written = getattr(self, "_written", set())
+        self._written.add(body.name)
+        path = self.body_paths[body.name]
+        prim = self.prim(path, "Xform")
+        _clear_xform_ops(prim.spec)
+        parent_world = self.world(path.GetParentPath())
+        _set_pose(prim, body.pose if parent_world == Gf.Matrix4d(1.0) else _pose_in(parent_world, body.pose))
+        self._write_body_physics(prim, body)
+        return prim
+
+    def _write_articulation(self, articulation: Articulation) -> None:
+        root = self.bodies[articulation.root]
+        prims = [self._write_body(self.bodies[name]) for name in articulation.bodies]
+        api_prim = prims[0]  # bodies[0] is the root
+        if articulation.fixed_base:
+            api_prim = _Prim(self.layer, self.fixed_wrappers[root.name], "Xform")
+            prims.append(api_prim)
+        if articulation.fixed_base or len(articulation.bodies) + len(articulation.loop_joints) > 1:
+            api_prim.apply("PhysicsArticulationRootAPI", D.NEWTON_ARTICULATION_ROOT_API)
+            api_prim.set(D.SELF_COLLISION_ATTR, T.Bool, bool(root.self_collision))
+        for prim in prims:
+            prim.done()
+
+    def _rebase_children(self) -> None:
+        """Prims directly under a body keep their place on the body's unscaled frame."""
+        shape_objects = {self.object_paths.get(s.name) for s in self.scene.shapes}
+        for body_path in self.body_by_path:
+            spec = self.layer.GetPrimAtPath(body_path)
+            if spec is None or body_path not in self.old_world:
+                continue
+            for child in list(spec.nameChildren.values()):
+                path = child.path
+                if path in self.body_by_path or path in shape_objects or path not in self.old_world:
+                    continue
+                if not self._is_xformable(child):
+                    continue
+                offset = self._offset(path, body_path)
+                old_local = self.old_world[path] * self.old_world[body_path].GetInverse()
+                if not Gf.IsClose(offset, old_local, 1e-9):
+                    _set_matrix(_Prim(self.layer, path, child.typeName), offset)
+
+    @staticmethod
+    def _is_xformable(spec: Sdf.PrimSpec) -> bool:
+        return spec.typeName not in ("", "Scope", "Material", "Shader") and not spec.typeName.startswith("Physics")
+
+    # -- joints
+    def _write_joints(self) -> None:
+        siblings: dict[Sdf.Path, list[str]] = {}
+        for joint in self.scene.joints:
+            path = self.object_paths.get(joint.name)
+            if path is None or path in self.body_by_path:
+                path = self.names.child(self.body_paths[joint.body1], joint.name, self.prim_name(joint.name))
+            else:
+                spec = self.layer.GetPrimAtPath(path)
+                if spec is not None:
+                    _clear_xform_ops(spec)
+            self._write_joint(path, joint)
+            siblings.setdefault(path.GetParentPath(), []).append(path.name)
+        self._keep_joint_order(siblings)
+
+    def _keep_joint_order(self, siblings: dict[Sdf.Path, list[str]]) -> None:
+        """Joint prims under one prim in the description's order (Blender wrote them in its own):
+        Newton merges joints stacked on one body into one D6 in prim order, so the DOFs keep the
+        order of the file they came from."""
+        for parent, names in siblings.items():
+            spec = self.layer.GetPrimAtPath(parent) if len(names) > 1 else None
+            if spec is None:
+                continue
+            joints = set(names)
+            if [n for n in spec.nameChildren.keys() if n in joints] != names:
+                spec.SetInfo("primOrder", names)  # reorders these among themselves, the rest stay
+
+    # -- colliders (visuals are Blender's own meshes)
+    def _write_attachments(self) -> None:
+        static_scope = None
+        for shape in self.scene.shapes:
+            path = self.object_paths.get(shape.name)
+            body_path = self.body_paths.get(shape.body) if shape.body is not None else None
+            if path is None or path in self.body_by_path:
+                if body_path is None:
+                    static_scope = static_scope or self.scope(D.STATIC_SCOPE, "Xform")
+                    body_path = static_scope
+                path = self.names.child(body_path, shape.name)
+                pose = shape.pose
+            else:
+                frame = _matrix(shape.pose) * (self.world(body_path) if body_path is not None else Gf.Matrix4d(1.0))
+                parent = path.GetParentPath()
+                pose = _pose_in(self.world(parent), _pose_of(frame)) if parent != body_path else shape.pose
+                if self.layer.GetPrimAtPath(path) is not None:
+                    _remove(self.layer, path)
+            self.shape_paths[shape.name] = path
+            self.collider_paths.add(path)
+            self._write_shape(path, dataclasses.replace(shape, pose=pose))
+
+    def _mark_visuals(self) -> None:
+        """Render purpose on every mesh Blender wrote under the root (colliders are guides), found
+        from the stage's list (a walk over the layer's specs costs 5x)."""
+        for path in map(self.moved, self.meshes):
+            if path in self.collider_paths or not path.HasPrefix(self.root):
+                continue
+            spec = self.layer.GetPrimAtPath(path)
+            if spec is not None and spec.typeName == "Mesh":  # not replaced by a collider
+                Sdf.AttributeSpec(spec, "purpose", T.Token, Sdf.VariabilityUniform).default = D.PURPOSE_VISUAL
+
+
+    def _write_object_colors(self) -> None:
+        """A visual colored by its object (no render material) keeps its color as displayColor."""
+        for visual in self.scene.visuals:
+            path = self.object_paths.get(visual.name)
+            spec = self.layer.GetPrimAtPath(path) if path is not None else None
+            if visual.material_name or spec is None:
+                continue
+            meshes = [spec] if spec.typeName == "Mesh" else [c for c in spec.nameChildren.values()
+                                                              if c.typeName == "Mesh"]
+            for mesh in meshes:
+                if mesh.path in self.collider_paths or "primvars:displayColor" in mesh.properties:
+                    continue
+                prim = _Prim(self.layer, mesh.path, "Mesh")
+                prim.set("primvars:displayColor", T.Color3fArray, Vt.Vec3fArray([Gf.Vec3f(*visual.color[:3])]))
+                prim.set("primvars:displayOpacity", T.FloatArray, Vt.FloatArray([visual.color[3]]))
+
+
+def _move(layer: Sdf.Layer, path: Sdf.Path, new_path: Sdf.Path) -> None:
+    """Move a prim spec and its subtree: a namespace edit renames the specs in place (a copy and
+    a removal cost 5x as much, and twice that again when the stage recomposes)."""
+    edit = Sdf.BatchNamespaceEdit()
+    edit.Add(path, new_path)
+    if not layer.Apply(edit):
+        Sdf.CopySpec(layer, path, layer, new_path)
+        _remove(layer, path)
+
+
+def _remove(layer: Sdf.Layer, path: Sdf.Path) -> None:
+    del layer.GetPrimAtPath(path.GetParentPath()).nameChildren[path.name]
+
+
+def _pose_of(matrix: Gf.Matrix4d) -> Pose:
+    rigid = _rigid(matrix)
+    q = rigid.ExtractRotationQuat()
+    t = rigid.ExtractTranslation()
+    return Pose(pos=(t[0], t[1], t[2]), rot=(q.GetReal(), *q.GetImaginary()))
+
+
+def _pose_in(parent_world: Gf.Matrix4d, pose: Pose) -> Pose:
+    """``pose`` (world) seen from ``parent_world``."""
+    return _pose_of(_matrix(pose) * _rigid(parent_world).GetInverse())
+
+
+__all__ = ["author_physics"]
