@@ -302,7 +302,8 @@ class Simulation:
         self.direct_refusal: Optional[str] = "not asked for" if not self._want_direct else (
             "the solver is not MUJOCO" if self.solver_kind != Solver.MUJOCO else direct_refusal(self))
         if self.direct_refusal is None:
-            direct = DirectMuJoCo(self.solver, self.model, self.built.body_index, self.dt)
+            direct = DirectMuJoCo(self.solver, self.model, self.built.body_index, self.dt,
+                                  self.kinematic, self.effects)
             if direct.complete:
                 self.direct = direct
             else:
@@ -359,8 +360,12 @@ class Simulation:
         self.steps += 1
         self.time += self.dt
 
-    def _direct_steps(self, count: int):
+    def _direct_steps(self, count: int, frame: Optional[tuple[int, int]] = None):
+        """``count`` steps in MuJoCo; ``frame``: (steps done, steps in the frame) before them, for
+        kinematic bodies' paths (default: where :meth:`advance_steps` is, or one whole step)."""
         direct = self.direct
+        done, steps = frame or (self._frame_fraction[0] - 1, self._frame_fraction[1])
+        direct.frame(int(done), int(steps))
         if self._mujoco_behind:
             direct.push_state(self._state_0)
             self._mujoco_behind = False
@@ -408,7 +413,8 @@ class Simulation:
         """
         if self.direct is not None:  # the frame's steps in one call into MuJoCo
             count = self.steps_per_frame(frame_dt)
-            self._direct_steps(count)
+            self._direct_steps(count, (0, count))
+            self.kinematic.hold()
             self.steps += count
             self.time += count * self.dt
             if check:

@@ -3,9 +3,9 @@
 The same compiled model, stepped by ``mujoco.mj_step`` between frames (``Simulation(...,
 mujoco_direct=True)``, the default) or through Newton's per-step conversion (``mujoco_direct=False``):
 poses over 1 s agree to float precision (Newton's path rounds the state to float32 every step, so
-not to the last digit). Controls and drive targets set between frames act; what needs Newton between
-steps (kinematic bodies, joint friction, velocity limits, an effort on a ball joint) keeps Newton's
-path and still works.
+not to the last digit). Controls and drive targets set between frames act; kinematic bodies, joint
+friction and velocity limits are done between steps (tests/sim/test_sim_mujoco_direct_rules.py); what
+MuJoCo's data cannot take between steps (an effort on a ball joint) continues on Newton's path.
 """
 
 import glob
@@ -179,20 +179,17 @@ def test_an_effort_on_a_ball_joint_leaves_for_newtons_path():
     assert abs(turned[0]) < 0.99 and abs(sim.body_poses()[0, 3]) < abs(turned[0])  # kept turning, faster
 
 
-@pytest.mark.parametrize("scene, reason", [
-    (carried_arm_scene, "kinematic"),
-    (samples.six_dof_arm, "friction"),
-    (samples.robotic_finger, "velocity limits"),
-])
-def test_what_needs_newton_between_steps_keeps_newtons_path(scene, reason):
+@pytest.mark.parametrize("scene", [carried_arm_scene, samples.six_dof_arm, samples.robotic_finger])
+def test_kinematic_bodies_friction_and_velocity_limits_stay_on_the_direct_path(scene):
     sim = Simulation(scene(), device="cpu", solver="MUJOCO")
-    assert sim.direct is None and reason in sim.direct_refusal
+    assert sim.direct is not None and sim.direct.rules is not None, sim.direct_refusal
     sim.advance(0.1)
     assert np.isfinite(sim.body_poses()).all()
 
 
-def test_kinematic_body_follows_on_newtons_path():
+def test_kinematic_body_follows_on_the_direct_path():
     sim = Simulation(carried_arm_scene(), device="cpu", solver="MUJOCO")
+    assert sim.direct is not None
     for frame in range(1, 13):
         sim.set_kinematic_poses({"base": Pose((0.05 * frame, 0.0, 1.0))})
         sim.advance(1.0 / 24)
