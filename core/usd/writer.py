@@ -3,7 +3,10 @@
 Every USD name and unit comes from :mod:`.dialect`. Bodies carry translate + orient only;
 scale lives on collider and visual gprims. The layer is authored with Sdf specs in one change
 block (the Usd API recomposes after every prim, which is many times slower), then opened as a
-stage. Files are written to a temporary sibling and renamed, so a failed export never leaves a
+stage. What a body, joint or collider carries is first recorded from the description alone
+(:class:`_Recording`, :func:`record_prims`) and then authored onto its prim in one pass, so
+Blender's export records it on a worker thread while Blender writes the prims and only authors
+in its hook (``physics_author``). Files are written to a temporary sibling and renamed, so a failed export never leaves a
 half-written file nor touches an existing one.
 """
 
