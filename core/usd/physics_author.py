@@ -25,7 +25,7 @@ from pxr import Gf, Sdf, Usd, UsdGeom, Vt
 from . import dialect as D
 from .actuation import write_actuation
 from .isaac import robot_order
-from .writer import (PreparedPrims, T, _LayerWriter, _Namer, _Prim, _set_pose, _validation_problems,
+from .writer import (PreparedPrims, T, _LayerWriter, _Namer, _Prim, _Recording, _set_pose, _validation_problems,
                      record_prims)
 from ..articulation import Articulation, find_articulations
 from ..model import MassProperties, PhysicsScene, Pose
@@ -47,6 +47,8 @@ class PreparedPhysics:
     articulations: list[Articulation]
     robot_order: tuple  # isaac.robot_order: links, joints, robot type
     prims: Optional[PreparedPrims] = None  # writer.record_prims: what each body, joint and collider gets
+    body_poses: Optional[dict] = None  # record_body_poses
+    object_colors: Optional[dict] = None  # record_object_colors
 
 
 def prepare_physics(scene: PhysicsScene, masses: Optional[dict[str, MassProperties]] = None) -> PreparedPhysics:
@@ -62,7 +64,34 @@ def prepare_physics(scene: PhysicsScene, masses: Optional[dict[str, MassProperti
             prims = record_prims(scene, masses)
         except Exception:  # recorded again while authoring, which raises it where the file is named
             prims = None
-    return PreparedPhysics(refused, reported, masses, articulations, robot_order(scene, articulations), prims)
+    return PreparedPhysics(refused, reported, masses, articulations, robot_order(scene, articulations), prims,
+                           record_body_poses(scene), record_object_colors(scene))
+
+
+def record_body_poses(scene: PhysicsScene) -> dict[str, tuple[str, _Recording]]:
+    """Body name -> (its parent body, its pose ops in the parent's frame): what :class:`_OntoWriter`
+    authors on a body whose prim is its parent body's child (Blender's parenting), worked out
+    from the description alone with the very matrices the writer would use."""
+    bodies = {body.name: body for body in scene.bodies}
+    poses = {}
+    for body in scene.bodies:
+        parent = bodies.get(body.parent) if body.parent is not None else None
+        if parent is None:
+            continue
+        parent_world = _matrix(parent.pose)
+        recording = _Recording()
+        _set_pose(recording, body.pose if parent_world == Gf.Matrix4d(1.0) else _pose_in(parent_world, body.pose))
+        poses[body.name] = (parent.name, recording)
+    return poses
+
+
+def record_object_colors(scene: PhysicsScene) -> dict[str, tuple]:
+    """Visual name -> (displayColor, displayOpacity) values, for the visuals without a render material."""
+    return {visual.name: _color_values(visual) for visual in scene.visuals if not visual.material_name}
+
+
+def _color_values(visual) -> tuple:
+    return Vt.Vec3fArray([Gf.Vec3f(*visual.color[:3])]), Vt.FloatArray([visual.color[3]])
 
 
 def author_physics(stage: Usd.Stage, scene: PhysicsScene, object_paths: dict[str, Sdf.Path],
@@ -222,6 +251,8 @@ class _OntoWriter(_LayerWriter):
         self.articulations = prepared.articulations
         self.robot_order = prepared.robot_order
         self.recorded = prepared.prims
+        self.recorded_poses = prepared.body_poses or {}
+        self.recorded_colors = prepared.object_colors or {}
         self.names = _ExistingNamer(layer)
         self.object_paths = {name: path if isinstance(path, Sdf.Path) else Sdf.Path(str(path))
                              for name, path in object_paths.items()}
@@ -321,8 +352,13 @@ class _OntoWriter(_LayerWriter):
         path = self.body_paths[body.name]
         prim = self.prim(path, "Xform")
         _clear_xform_ops(prim.spec)
-        parent_world = self.world(path.GetParentPath())
-        _set_pose(prim, body.pose if parent_world == Gf.Matrix4d(1.0) else _pose_in(parent_world, body.pose))
+        parent_path = path.GetParentPath()
+        recorded = self.recorded_poses.get(body.name)
+        if recorded is not None and self.body_by_path.get(parent_path) == recorded[0]:
+            prim.author(recorded[1], self.resolve)  # the parent's world is its body's pose, as recorded
+        else:
+            parent_world = self.world(parent_path)
+            _set_pose(prim, body.pose if parent_world == Gf.Matrix4d(1.0) else _pose_in(parent_world, body.pose))
         self._write_body_physics(prim, body)
         return prim
 
@@ -441,9 +477,10 @@ class _OntoWriter(_LayerWriter):
                 if mesh in self.collider_paths or layer.GetAttributeAtPath(
                         mesh.AppendProperty("primvars:displayColor")) is not None:
                     continue
+                color, opacity = self.recorded_colors.get(visual.name) or _color_values(visual)
                 prim = _Prim(layer, mesh, "Mesh")
-                prim.set("primvars:displayColor", T.Color3fArray, Vt.Vec3fArray([Gf.Vec3f(*visual.color[:3])]))
-                prim.set("primvars:displayOpacity", T.FloatArray, Vt.FloatArray([visual.color[3]]))
+                prim.set("primvars:displayColor", T.Color3fArray, color)
+                prim.set("primvars:displayOpacity", T.FloatArray, opacity)
 
 
 def _move(layer: Sdf.Layer, path: Sdf.Path, new_path: Sdf.Path) -> None:
