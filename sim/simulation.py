@@ -25,11 +25,13 @@ import newton
 
 from ..core.articulation import find_articulations
 from ..core.model import PhysicsScene, Pose, Solver
+from . import model_cache
 from .actuators import ActuatorForces, Controls
 from .builder import BuiltModel, SimulationBuildError, SolverCaps, build_model, dof_inertia
 from .friction import JointEffects
 from .kinematic import KinematicDriver
 from .mujoco_direct import DirectMuJoCo, direct_refusal
+from .mujoco_replicas import ReplicaMuJoCo, replicas_refusal, replicas_shape_refusal
 from .wrenches import AppliedWrenches, WrenchSource
 
 log = logging.getLogger(__name__)
@@ -157,16 +159,20 @@ def _mujoco_bad_state_count(data) -> int:
     return sum(data.warning[w].number for w in _mujoco_bad_state_warnings())
 
 
-def _make_solver(model: newton.Model, solver: Solver, device: str, iterations: int):
+def _make_solver(model: newton.Model, solver: Solver, device: str, iterations: int, replicas_on_c: bool = False):
+    cached = model_cache.solver_for(model)
+    if cached is not None:  # the model came from sim.model_cache with its solver
+        return cached
     if solver == Solver.FEATHERSTONE:
         return newton.solvers.SolverFeatherstone(model)
     if solver == Solver.XPBD:
         return newton.solvers.SolverXPBD(model, iterations=max(1, iterations), enable_restitution=True)
     # MuJoCo's C library on a CPU for one world (fast); MuJoCo Warp otherwise (it simulates
     # every world; on a CPU it is correct but slow, and its first kernel build takes minutes).
-    use_c = not device.startswith("cuda") and model.world_count <= 1
+    # ``replicas_on_c``: the template world alone, its replicas stepped by sim.mujoco_replicas.
+    use_c = not device.startswith("cuda") and (model.world_count <= 1 or replicas_on_c)
     _route_mujoco_warnings()
-    return newton.solvers.SolverMuJoCo(model, use_mujoco_cpu=use_c, separate_worlds=not use_c,
+    return newton.solvers.SolverMuJoCo(model, use_mujoco_cpu=use_c, separate_worlds=not use_c or model.world_count > 1,
                                        iterations=max(1, iterations))
 
 
@@ -227,7 +233,8 @@ class Simulation:
     On a CPU with the MUJOCO solver and one world, the steps are MuJoCo's C library on the
     solver's own MjModel/MjData (:mod:`sim.mujoco_direct`), unless the scene needs Newton between
     steps (:attr:`direct_refusal` says why) or ``mujoco_direct`` is False (Newton's conversion
-    around every step, the same physics).
+    around every step, the same physics). With replicas, each replica's MjData is stepped on that
+    compiled model across threads (:mod:`sim.mujoco_replicas`), unless the scene needs MuJoCo Warp.
     """
 
     def __init__(self, scene: PhysicsScene, device: str = "auto", solver: Solver | str | None = None,
@@ -254,10 +261,16 @@ class Simulation:
     # construction ------------------------------------------------------------------------
 
     def _build(self):
-        self.built: BuiltModel = build_model(self.scene, self.solver_kind, self.device)
+        # An unchanged robot's model and MuJoCo solver, kept by the last simulation of it that ended.
+        self._cache_key = model_cache.fingerprint(self.scene, self.solver_kind, self.device, self.dt,
+                                                  self.scene.settings.solver_iterations) \
+            if self.solver_kind == Solver.MUJOCO and not self.device.startswith("cuda") else None
+        cached = model_cache.take(self._cache_key)
+        self.built: BuiltModel = cached.built if cached else build_model(self.scene, self.solver_kind, self.device)
         model = self.model = self.built.model
         self.caps = SolverCaps.of(self.solver_kind)
-        self.solver = _make_solver(model, self.solver_kind, self.device, self.scene.settings.solver_iterations)
+        self.solver = _make_solver(model, self.solver_kind, self.device, self.scene.settings.solver_iterations,
+                                   replicas_on_c=self._replicas_on_c())
         self._mujoco_bad_qacc = 0  # MuJoCo instabilities seen before the current run (reset)
         self._state_0, self.state_1 = model.state(), model.state()
         self.control = model.control()
@@ -301,7 +314,11 @@ class Simulation:
         self.direct: Optional[DirectMuJoCo] = None
         self.direct_refusal: Optional[str] = "not asked for" if not self._want_direct else (
             "the solver is not MUJOCO" if self.solver_kind != Solver.MUJOCO else direct_refusal(self))
-        if self.direct_refusal is None:
+        if self._replicas_why is not None:
+            self.direct_refusal = f"replicas step on MuJoCo Warp: {self._replicas_why}"
+        elif self.direct_refusal is None and self.model.world_count > 1:
+            self._setup_replicas()
+        elif self.direct_refusal is None:
             direct = DirectMuJoCo(self.solver, self.model, self.built.body_index, self.dt,
                                   self.kinematic, self.effects)
             if direct.complete:
@@ -313,10 +330,34 @@ class Simulation:
         self._controls_changed = True
         self._efforts_applied = False  # set_joint_efforts was called: control.joint_f may hold efforts
 
+    def _replicas_on_c(self) -> bool:
+        """Replicas on a CPU with MUJOCO step on MuJoCo's C library (:mod:`sim.mujoco_replicas`) unless
+        the scene needs MuJoCo Warp (``_replicas_why`` says why)."""
+        self._replicas_why = None
+        if self.solver_kind != Solver.MUJOCO or self.device.startswith("cuda") or self.model.world_count <= 1 \
+                or not self._want_direct:
+            return False
+        self._replicas_why = replicas_shape_refusal(self.scene, self.built)
+        return self._replicas_why is None
+
+    def _setup_replicas(self):
+        why = replicas_refusal(self)
+        direct = None if why else ReplicaMuJoCo(self.solver, self.model, self.built, self.dt)
+        if direct is not None and not direct.complete:
+            why = "a body has no MuJoCo body"
+        if why:
+            self.direct_refusal = f"replicas step on MuJoCo Warp: {why}"
+            self.solver = _make_solver(self.model, self.solver_kind, self.device,
+                                       self.scene.settings.solver_iterations)
+        self.direct = direct if not why else None
+
     def _leave_direct(self, reason: str):
         """From now on step through Newton (its state caught up first)."""
         if self.direct is not None:
             self._sync_newton()
+            if isinstance(self.direct, ReplicaMuJoCo):  # Newton's C solver holds replica 0 only
+                self.solver = _make_solver(self.model, self.solver_kind, self.device,
+                                           self.scene.settings.solver_iterations)
             self.direct = None
             self.direct_refusal = reason
 
@@ -448,6 +489,8 @@ class Simulation:
         data = getattr(self.solver, "mj_data", None) if self.solver_kind == Solver.MUJOCO else None
         if data is not None:  # an instability before the reset is not this run's
             self._mujoco_bad_qacc = _mujoco_bad_state_count(data)
+        if isinstance(self.direct, ReplicaMuJoCo):
+            self.direct.forget_instabilities()
         self._state_0.assign(self.start)
         self.state_1.assign(self.start)
         self._newton_behind, self._mujoco_behind, self._controls_changed = False, True, True
@@ -462,6 +505,16 @@ class Simulation:
         if self.effects.friction_count:
             self.effects.stuck.zero_()
         self.controls.reset()
+
+    def close(self):
+        """End this simulation: its model and MuJoCo solver go to :mod:`sim.model_cache` for the next
+        simulation of the same robot (idempotent). Its last state stays readable (Newton's copy);
+        it must not be stepped again."""
+        key, self._cache_key = getattr(self, "_cache_key", None), None
+        if key is None or self.model.world_count > 1:
+            return
+        self._leave_direct("closed")
+        model_cache.give_back(key, self.built, self.solver)
 
     # reading -----------------------------------------------------------------------------
 
@@ -501,6 +554,9 @@ class Simulation:
         """(body, 0) when MuJoCo's C library met a NaN/huge acceleration since the start: it then
         resets its state to the start pose by itself and warns only on its log, so the poses
         alone would look finite. The body is the one of the DOF it names."""
+        if isinstance(self.direct, ReplicaMuJoCo):  # (body, replica), every replica's MjData
+            hit = self.direct.instability()
+            return None if hit is None else (hit[0] if hit[0] in self.body_names else self.body_names[0], hit[1])
         data = getattr(self.solver, "mj_data", None) if self.solver_kind == Solver.MUJOCO else None
         if data is None:
             return None
@@ -680,6 +736,9 @@ class Simulation:
         """A wrench recomputed before every step from body ``row``'s motion (``source`` gets a
         :class:`sim.wrenches.BodyMotion`, returns (force, torque) at the centre of mass, world frame,
         or None when done); applied until it returns None or :meth:`clear_body_wrench`."""
+        replica = self.built.body_keys[row][1]
+        if replica and isinstance(self.direct, ReplicaMuJoCo):
+            self._leave_direct(f"a pull on replica {replica} (MuJoCo's C library pulls replica 0's bodies)")
         self.wrenches.set(int(self.built.body_index[row]), source)
 
     def clear_body_wrench(self, row: Optional[int] = None):

@@ -1,0 +1,188 @@
+"""Replicas on a CPU with the MuJoCo solver step on MuJoCo's C library, across threads.
+
+One compiled model (Newton's conversion of the template world, the one the one-world direct path
+steps) and one MjData per replica: a replica started like replica 0 moves as replica 0 shifted by its
+grid offset, and as a one-world simulation of the same robot; controls, drive targets, start poses and
+per-replica velocities reach each replica; what the replicas cannot share keeps MuJoCo Warp, the reason
+given.
+"""
+
+import os
+
+import numpy as np
+import pytest
+
+from articula.core import samples
+from articula.core.model import Body, Pose, Shape, ShapeKind
+from articula.sim.builder import build_model
+from articula.sim.mujoco_replicas import ReplicaMuJoCo, replicas_shape_refusal
+from articula.sim.simulation import Simulation, SimulationDiverged
+
+from .test_sim_kinematic import carried_arm_scene
+from .test_sim_mujoco_fast_path import gym_scene
+
+FPS = 60
+REPLICAS = 4
+
+
+def replicated(scene, replicas: int = REPLICAS):
+    scene.settings.replicas = replicas
+    return scene
+
+
+def simulate(scene, replicas: int = REPLICAS) -> Simulation:
+    sim = Simulation(replicated(scene, replicas), device="cpu", solver="MUJOCO")
+    assert isinstance(sim.direct, ReplicaMuJoCo), sim.direct_refusal
+    return sim
+
+
+def one_second(sim: Simulation, each_frame=None) -> np.ndarray:
+    poses = []
+    for frame in range(FPS):
+        if each_frame:
+            each_frame(sim, frame)
+        sim.advance(1.0 / FPS)
+        poses.append(sim.body_poses())
+    return np.array(poses)
+
+
+def per_replica(sim: Simulation, poses: np.ndarray) -> np.ndarray:
+    """(frames, replicas, bodies, 7), each replica moved back by its grid offset."""
+    frames, rows, _ = poses.shape
+    out = poses.reshape(frames, sim.replicas, rows // sim.replicas, 7).copy()
+    out[..., :3] -= np.asarray(sim.built.replica_offsets)[None, :, None, :]
+    return out
+
+
+def arm_targets(sim, frame):
+    sim.set_drive_targets({f"robot00_link{k:02d}_joint": 0.5 * np.sin(0.2 * frame + k) for k in range(1, 4)})
+
+
+def chain_arm():
+    from bench_usd_export import chain_scene
+
+    return chain_scene(robots=1, links=4)
+
+
+@pytest.fixture(autouse=True)
+def _bench_on_path(monkeypatch):
+    monkeypatch.syspath_prepend(os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
+
+
+def test_replicas_step_on_mujocos_c_library_across_threads():
+    sim = simulate(samples.pendulum())
+    assert sim.direct_refusal is None
+    assert sim.solver.mj_model.nbody == 2  # the world and one pendulum: the template world alone
+    assert sim.direct.threads == min(os.cpu_count() or 1, REPLICAS)
+    assert len(sim.direct.datas) == REPLICAS
+
+
+def test_each_replica_is_replica_0_shifted_by_its_offset():
+    sim = simulate(gym_scene("humanoid"))
+    motion = per_replica(sim, one_second(sim))
+    assert np.abs(motion[-1, 0, :, :3] - motion[0, 0, :, :3]).max() > 0.1  # it fell
+    for r in range(1, REPLICAS):
+        np.testing.assert_allclose(motion[:, r], motion[:, 0], atol=1e-12, rtol=0)
+
+
+@pytest.mark.parametrize("robot, each_frame", [("humanoid", None), ("arm", arm_targets)])
+def test_a_replica_moves_as_a_one_world_simulation(robot, each_frame):
+    make = (lambda: gym_scene("humanoid")) if robot == "humanoid" else chain_arm
+    one = Simulation(make(), device="cpu", solver="MUJOCO")
+    assert one.direct is not None, one.direct_refusal
+    alone = one_second(one, each_frame)
+    sim = simulate(make())
+    motion = per_replica(sim, one_second(sim, each_frame))
+    assert np.abs(alone[-1] - alone[0]).max() > 0.05
+    for r in range(REPLICAS):
+        np.testing.assert_allclose(motion[:, r], alone, atol=1e-9, rtol=0)
+
+
+def test_replicas_given_different_start_velocities_diverge():
+    sim = simulate(samples.pendulum())
+    sim.set_joint_velocities({"pendulum_hinge": 3.0}, replica=2)
+    assert sim.joint_velocities(replica=2)[("pendulum_hinge", "rotY")] == pytest.approx(3.0)
+    assert sim.joint_velocities(replica=1)[("pendulum_hinge", "rotY")] == 0.0
+    motion = per_replica(sim, one_second(sim))
+    assert np.abs(motion[-1, 2] - motion[-1, 0]).max() > 0.05
+    np.testing.assert_allclose(motion[:, 1], motion[:, 0], atol=1e-6, rtol=0)
+
+
+def test_controls_targets_and_start_poses_reach_every_replica():
+    sim = simulate(samples.pendulum())
+    raised = Pose((0.0, 0.0, 1.0), (0.7071068, 0.0, -0.7071068, 0.0))  # bob straight up
+    sim.set_start_poses({"pendulum_link": raised})
+    sim.advance(1.0 / FPS)
+    for r in range(REPLICAS):
+        assert sim.joint_positions(replica=r)[("pendulum_hinge", "rotY")] == pytest.approx(-np.pi / 2, abs=0.05)
+    sim.reset()
+    start = sim.body_poses()
+    sim.advance(0.5)
+    sim.reset()
+    np.testing.assert_allclose(sim.body_poses(), start, atol=1e-6)
+
+    arm = simulate(chain_arm())
+    arm.set_drive_targets({"robot00_link01_joint": 0.4})
+    arm.advance(1.0)
+    for r in range(REPLICAS):
+        assert arm.joint_positions(replica=r)[("robot00_link01_joint", "rotY")] == pytest.approx(0.4, abs=0.05)
+
+
+def test_humanoid_controls_move_every_replica_alike():
+    scene = gym_scene("humanoid")
+    names = [a.name for a, _, _, _ in scene.actuators()]
+    sim = simulate(scene)
+    still = simulate(gym_scene("humanoid"))
+
+    def controls(s, frame):
+        s.set_controls({name: 0.4 * np.sin(0.1 * frame + i) for i, name in enumerate(names)})
+
+    moved = per_replica(sim, one_second(sim, controls))
+    idle = per_replica(still, one_second(still))
+    assert np.abs(moved[-1, 0] - idle[-1, 0]).max() > 0.01
+    np.testing.assert_allclose(moved[:, 3], moved[:, 0], atol=1e-12, rtol=0)
+
+
+def test_a_blow_up_names_its_replica():
+    sim = simulate(samples.pendulum())
+    sim.set_joint_velocities({"pendulum_hinge": 1e30}, replica=3)
+    with pytest.raises(SimulationDiverged) as raised:
+        for _ in range(10):
+            sim.advance(1.0 / FPS)
+    assert raised.value.replica == 3
+    assert raised.value.body == "pendulum_link"
+
+
+def test_a_pull_on_replica_0_acts_on_it_alone():
+    sim = simulate(samples.pendulum(), replicas=2)
+    row = sim.built.key_index("pendulum_link", 0)
+    sim.set_body_wrench(row, force=(50.0, 0.0, 0.0))
+    sim.advance(0.3)
+    assert isinstance(sim.direct, ReplicaMuJoCo)
+    moved = per_replica(sim, sim.body_poses()[None])[0]
+    assert np.abs(moved[0] - moved[1]).max() > 0.01
+
+
+def test_shapes_the_replicas_cannot_share_keep_mujoco_warp():
+    def refusal(scene):
+        replicated(scene)
+        return replicas_shape_refusal(scene, build_model(scene, "MUJOCO", "cpu"))
+
+    assert refusal(samples.pendulum()) is None
+    assert "kinematic" in refusal(carried_arm_scene())
+    wall = samples.pendulum()
+    wall.shapes.append(Shape("wall", ShapeKind.BOX, None, pose=Pose((2.0, 0.0, 0.5)), half_extents=(0.1, 1.0, 0.5),
+                             world=-1))
+    assert "'wall'" in refusal(wall) or "no world" in refusal(wall)
+    rubbing = samples.pendulum()
+    rubbing.joints[0].dofs[0].static_friction = 0.1
+    assert "friction" in refusal(rubbing)
+    worlds = samples.pendulum()
+    worlds.bodies.append(Body("other", Pose((0.0, 3.0, 1.0)), world=1))
+    worlds.shapes.append(Shape("other_ball", ShapeKind.SPHERE, "other", radius=0.1))
+    assert "scene worlds" in refusal(worlds)
+
+
+def test_one_world_keeps_the_direct_path():
+    sim = Simulation(samples.pendulum(), device="cpu", solver="MUJOCO")
+    assert sim.direct is not None and not isinstance(sim.direct, ReplicaMuJoCo)
