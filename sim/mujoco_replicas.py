@@ -134,7 +134,10 @@ class ReplicaMuJoCo:
         self._bad_seen = np.zeros(replicas, dtype=np.int64)
         self._bad_now = np.zeros(replicas, dtype=np.int64)
         self.threads = max(1, min(threads or os.cpu_count() or 1, replicas))
-        self._chunks = [list(c) for c in np.array_split(np.arange(replicas), self.threads) if len(c)]
+        # Several chunks per thread, handed out as threads come free (a busy core holds back less).
+        pieces = min(replicas, self.threads * 4) if self.threads > 1 else 1
+        self._chunks = [list(c) for c in np.array_split(np.arange(replicas), pieces) if len(c)]
+        self._frame = (0, 1)
         self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="articula-mujoco") \
             if self.threads > 1 else None
         if self._pool is not None:
@@ -236,12 +239,16 @@ class ReplicaMuJoCo:
     # stepping and reading -----------------------------------------------------------------
 
     def frame(self, done: int, count: int) -> None:
-        """No per-step rules on this path (:func:`replicas_refusal`)."""
+        """The coming steps are steps ``done + 1``, ... of a frame of ``count`` steps: the one that ends
+        it also reads the poses, on the same threads. (No per-step rules on this path.)"""
+        self._frame = (int(done), int(count))
 
-    def _advance(self, replicas, count: int) -> None:
+    def _advance(self, replicas, count: int, finish: bool) -> None:
         mujoco, m = self._mujoco, self.m
         for r in replicas:
             mujoco.mj_step(m, self.datas[r], count)
+            if finish:
+                self._finish(r)
 
     def _on_threads(self, work, chunks) -> None:
         if self._pool is None:
@@ -263,8 +270,9 @@ class ReplicaMuJoCo:
     def step(self, count: int = 1, skip_first: bool = False) -> None:
         """``count`` steps of every replica (of all but replica 0 when ``skip_first``), across threads."""
         chunks = [[r for r in chunk if not (skip_first and r == 0)] for chunk in self._chunks]
-        self._on_threads(lambda chunk: self._advance(chunk, count), chunks)
-        self._current = False
+        finish = not skip_first and self._frame[0] + count >= self._frame[1]
+        self._on_threads(lambda chunk: self._advance(chunk, count, finish), chunks)
+        self._current = finish
 
     def step_with_forces(self, count: int, apply_forces) -> None:
         """``count`` steps, replica 0's each split (``mj_step1``/``mj_step2``) so ``apply_forces(m, d)``

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from articula.core import samples
-from articula.core.model import Body, Pose, Shape, ShapeKind
+from articula.core.model import (Body, JointType, MassProperties, PhysicsScene, Pose, SceneSettings, Shape, ShapeKind,
+                                  make_joint)
 from articula.sim.builder import build_model
 from articula.sim.mujoco_replicas import ReplicaMuJoCo, replicas_shape_refusal
 from articula.sim.simulation import Simulation, SimulationDiverged
@@ -98,6 +99,20 @@ def test_a_replica_moves_as_a_one_world_simulation(robot, each_frame):
         np.testing.assert_allclose(motion[:, r], alone, atol=1e-9, rtol=0)
 
 
+def test_state_read_and_written_back_keeps_each_replica_in_place():
+    """Newton's state pulled from every replica and pushed back (through float32): free roots keep
+    their grid offsets."""
+    sim = simulate(gym_scene("humanoid"))
+    sim.advance(0.2)
+    before = sim.body_poses()
+    assert sim.state_0 is not None  # pulled into Newton; pushed back before the next step
+    sim.advance(1.0 / FPS)
+    moved = sim.body_poses()
+    np.testing.assert_allclose(moved[:, :3], before[:, :3], atol=0.05, rtol=0)
+    motion = per_replica(sim, moved[None])[0]
+    np.testing.assert_allclose(motion[3], motion[0], atol=1e-5, rtol=0)
+
+
 def test_replicas_given_different_start_velocities_diverge():
     sim = simulate(samples.pendulum())
     sim.set_joint_velocities({"pendulum_hinge": 3.0}, replica=2)
@@ -141,6 +156,20 @@ def test_humanoid_controls_move_every_replica_alike():
     idle = per_replica(still, one_second(still))
     assert np.abs(moved[-1, 0] - idle[-1, 0]).max() > 0.01
     np.testing.assert_allclose(moved[:, 3], moved[:, 0], atol=1e-12, rtol=0)
+
+
+def test_applied_joint_efforts_act_on_every_replica():
+    """1 N on a 1 kg slider for 0.5 s: 0.5 m/s, in every replica."""
+    scene = PhysicsScene(name="slider", settings=SceneSettings(gravity=(0.0, 0.0, 0.0)))
+    scene.bodies.append(Body("cart", Pose((0.0, 0.0, 1.0)), mass=MassProperties(1.0, diagonal_inertia=(0.1,) * 3)))
+    scene.joints.append(make_joint("rail", JointType.PRISMATIC, None, "cart", axis="X",
+                                   local_pose0=Pose((0.0, 0.0, 1.0))))
+    sim = simulate(scene)
+    sim.set_joint_efforts({"rail": 1.0})
+    sim.advance(0.5)
+    assert isinstance(sim.direct, ReplicaMuJoCo)
+    for r in range(REPLICAS):
+        assert sim.joint_velocities(replica=r)[("rail", "transX")] == pytest.approx(0.5, rel=1e-3)
 
 
 def test_a_blow_up_names_its_replica():
