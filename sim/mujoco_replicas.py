@@ -146,9 +146,11 @@ class ReplicaMuJoCo:
 
     def _layout(self, model, built) -> None:
         """Each output row's replica and MuJoCo body; each replica's slice of Newton's joint arrays."""
+        import newton
+
         replicas = self.count
         body_world = model.body_world.numpy()
-        first_body = np.array([np.flatnonzero(body_world == r)[0] for r in range(replicas)])
+        first_body = np.array([next(iter(np.flatnonzero(body_world == r)), 0) for r in range(replicas)])
         body_to_newton = self.solver.mjc_body_to_newton.numpy()[0]
         mj_body = np.full(model.body_count, -1, dtype=np.int64)
         mapped = body_to_newton >= 0
@@ -156,20 +158,18 @@ class ReplicaMuJoCo:
         index = np.asarray(built.body_index, dtype=np.int64)
         self.replica_of_row = np.array([r for _, r in built.body_keys], dtype=np.int64)
         self.rows = mj_body[index - first_body[self.replica_of_row]]
-        self.complete = bool((self.rows >= 0).all())
         self._rows_of = [np.flatnonzero(self.replica_of_row == r) for r in range(replicas)]
         self._mj_rows_of = [self.rows[rows] for rows in self._rows_of]
         joints = model.joint_count // replicas
         q_start, qd_start = model.joint_q_start.numpy(), model.joint_qd_start.numpy()
         self.nq, self.nqd = model.joint_coord_count // replicas, model.joint_dof_count // replicas
         types, parents = model.joint_type.numpy()[:joints], model.joint_parent.numpy()[:joints]
-        import newton
-
         free = (parents == -1) & ((types == int(newton.JointType.FREE)) | (types == int(newton.JointType.DISTANCE)))
         # the coordinates that hold a free root's world position: the grid offset is in them
         self._free_xyz = np.concatenate([q_start[j] + np.arange(3) for j in np.flatnonzero(free)]) \
             if free.any() else np.zeros(0, dtype=np.int64)
-        assert q_start[joints] == self.nq and qd_start[joints] == self.nqd
+        # every replica laid out as the template, each output row on a MuJoCo body
+        self.complete = bool((self.rows >= 0).all()) and q_start[joints] == self.nq and qd_start[joints] == self.nqd
 
     # crossing between Newton and MuJoCo ---------------------------------------------------
 

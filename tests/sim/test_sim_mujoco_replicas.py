@@ -20,7 +20,7 @@ from articula.sim.mujoco_replicas import ReplicaMuJoCo, replicas_shape_refusal
 from articula.sim.simulation import Simulation, SimulationDiverged
 
 from .test_sim_kinematic import carried_arm_scene
-from .test_sim_mujoco_fast_path import gym_scene
+from .test_sim_mujoco_fast_path import corpus_scene, gym_scene
 
 FPS = 60
 REPLICAS = 4
@@ -86,9 +86,10 @@ def test_each_replica_is_replica_0_shifted_by_its_offset():
         np.testing.assert_allclose(motion[:, r], motion[:, 0], atol=1e-12, rtol=0)
 
 
-@pytest.mark.parametrize("robot, each_frame", [("humanoid", None), ("arm", arm_targets)])
+@pytest.mark.parametrize("robot, each_frame", [("humanoid", None), ("ant", None), ("gym_ant", None),
+                                               ("arm", arm_targets)])
 def test_a_replica_moves_as_a_one_world_simulation(robot, each_frame):
-    make = (lambda: gym_scene("humanoid")) if robot == "humanoid" else chain_arm
+    make = {"arm": chain_arm, "gym_ant": lambda: corpus_scene(robot)}.get(robot, lambda: gym_scene(robot))
     one = Simulation(make(), device="cpu", solver="MUJOCO")
     assert one.direct is not None, one.direct_refusal
     alone = one_second(one, each_frame)
@@ -203,6 +204,10 @@ def test_shapes_the_replicas_cannot_share_keep_mujoco_warp():
     wall.shapes.append(Shape("wall", ShapeKind.BOX, None, pose=Pose((2.0, 0.0, 0.5)), half_extents=(0.1, 1.0, 0.5),
                              world=-1))
     assert "'wall'" in refusal(wall) or "no world" in refusal(wall)
+    slope = samples.pendulum()  # a floor turned on its side: the replicas stand at other distances from it
+    slope.shapes.append(Shape("slope", ShapeKind.PLANE, None, pose=Pose((0.0, 0.0, 0.0), (0.7071068, -0.7071068, 0.0, 0.0)),
+                              world=-1))
+    assert "'slope'" in refusal(slope)
     rubbing = samples.pendulum()
     rubbing.joints[0].dofs[0].static_friction = 0.1
     assert "friction" in refusal(rubbing)
