@@ -140,11 +140,15 @@ class BlenderSimulation:
         location, rotation = self.writer.local(self.sim.body_poses())
         return location.copy(), rotation.copy()
 
-    def close(self):
-        """Remove the replica display (the bodies keep their poses)."""
+    def close(self, release: bool = True):
+        """Remove the replica display (the bodies keep their poses) and end the simulation: its
+        built robot is kept for the next bake or run of the same robot (``sim.model_cache``) unless
+        ``release`` is False (a worker thread may still be in a step on it)."""
         if self.replicas is not None:
             self.replicas.remove()
             self.replicas = None
+        if release:
+            self.sim.close()
 
     def keep(self):
         """Stop, keeping the simulated poses as a state of the robot: its rest does not move."""
@@ -152,9 +156,10 @@ class BlenderSimulation:
         for obj in self.writer.objects:
             obj.articula.body.posed = True
 
-    def restore(self):
-        """Back to the poses and frame of the start, without the replica display."""
-        self.close()
+    def restore(self, release: bool = True):
+        """Back to the poses and frame of the start, without the replica display (``release``: see
+        :meth:`close`)."""
+        self.close(release)
         self.writer.restore()
         if self.scene.frame_current != self.frame_start:
             self.scene.frame_set(self.frame_start)

@@ -327,8 +327,8 @@ class BakeJob:
         if self.done:
             return
         self.done = True
-        if self.session is not None:
-            self.session.restore()
+        if self.session is not None:  # a worker still in its step keeps the simulation to itself
+            self.session.restore(release=self._worker is None or not self._worker.is_alive())
         self.snapshot.restore()
 
     def finish(self) -> bpy.types.Action:
@@ -358,6 +358,7 @@ class BakeJob:
             display.write_frames(self.frame_start, self.points)
         frame, subframe = self.snapshot.frame
         self.scene.frame_set(frame, subframe=subframe)
+        self.session.close()  # the simulation ends: its built robot is kept for the next bake
         return action
 
     def snapshot_action(self, obj) -> str:

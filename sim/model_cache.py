@@ -1,0 +1,161 @@
+"""Built models kept for the next simulation of the same robot (CPU, the MUJOCO solver, one world).
+
+Building a simulation is Newton's model (``sim.builder.build_model``) and its ``SolverMuJoCo``,
+which converts the model to MuJoCo, compiles it and also lays it out for MuJoCo Warp: several
+times MuJoCo's own compile of the same robot. A second bake of an unchanged robot needs none of
+it again. When a :class:`sim.simulation.Simulation` ends (:meth:`Simulation.close`, called by
+Blender's bake and live simulation when they end), its built model and solver come here, under
+a fingerprint of everything they were built from (the description, solver, device, step and
+iterations); the next simulation with the same fingerprint takes them out, with MuJoCo's data
+reset (``mj_resetData``, then Newton's start state pushed), and starts in about MuJoCo's compile
+time.
+
+One simulation holds a solver at a time: taking an entry removes it, so a live simulation and a
+bake of the same robot at once build their own. A few entries are kept, least recently used
+dropped first.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import io
+import pickle
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Optional
+
+
+#: Built robots kept (each holds a Newton model and a compiled MuJoCo model of it).
+CAPACITY = 4
+
+
+@dataclass
+class CachedBuild:
+    built: Any  # sim.builder.BuiltModel
+    solver: Any  # newton.solvers.SolverMuJoCo(use_mujoco_cpu=True)
+
+
+_entries: "OrderedDict[str, CachedBuild]" = OrderedDict()
+_handed_out: dict[int, Any] = {}  # id(Newton model) -> its solver, until the simulation takes it
+_lock = threading.Lock()  # a bake steps (and may end) on a worker thread
+
+
+def fingerprint(scene, solver, device: str, dt: float, iterations: int) -> Optional[str]:
+    """A digest of everything a built model and its solver depend on, or None when the description
+    holds something that cannot be pickled (then nothing is cached). Every field of the description's
+    dataclasses goes in (meshes included), so any change to any property changes the digest; what a
+    dataclass keeps besides its fields (lookup caches) does not."""
+    import mujoco
+    import newton
+
+    try:
+        data = _fields(scene)
+    except Exception:  # noqa: BLE001 - anything unpicklable is simply not cached
+        return None
+    digest = hashlib.blake2b(data, digest_size=20)
+    digest.update(repr((getattr(solver, "value", solver), device, float(dt).hex(), int(iterations),
+                        newton.__version__, mujoco.__version__)).encode())
+    return digest.hexdigest()
+
+
+class _FieldPickler(pickle.Pickler):
+    """Pickles a dataclass as its class name and field values only, and without the memo (equal
+    descriptions give equal bytes whether or not they share objects)."""
+
+    def reducer_override(self, obj):
+        if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+            return _named, (type(obj).__qualname__, tuple(getattr(obj, f.name) for f in dataclasses.fields(obj)))
+        return NotImplemented
+
+
+def _named(name, fields):  # the reconstructor _FieldPickler names (never called: nothing is unpickled)
+    return name, fields
+
+
+def _fields(scene) -> bytes:
+    buffer = io.BytesIO()
+    pickler = _FieldPickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.fast = True  # no memo: no back-references that depend on object identity
+    pickler.dump(scene)
+    return buffer.getvalue()
+
+
+def cacheable(solver) -> bool:
+    """Only MuJoCo's C library for one world: its whole state is MjData, which resets completely."""
+    return bool(getattr(solver, "use_mujoco_cpu", False)) and getattr(solver, "mj_data", None) is not None \
+        and solver.model.world_count <= 1
+
+
+def take(key: Optional[str]) -> Optional[CachedBuild]:
+    """The entry built under ``key``, removed from the cache and reset, or None (the caller builds)."""
+    if key is None:
+        return None
+    _memoize_version_check()
+    with _lock:
+        entry = _entries.pop(key, None)
+    if entry is None:
+        return None
+    reset(entry.solver)
+    with _lock:
+        _handed_out[id(entry.built.model)] = entry.solver
+    return entry
+
+
+def solver_for(model) -> Optional[Any]:
+    """The solver :func:`take` handed out with ``model`` (once), or None: a simulation whose model
+    came from the cache gets its solver here instead of building one."""
+    with _lock:
+        return _handed_out.pop(id(model), None)
+
+
+def give_back(key: Optional[str], built, solver) -> bool:
+    """Keep ``built`` and ``solver`` under ``key`` for the next simulation (True when kept)."""
+    if key is None or not cacheable(solver):
+        return False
+    with _lock:
+        _handed_out.pop(id(built.model), None)
+        _entries[key] = CachedBuild(built, solver)
+        _entries.move_to_end(key)
+        while len(_entries) > CAPACITY:
+            _entries.popitem(last=False)
+    return True
+
+
+def clear() -> None:
+    with _lock:
+        _entries.clear()
+        _handed_out.clear()
+
+
+def size() -> int:
+    with _lock:
+        return len(_entries)
+
+
+@functools.lru_cache(maxsize=1)
+def _memoize_version_check() -> None:
+    """MuJoCo Warp checks the installed ``mujoco`` package's version on every ``put_model``, which
+    ``SolverMuJoCo`` calls even for MuJoCo's C library, by parsing the package metadata (~3 ms a
+    build on the idle machine): the answer cannot change while Blender runs, so it is asked once."""
+    try:
+        from mujoco_warp._src import util_pkg
+    except ImportError:
+        return
+    if not hasattr(util_pkg.check_version, "cache_info"):
+        util_pkg.check_version = functools.lru_cache(maxsize=None)(util_pkg.check_version)
+
+
+def reset(solver) -> None:
+    """MjData as a fresh solver leaves it: ``mj_resetData`` (positions, velocities, controls,
+    applied forces, activations, warm start, warnings, time, constraint activity), then Newton's
+    start state (``model.joint_q``/``joint_qd``, mocap roots) and controls pushed as its constructor
+    does."""
+    import mujoco
+
+    m, d = solver.mj_model, solver.mj_data
+    mujoco.mj_resetData(m, d)
+    solver._update_mjc_data(d, solver.model, None)
+    solver._step = 0

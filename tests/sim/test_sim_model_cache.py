@@ -1,0 +1,131 @@
+"""A re-bake of an unchanged robot reuses its built model and MuJoCo solver (sim.model_cache).
+
+The poses are exactly those of a fresh build; any change to the physics, the step or the solver
+builds afresh; two simulations alive at once never share a solver.
+"""
+
+import copy
+
+import numpy as np
+import pytest
+
+from articula.core import samples
+from articula.core.model import Pose
+from articula.sim import model_cache
+from articula.sim.simulation import Simulation
+
+from .test_sim_kinematic import carried_arm_scene
+
+FPS = 60
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    model_cache.clear()
+    yield
+    model_cache.clear()
+
+
+def one_second(sim, each_frame=None) -> np.ndarray:
+    poses = []
+    for frame in range(FPS):
+        if each_frame:
+            each_frame(sim, frame)
+        sim.advance(1.0 / FPS)
+        poses.append(sim.body_poses().copy())
+    return np.array(poses)
+
+
+def slide_base(sim, frame):
+    sim.set_kinematic_poses({"base": Pose((frame / FPS, 0.0, 1.0))})
+
+
+@pytest.mark.parametrize("make, each_frame, direct", [
+    (samples.quadruped, None, True),
+    (samples.six_dof_arm, None, True),
+    (carried_arm_scene, slide_base, True),
+    (samples.quadruped, None, False),
+])
+def test_a_rebake_from_the_cache_gives_the_poses_of_a_fresh_build(make, each_frame, direct):
+    fresh = Simulation(make(), device="cpu", solver="MUJOCO", mujoco_direct=direct)
+    expected = one_second(fresh, each_frame)
+    fresh.close()
+    assert model_cache.size() == 1
+    again = Simulation(make(), device="cpu", solver="MUJOCO", mujoco_direct=direct)
+    assert again.solver is fresh.solver and model_cache.size() == 0
+    np.testing.assert_array_equal(one_second(again, each_frame), expected)
+
+
+def first_dof(scene):
+    return next(j for j in scene.joints if j.dofs).dofs[0]
+
+
+def test_every_change_to_the_physics_misses_the_cache():
+    scene = samples.six_dof_arm()
+    first = Simulation(scene, device="cpu", solver="MUJOCO")
+    first.close()
+    changes = []
+    for edit in (lambda s: setattr(s.shapes[1], "density", 500.0),
+                 lambda s: setattr(first_dof(s), "drive_damping", 3.0),
+                 lambda s: setattr(first_dof(s), "static_friction", 0.3),
+                 lambda s: setattr(s.shapes[0], "pose", Pose((0.0, 0.0, 0.001))),
+                 lambda s: setattr(s.settings, "gravity", (0.0, 0.0, -9.0)),
+                 lambda s: setattr(s.settings, "solver_iterations", 7)):
+        changed = copy.deepcopy(scene)
+        edit(changed)
+        changes.append(model_cache.fingerprint(changed, "MUJOCO", "cpu", first.dt, 100))
+    assert len(set(changes)) == len(changes)
+    assert model_cache.fingerprint(scene, "MUJOCO", "cpu", first.dt, 100) not in changes
+    other_step = Simulation(scene, device="cpu", solver="MUJOCO", substeps=2)
+    assert other_step.solver is not first.solver
+    changed = copy.deepcopy(scene)
+    first_dof(changed).drive_stiffness += 1.0
+    assert Simulation(changed, device="cpu", solver="MUJOCO").solver is not first.solver
+    assert Simulation(scene, device="cpu", solver="MUJOCO").solver is first.solver  # still kept
+
+
+def test_equal_descriptions_have_one_fingerprint():
+    """Read twice (no shared objects), or after a simulation used one (lookup caches filled)."""
+    one, two = samples.quadruped(), samples.quadruped()
+    Simulation(one, device="cpu", solver="MUJOCO")
+    assert model_cache.fingerprint(one, "MUJOCO", "cpu", 0.002, 100) == \
+        model_cache.fingerprint(two, "MUJOCO", "cpu", 0.002, 100)
+    assert model_cache.fingerprint(one, "MUJOCO", "cpu", 0.002, 100) != \
+        model_cache.fingerprint(one, "MUJOCO", "cpu", 0.001, 100)
+
+
+def test_two_simulations_alive_at_once_do_not_share():
+    first = Simulation(samples.quadruped(), device="cpu", solver="MUJOCO")
+    first.close()
+    live = Simulation(samples.quadruped(), device="cpu", solver="MUJOCO")
+    bake = Simulation(samples.quadruped(), device="cpu", solver="MUJOCO")
+    assert live.solver is first.solver and bake.solver is not live.solver
+    expected = one_second(live)
+    np.testing.assert_array_equal(one_second(bake), expected)
+    live.close()
+    bake.close()
+    assert model_cache.size() == 1  # one entry per robot: the last one back
+
+
+def test_a_closed_simulation_keeps_its_last_poses_readable():
+    sim = Simulation(samples.pendulum(), device="cpu", solver="MUJOCO")
+    sim.advance(0.5)
+    poses, angle = sim.body_poses().copy(), sim.joint_positions()
+    sim.close()
+    sim.close()  # idempotent
+    other = Simulation(samples.pendulum(), device="cpu", solver="MUJOCO")
+    other.advance(0.2)
+    np.testing.assert_allclose(sim.body_poses(), poses, atol=1e-6)  # Newton's (float32) copy of them
+    assert sim.joint_positions() == pytest.approx(angle, abs=1e-6)
+
+
+def test_only_a_few_robots_are_kept():
+    for links in range(model_cache.CAPACITY + 2):
+        Simulation(samples.hanging_chain(links=links + 2), device="cpu", solver="MUJOCO").close()
+    assert model_cache.size() == model_cache.CAPACITY
+
+
+@pytest.mark.parametrize("solver", ["FEATHERSTONE", "XPBD"])
+def test_other_solvers_are_not_kept(solver):
+    Simulation(samples.pendulum(), device="cpu", solver=solver).close()
+    assert model_cache.size() == 0
