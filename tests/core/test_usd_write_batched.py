@@ -21,7 +21,7 @@ from tests.usd_reference_writer import physics_author as reference_author
 from tests.usd_reference_writer import writer as reference_writer
 
 from .test_corpus import CORPUS, ROBOTS
-from .test_usd_physics_author import _fixed_base_fleet, blender_like_stage
+from .test_usd_physics_author import OBJECT_NAME, _fixed_base_fleet, blender_like_stage
 
 SAMPLES = ["robotic_finger", "six_dof_arm", "quadruped", "collision_showcase", "pendulum", "d6_sampler",
            "four_bar", "hanging_chain"]
@@ -108,3 +108,20 @@ def test_a_difference_is_caught():
     Sdf.AttributeSpec(root, "physics:extra", Sdf.ValueTypeNames.Float).default = 1.0
     with pytest.raises(pytest.fail.Exception, match="differs"):
         _same_text(ours.ExportToString(), theirs.ExportToString(), "robotic_finger with one more attribute")
+
+
+def test_the_export_authors_what_the_worker_recorded():
+    """``prepare_physics`` (the worker thread's share of Blender's export) records every body's,
+    joint's and collider's physics; authoring writes those recordings, not new ones."""
+    scene = samples.robotic_finger()
+    prepared = physics_author.prepare_physics(scene)
+    assert set(prepared.prims.bodies) == {b.name for b in scene.bodies}
+    assert set(prepared.prims.joints) == {j.name for j in scene.joints}
+    assert set(prepared.prims.shapes) == {s.name for s in scene.shapes}
+    joint = scene.joints[-1].name
+    prepared.prims.joints[joint].set("physics:recordedOnTheWorker", Sdf.ValueTypeNames.Float, 2.5)
+    stage, paths = blender_like_stage(scene)
+    physics_author.author_physics(stage, scene, paths, prepared=prepared)
+    prims = {p.GetAttribute(OBJECT_NAME).Get(): p for p in stage.Traverse() if p.GetAttribute(OBJECT_NAME)}
+    attr = prims[joint].GetAttribute("physics:recordedOnTheWorker")
+    assert attr and attr.Get() == 2.5
