@@ -211,6 +211,10 @@ def test_shapes_the_replicas_cannot_share_keep_mujoco_warp():
     rubbing = samples.pendulum()
     rubbing.joints[0].dofs[0].static_friction = 0.1
     assert "friction" in refusal(rubbing)
+    shared = samples.pendulum()
+    shared.bodies.append(Body("crate", Pose((0.0, 3.0, 1.0)), world=-1))
+    shared.shapes.append(Shape("crate_box", ShapeKind.BOX, "crate", half_extents=(0.1, 0.1, 0.1)))
+    assert "no world" in refusal(shared)
     worlds = samples.pendulum()
     worlds.bodies.append(Body("other", Pose((0.0, 3.0, 1.0)), world=1))
     worlds.shapes.append(Shape("other_ball", ShapeKind.SPHERE, "other", radius=0.1))
