@@ -243,6 +243,7 @@ class Simulation:
                  mujoco_direct: bool = True):
         self.scene = scene
         self._want_direct = mujoco_direct
+        self._replicas_why: Optional[str] = None  # why replicas keep MuJoCo Warp (_replicas_on_c)
         self.solver_kind = Solver(solver or scene.settings.solver)
         self._fallback_note = None
         if self.solver_kind == Solver.MUJOCO and not _mujoco_available():
