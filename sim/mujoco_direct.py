@@ -265,36 +265,41 @@ class _Friction:
 
     def __init__(self, solver, model, effects):
         self.qpos, self.dof, _ = _dof_addresses(solver, model, effects.f_q.numpy(), effects.f_qd.numpy())
+        if (self.qpos < 0).any() or (self.dof < 0).any():  # ball and loop joints are refused before
+            raise ValueError("joint friction on a DOF without a MuJoCo coordinate")
         self.qd = effects.f_qd.numpy()
-        self.has_q = self.qpos >= 0
         dof_ref = getattr(getattr(model, "mujoco", None), "dof_ref", None)
-        ref = dof_ref.numpy()[self.qd] if dof_ref is not None else np.zeros(len(self.qd))
-        self.ref = ref.astype(np.float32)[self.has_q]
+        self.ref = (dof_ref.numpy()[self.qd] if dof_ref is not None else np.zeros(len(self.qd))).astype(np.float32)
         self.static, self.dynamic = effects.f_static.numpy(), effects.f_dynamic.numpy()
-        self.viscous, self.kp, self.kd = effects.f_viscous.numpy(), effects.f_kp.numpy(), effects.f_kd.numpy()
-        self.rest = effects.f_rest.numpy()
+        self.can_stick = self.static > 0.0
+        # The kernel's negations, taken once (exact: the products are the same floats).
+        self.neg_viscous, self.neg_kp = -effects.f_viscous.numpy(), -effects.f_kp.numpy()
+        self.neg_dynamic = -self.dynamic
+        self.kd, self.rest = effects.f_kd.numpy(), effects.f_rest.numpy()
         self.stuck, self.anchor, self.applied = effects.stuck.numpy(), effects.anchor.numpy(), effects.applied_f.numpy()
 
     def apply(self, d) -> None:
         """This step's friction efforts (plus the applied ones) into ``qfrc_applied``."""
-        q = np.zeros(len(self.dof), dtype=np.float32)
-        q[self.has_q] = d.qpos[self.qpos[self.has_q]].astype(np.float32) - self.ref
+        q = d.qpos[self.qpos].astype(np.float32) - self.ref
         qd = d.qvel[self.dof].astype(np.float32)
-        stuck, anchor = self.stuck, self.anchor
-        f = -self.viscous * qd
-        sticking = (stuck == 0) & (np.abs(qd) <= self.rest) & (self.static > 0.0)
-        stuck[sticking] = 1
-        anchor[sticking] = q[sticking]
-        spring = -self.kp * np.where(self.has_q, q - anchor, np.float32(0.0))
-        holding = stuck == 1
-        within = np.abs(spring) <= self.static
-        coulomb = -_sign(qd) * self.dynamic
-        hold = holding & within
-        coulomb[hold] = np.clip(spring - self.kd * qd, -self.static, self.static)[hold]
-        breaking = holding & ~within
-        stuck[breaking] = 0
-        coulomb[breaking] = (_sign(spring) * self.dynamic)[breaking]
-        d.qfrc_applied[self.dof] = self.applied[self.qd] + f + coulomb
+        stuck = self.stuck
+        moving = stuck == 0
+        sticking = moving & (np.abs(qd) <= self.rest) & self.can_stick
+        if sticking.any():
+            stuck[sticking] = 1
+            self.anchor[sticking] = q[sticking]
+            moving &= ~sticking
+        coulomb = self.neg_dynamic * _sign(qd)
+        if not moving.all():  # held joints: the hold spring, or breakaway when it cannot hold
+            spring = self.neg_kp * (q - self.anchor)
+            within = np.abs(spring) <= self.static
+            hold = ~moving & within
+            coulomb[hold] = np.clip(spring - self.kd * qd, -self.static, self.static)[hold]
+            breaking = ~moving & ~within
+            if breaking.any():
+                stuck[breaking] = 0
+                coulomb[breaking] = (_sign(spring) * self.dynamic)[breaking]
+        d.qfrc_applied[self.dof] = self.applied[self.qd] + self.neg_viscous * qd + coulomb
 
 
 class _VelocityLimits:
