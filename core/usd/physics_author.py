@@ -250,7 +250,7 @@ class _OntoWriter(_LayerWriter):
         super().__init__(scene, layer, nested=True, masses=prepared.masses, isaac_schema=isaac_schema)
         self.articulations = prepared.articulations
         self.robot_order = prepared.robot_order
-        self.recorded = prepared.prims
+        self.recorded_prims = prepared.prims
         self.recorded_poses = prepared.body_poses or {}
         self.recorded_colors = prepared.object_colors or {}
         self.names = _ExistingNamer(layer)
@@ -355,11 +355,11 @@ class _OntoWriter(_LayerWriter):
         parent_path = path.GetParentPath()
         recorded = self.recorded_poses.get(body.name)
         if recorded is not None and self.body_by_path.get(parent_path) == recorded[0]:
-            prim.author(recorded[1], self.resolve)  # the parent's world is its body's pose, as recorded
+            prim.author(recorded[1])  # the parent's world is its body's pose, as recorded
         else:
             parent_world = self.world(parent_path)
             _set_pose(prim, body.pose if parent_world == Gf.Matrix4d(1.0) else _pose_in(parent_world, body.pose))
-        self._write_body_physics(prim, body)
+        self._body_physics(prim, body)
         return prim
 
     def _write_articulation(self, articulation: Articulation) -> None:

@@ -109,14 +109,13 @@ def _export_atomically(layer: Sdf.Layer, path: str) -> None:
 class _Prim:
     """One prim spec being authored; applied API schemas are collected and set at the end."""
 
-    def __init__(self, layer: Sdf.Layer, path: Sdf.Path, type_name: str, name: Optional[str] = None):
+    def __init__(self, layer: Sdf.Layer, path: Sdf.Path, type_name: str, name: Optional[str] = None,
+                 resolve=None):
         self.path = path
-        spec = Sdf.CreatePrimInLayer(layer, path)
-        if spec.specifier != Sdf.SpecifierDef:  # an unchanged field is not written: no change to process
-            spec.specifier = Sdf.SpecifierDef
-        if spec.typeName != type_name:
-            spec.typeName = type_name
-        self.spec = spec
+        self.resolve = resolve  # (kind, name) -> path, for targets written as _Recording's are
+        self.spec = spec = Sdf.CreatePrimInLayer(layer, path)
+        spec.specifier = Sdf.SpecifierDef
+        spec.typeName = type_name
         if name is not None and name != path.name:
             self.spec.SetInfo("displayName", name)
         self.schemas: list[str] = []
@@ -132,13 +131,15 @@ class _Prim:
             attr.default = value
         return attr
 
-    def rel(self, name: str, targets: list[Sdf.Path]) -> None:
-        Sdf.RelationshipSpec(self.spec, name, False).targetPathList.explicitItems = targets
+    def rel(self, name: str, targets: list) -> None:
+        """``targets``: paths, or (kind, name) pairs that ``resolve`` turns into paths."""
+        resolve = self.resolve
+        Sdf.RelationshipSpec(self.spec, name, False).targetPathList.explicitItems = [
+            resolve(*t) if type(t) is tuple else t for t in targets]
 
-    def author(self, recording: "_Recording", resolve) -> "_Prim":
-        """Author ``recording``'s properties and schemas, in the order they were recorded; a target
-        recorded as (kind, name) becomes ``resolve(kind, name)``'s path."""
-        spec, varying, uniform = self.spec, Sdf.VariabilityVarying, Sdf.VariabilityUniform
+    def author(self, recording: "_Recording") -> "_Prim":
+        """Author ``recording``'s properties and schemas, in the order they were recorded."""
+        spec, varying, uniform, resolve = self.spec, Sdf.VariabilityVarying, Sdf.VariabilityUniform, self.resolve
         for name, type_name, value, custom, is_uniform, targets in recording.properties:
             if targets is None:
                 attr = Sdf.AttributeSpec(spec, name, type_name, uniform if is_uniform else varying, custom)
@@ -155,10 +156,11 @@ class _Prim:
 
 
 class _Recording:
-    """What a prim's writer authors, kept to be authored later (:meth:`_Prim.author`) onto a prim
-    whose path is known only then: the physics of a body, joint or collider depends on the
-    description alone, so it can be worked out on a worker thread while Blender's exporter writes
-    the prims. Relationship targets that are other prims go in as (kind, name)."""
+    """What a prim's writer authors (the same calls as on a :class:`_Prim`), kept to be authored
+    later (:meth:`_Prim.author`) onto a prim whose path is known only then: the physics of a
+    body, joint or collider depends on the description alone, so it can be worked out on a worker
+    thread while Blender's exporter writes the prims. Targets that are other prims go in as
+    (kind, name)."""
 
     __slots__ = ("properties", "schemas", "pose")
 
@@ -189,9 +191,13 @@ class PreparedPrims:
 def record_prims(scene: PhysicsScene, masses: Optional[dict[str, MassProperties]] = None) -> PreparedPrims:
     """Record what the writers author on each body, joint and collider of ``scene`` (no layer)."""
     recorder = _LayerWriter(scene, None, nested=True, masses=masses)
-    return PreparedPrims({body.name: recorder._body_recording(body) for body in scene.bodies},
-                         {joint.name: recorder._joint_recording(joint) for joint in scene.joints},
-                         {shape.name: recorder._shape_recording(shape) for shape in scene.shapes})
+    bodies = {body.name: recorder._write_body_physics(_Recording(), body) for body in scene.bodies}
+    joints = {joint.name: recorder._write_joint_physics(_Recording(), joint) for joint in scene.joints}
+    shapes = {}
+    for shape in scene.shapes:
+        shapes[shape.name] = recorder._write_shape_physics(_Recording(), shape)
+        shapes[shape.name].pose = shape.pose
+    return PreparedPrims(bodies, joints, shapes)
 
 
 def _quatd(q) -> Gf.Quatd:
@@ -264,18 +270,18 @@ class _LayerWriter:
         self.material_paths: dict = {}
         self.material_names = {material.name for material in scene.materials}
         self.robot_order = None  # isaac.robot_order(scene), when known before writing
-        self.recorded: Optional[PreparedPrims] = None  # record_prims(scene), when known before writing
+        self.recorded_prims: Optional[PreparedPrims] = None  # record_prims(scene), when made before writing
 
     def resolve(self, kind: str, name: str) -> Sdf.Path:
         """The path of a recording's (kind, name) target."""
         return self.body_paths[name] if kind == "body" else self.material_paths[name]
 
-    def recorded_body(self, body: Body) -> "_Recording":
-        found = self.recorded.bodies.get(body.name) if self.recorded is not None else None
-        return found if found is not None else self._body_recording(body)
+    def recorded(self, kind: str, name: str) -> Optional[_Recording]:
+        """The recording of the body, joint or shape called ``name``, if one was made."""
+        return getattr(self.recorded_prims, kind).get(name) if self.recorded_prims is not None else None
 
     def prim(self, path: Sdf.Path, type_name: str, name: Optional[str] = None) -> _Prim:
-        return _Prim(self.layer, path, type_name, name)
+        return _Prim(self.layer, path, type_name, name, self.resolve)
 
     def prim_name(self, name: str) -> Optional[str]:
         """The USD prim name the element called ``name`` came from, if the file gave another."""
@@ -384,7 +390,7 @@ class _LayerWriter:
             self.body_paths[body.name] = path
             prim = self.prim(path, "Xform", body.name)
             _set_pose(prim, pose_relative(parent_pose, body.pose) if self.nested else body.pose)
-            self._write_body_physics(prim, body)
+            self._body_physics(prim, body)
             if root_prim is None:
                 root_prim = prim
             else:
@@ -394,11 +400,15 @@ class _LayerWriter:
                            for name in reversed(children.get(body.name, [])))
         return root_prim
 
-    def _write_body_physics(self, prim: _Prim, body: Body) -> None:
-        prim.author(self.recorded_body(body), self.resolve)
+    def _body_physics(self, prim: _Prim, body: Body) -> None:
+        recorded = self.recorded("bodies", body.name)
+        if recorded is not None:
+            prim.author(recorded)
+        else:
+            self._write_body_physics(prim, body)
 
-    def _body_recording(self, body: Body) -> _Recording:
-        prim = _Recording()
+    def _write_body_physics(self, prim, body: Body):
+        """On ``prim`` (a :class:`_Prim` or a :class:`_Recording`): the body's physics."""
         prim.apply("PhysicsRigidBodyAPI", "PhysicsMassAPI")
         if body.kinematic:
             prim.set(D.KINEMATIC, T.Bool, True)
@@ -440,12 +450,15 @@ class _LayerWriter:
     def _write_joint(self, path: Sdf.Path, joint: Joint) -> None:
         prim = self.prim(path, D.JOINT_PRIM_TYPES[joint.type], joint.name)
         self.joint_paths[joint.name] = path
-        found = self.recorded.joints.get(joint.name) if self.recorded is not None else None
-        prim.author(found if found is not None else self._joint_recording(joint), self.resolve)
+        recorded = self.recorded("joints", joint.name)
+        if recorded is not None:
+            prim.author(recorded)
+        else:
+            self._write_joint_physics(prim, joint)
         prim.done()
 
-    def _joint_recording(self, joint: Joint) -> _Recording:
-        prim = _Recording()
+    def _write_joint_physics(self, prim, joint: Joint):
+        """On ``prim`` (a :class:`_Prim` or a :class:`_Recording`): the joint's physics."""
         if joint.body0 is not None:
             prim.rel(D.BODY0, [("body", joint.body0)])
         prim.rel(D.BODY1, [("body", joint.body1)])
@@ -593,15 +606,15 @@ class _LayerWriter:
     def _write_shape(self, path: Sdf.Path, shape: Shape) -> None:
         """``shape`` at its own pose: its recording, when one was made, is authored."""
         prim = self.prim(path, D.SHAPE_PRIM_TYPES[shape.kind], shape.name)
-        found = self.recorded.shapes.get(shape.name) if self.recorded is not None else None
-        if found is None or found.pose != shape.pose:
-            found = self._shape_recording(shape)
-        prim.author(found, self.resolve)
+        recorded = self.recorded("shapes", shape.name)
+        if recorded is not None and recorded.pose == shape.pose:
+            prim.author(recorded)
+        else:
+            self._write_shape_physics(prim, shape)
         prim.done()
 
-    def _shape_recording(self, shape: Shape) -> _Recording:
-        prim = _Recording()
-        prim.pose = shape.pose
+    def _write_shape_physics(self, prim, shape: Shape):
+        """On ``prim`` (a :class:`_Prim` or a :class:`_Recording`): the collider at its own pose."""
         scale = self._write_geometry(prim, shape)
         _set_pose(prim, shape.pose, scale)
         prim.set("purpose", T.Token, D.PURPOSE_COLLIDER, uniform=True)
