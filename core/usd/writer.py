@@ -3,11 +3,11 @@
 Every USD name and unit comes from :mod:`.dialect`. Bodies carry translate + orient only;
 scale lives on collider and visual gprims. The layer is authored with Sdf specs in one change
 block (the Usd API recomposes after every prim, which is many times slower), then opened as a
-stage. What a body, joint or collider carries is first recorded from the description alone
-(:class:`_Recording`, :func:`record_prims`) and then authored onto its prim in one pass, so
-Blender's export records it on a worker thread while Blender writes the prims and only authors
-in its hook (``physics_author``). Files are written to a temporary sibling and renamed, so a failed export never leaves a
-half-written file nor touches an existing one.
+stage. What a body, joint or collider carries depends on the description alone, so it can also
+be recorded first (:class:`_Recording`, :func:`record_prims`) and authored onto its prim later in
+one pass: Blender's export records it on a worker thread while Blender writes the prims, and its
+hook only authors (``physics_author``). Files are written to a temporary sibling and renamed, so a
+failed export never leaves a half-written file nor touches an existing one.
 """
 
 from __future__ import annotations
@@ -139,7 +139,8 @@ class _Prim:
 
     def author(self, recording: "_Recording") -> "_Prim":
         """Author ``recording``'s properties and schemas, in the order they were recorded."""
-        spec, varying, uniform, resolve = self.spec, Sdf.VariabilityVarying, Sdf.VariabilityUniform, self.resolve
+        spec, resolve = self.spec, self.resolve
+        varying, uniform = Sdf.VariabilityVarying, Sdf.VariabilityUniform
         for name, type_name, value, custom, is_uniform, targets in recording.properties:
             if targets is None:
                 attr = Sdf.AttributeSpec(spec, name, type_name, uniform if is_uniform else varying, custom)
