@@ -210,11 +210,12 @@ def bench(name: str, scene, seconds: float, compile_path=None, targets=None, in_
           f"Articula {ours:.3f} s ({ours / steps * 1e6:.1f} us/step)")
     compile_path = compile_path or exported_mjcf(scene)
     compiled = min(mujoco_compile(compile_path) for _ in range(RUNS))
-    print(f"RATIO mujoco_start_{name} {compiled / first:.3f} 0.5 MuJoCo's compile of the MJCF {compiled:.4f} s, "
-          f"Articula from Simulation() to the first frame done, built cold, {first:.4f} s")
+    print(f"RATIO mujoco_start_{name} {compiled / first:.3f} 0.5 MuJoCo's compile of the MJCF "
+          f"{compiled:.4f} s, Articula from Simulation() to the first frame done, built cold, {first:.4f} s")
     again = min(restart_seconds(make, targets) for _ in range(RUNS))
-    print(f"RATIO mujoco_restart_{name} {compiled / again:.3f} 0.5 MuJoCo's compile of the MJCF {compiled:.4f} s, "
-          f"Articula's re-bake of the unchanged robot (sim.model_cache) to the first frame done {again:.4f} s")
+    print(f"RATIO mujoco_restart_{name} {compiled / again:.3f} 0.5 MuJoCo's compile of the MJCF "
+          f"{compiled:.4f} s, Articula's re-bake of the unchanged robot (sim.model_cache) to the first "
+          f"frame done {again:.4f} s")
     print(f"INFO {name} cold start: {start_pieces(scene)}")
     for label, solver, direct in (("MuJoCo (direct)", "MUJOCO", True), ("MuJoCo (Newton)", "MUJOCO", False),
                                   ("Featherstone", "FEATHERSTONE", True), ("XPBD", "XPBD", True)):

@@ -269,14 +269,16 @@ class _Friction:
             raise ValueError("joint friction on a DOF without a MuJoCo coordinate")
         self.qd = effects.f_qd.numpy()
         dof_ref = getattr(getattr(model, "mujoco", None), "dof_ref", None)
-        self.ref = (dof_ref.numpy()[self.qd] if dof_ref is not None else np.zeros(len(self.qd))).astype(np.float32)
+        ref = dof_ref.numpy()[self.qd] if dof_ref is not None else np.zeros(len(self.qd))
+        self.ref = ref.astype(np.float32)
         self.static, self.dynamic = effects.f_static.numpy(), effects.f_dynamic.numpy()
         self.can_stick = self.static > 0.0
         # The kernel's negations, taken once (exact: the products are the same floats).
         self.neg_viscous, self.neg_kp = -effects.f_viscous.numpy(), -effects.f_kp.numpy()
         self.neg_dynamic = -self.dynamic
         self.kd, self.rest = effects.f_kd.numpy(), effects.f_rest.numpy()
-        self.stuck, self.anchor, self.applied = effects.stuck.numpy(), effects.anchor.numpy(), effects.applied_f.numpy()
+        self.stuck, self.anchor = effects.stuck.numpy(), effects.anchor.numpy()
+        self.applied = effects.applied_f.numpy()
 
     def apply(self, d) -> None:
         """This step's friction efforts (plus the applied ones) into ``qfrc_applied``."""
@@ -434,9 +436,9 @@ class StepRules:
     @classmethod
     def of(cls, solver, model, dt: float, kinematic, effects) -> Optional["StepRules"]:
         """The rules a simulation's kinematic driver and joint effects need, None when none."""
-        roots = _KinematicRoots(solver, model, kinematic) if kinematic is not None and kinematic.count else None
-        friction = _Friction(solver, model, effects) if effects is not None and effects.friction_count else None
-        limits = _VelocityLimits(solver, model, effects, dt) if effects is not None and effects.limit_count else None
+        roots = _KinematicRoots(solver, model, kinematic) if kinematic and kinematic.count else None
+        friction = _Friction(solver, model, effects) if effects and effects.friction_count else None
+        limits = _VelocityLimits(solver, model, effects, dt) if effects and effects.limit_count else None
         if roots is None and friction is None and limits is None:
             return None
         return cls(dt, roots, friction, limits)

@@ -267,7 +267,8 @@ class Simulation:
                                                   self.scene.settings.solver_iterations) \
             if self.solver_kind == Solver.MUJOCO and not self.device.startswith("cuda") else None
         cached = model_cache.take(self._cache_key)
-        self.built: BuiltModel = cached.built if cached else build_model(self.scene, self.solver_kind, self.device)
+        self.built: BuiltModel = cached.built if cached else \
+            build_model(self.scene, self.solver_kind, self.device)
         model = self.model = self.built.model
         self.caps = SolverCaps.of(self.solver_kind)
         self.solver = _make_solver(model, self.solver_kind, self.device, self.scene.settings.solver_iterations,

@@ -24,6 +24,7 @@ from .test_sim_mujoco_fast_path import assert_same_motion, both
 
 PYBULLET_DATA = os.environ.get("ARTICULA_PYBULLET_DATA", os.path.expanduser("~/.cache/articula/pybullet_data"))
 FPS = 60
+ONE_KG = MassProperties(1.0, diagonal_inertia=(0.1,) * 3)
 
 
 def urdf_scene(name: str) -> PhysicsScene:
@@ -97,7 +98,10 @@ def test_example_with_friction_or_velocity_limits_moves_as_on_newtons_path(sampl
         np.testing.assert_allclose(ours[:, :, :3], theirs[:, :, :3], atol=1e-6)
 
 
-@pytest.mark.parametrize("robot", ["xarm/xarm6_robot.urdf", "franka_panda/panda.urdf", "kuka_iiwa/model.urdf"])
+CORPUS_ROBOTS = ["xarm/xarm6_robot.urdf", "franka_panda/panda.urdf", "kuka_iiwa/model.urdf"]
+
+
+@pytest.mark.parametrize("robot", CORPUS_ROBOTS)
 def test_corpus_robot_with_friction_or_velocity_limits_moves_as_on_newtons_path(robot):
     sim, ours, theirs = both(urdf_scene(robot))
     assert sim.effects.limit_count
@@ -107,7 +111,7 @@ def test_corpus_robot_with_friction_or_velocity_limits_moves_as_on_newtons_path(
 def slider_scene(static: float = 0.0, dynamic: float = 0.0, velocity_limit: float = math.inf) -> PhysicsScene:
     """A 1 kg cart on a rail along X, no gravity."""
     scene = PhysicsScene(name="slider", settings=SceneSettings(gravity=(0.0, 0.0, 0.0)))
-    scene.bodies.append(Body("cart", Pose((0.0, 0.0, 1.0)), mass=MassProperties(1.0, diagonal_inertia=(0.1,) * 3)))
+    scene.bodies.append(Body("cart", Pose((0.0, 0.0, 1.0)), mass=ONE_KG))
     rail = make_joint("rail", JointType.PRISMATIC, None, "cart", axis="X", local_pose0=Pose((0.0, 0.0, 1.0)))
     dof = rail.dofs[0]
     dof.static_friction, dof.dynamic_friction, dof.velocity_limit = static, dynamic, velocity_limit
@@ -140,8 +144,9 @@ def test_friction_state_carries_over_when_leaving_for_newtons_path():
     """The stuck/anchor state is the friction kernel's own arrays: a run that leaves the direct path
     mid-way (an effort on a ball joint) holds the same joint still."""
     scene = slider_scene(static=2.0, dynamic=1.0)
-    scene.bodies.append(Body("bob", Pose((0.0, 0.0, 2.0)), mass=MassProperties(1.0, diagonal_inertia=(0.1,) * 3)))
-    scene.joints.append(make_joint("socket", JointType.SPHERICAL, None, "bob", local_pose0=Pose((0.0, 0.0, 2.0))))
+    scene.bodies.append(Body("bob", Pose((0.0, 0.0, 2.0)), mass=ONE_KG))
+    scene.joints.append(make_joint("socket", JointType.SPHERICAL, None, "bob",
+                                   local_pose0=Pose((0.0, 0.0, 2.0))))
     sim = Simulation(scene, device="cpu", solver="MUJOCO")
     assert sim.direct is not None
     sim.set_joint_efforts({"rail": 1.5})
@@ -155,7 +160,7 @@ def test_friction_state_carries_over_when_leaving_for_newtons_path():
 
 def test_friction_on_a_ball_joint_keeps_newtons_path():
     scene = PhysicsScene(name="ball", settings=SceneSettings(gravity=(0.0, 0.0, 0.0)))
-    scene.bodies.append(Body("bob", Pose((0.0, 0.0, 1.0)), mass=MassProperties(1.0, diagonal_inertia=(0.1,) * 3)))
+    scene.bodies.append(Body("bob", Pose((0.0, 0.0, 1.0)), mass=ONE_KG))
     scene.shapes.append(Shape("bob_box", ShapeKind.BOX, "bob", half_extents=(0.1, 0.1, 0.1)))
     socket = make_joint("socket", JointType.SPHERICAL, None, "bob", local_pose0=Pose((0.0, 0.0, 1.0)))
     for dof in socket.dofs:
