@@ -27,8 +27,7 @@ their mocap pose), joint friction (``sim.friction``'s formula, float32 as its ke
 steps in one ``mj_step`` call per frame; with them, one call per step.
 
 What cannot be done here keeps Newton's path (:func:`direct_refusal` says why): more than one world
-(MuJoCo Warp), friction or a velocity limit on a ball joint (its velocity turns with the joint) or
-on a joint MuJoCo has no coordinate for (a loop joint).
+(MuJoCo Warp), friction or a velocity limit on a joint MuJoCo has no joint for (a loop joint).
 """
 
 from __future__ import annotations
@@ -220,20 +219,50 @@ def _dof_addresses(solver, model, q_index: np.ndarray, qd_index: np.ndarray):
 
 
 def _unsupported_dof(solver, model, q_index, qd_index) -> Optional[str]:
-    """Why the rule of these DOFs cannot run on MjData (a ball joint, a joint MuJoCo lacks), or None."""
-    import newton
-
+    """Why the rule of these DOFs cannot run on MjData (a joint MuJoCo lacks: a loop joint), or None."""
     if not len(qd_index):
         return None
     _, dof, joint = _dof_addresses(solver, model, np.asarray(q_index), np.asarray(qd_index))
-    types = model.joint_type.numpy()[joint]
-    for i in range(len(joint)):
-        name = model.joint_label[int(joint[i])]
-        if types[i] == int(newton.JointType.BALL):
-            return f"ball joint {name!r} (its velocity turns with the joint)"
-        if dof[i] < 0:
-            return f"joint {name!r} has no MuJoCo joint"
+    for i in np.flatnonzero(dof < 0):
+        return f"joint {model.joint_label[int(joint[i])]!r} has no MuJoCo joint"
     return None
+
+
+class _BallJoints:
+    """The ball joints among some DOFs. Newton's velocity of a ball joint is MuJoCo's ``qvel`` turned
+    by ``inverse(X_c.q) * q`` (``q`` the joint's rotation in ``qpos``), and its effort reaches
+    ``qfrc_applied`` turned back (Newton's ``convert_mj_coords_to_warp_kernel`` and
+    ``apply_mjc_qfrc_kernel``). ``rows``: the DOFs on ball joints; ``joint``/``axis``: each one's
+    ball joint (index into this) and component."""
+
+    def __init__(self, solver, model, qd_index: np.ndarray):
+        import newton
+
+        qd_starts = model.joint_qd_start.numpy()
+        joints = _joints_of(qd_starts, qd_index)
+        ball = model.joint_type.numpy()[joints] == int(newton.JointType.BALL)
+        self.rows = np.flatnonzero(ball)
+        self.joints, self.joint = np.unique(joints[ball], return_inverse=True)
+        self.axis = qd_index[ball] - qd_starts[joints[ball]]
+        self.count = len(self.joints)
+        mj_q, mj_qd = solver.mj_q_start.numpy(), solver.mj_qd_start.numpy()
+        self.qpos = mj_q[self.joints][:, None] + np.arange(4)  # w, x, y, z
+        self.dof = mj_qd[self.joints][:, None] + np.arange(3)
+        self.newton_dof = qd_starts[self.joints][:, None] + np.arange(3)
+        child_rot = model.joint_X_c.numpy()[self.joints, 3:].astype(np.float64)
+        self.child_inverse = child_rot * (-1.0, -1.0, -1.0, 1.0)
+
+    def rotations(self, d) -> np.ndarray:
+        """(n, 3, 3): MuJoCo's joint velocity frame -> Newton's, per ball joint."""
+        w, x, y, z = d.qpos[self.qpos].T
+        q = np.stack([_quat_multiply(c, (qx, qy, qz, qw))
+                      for c, qx, qy, qz, qw in zip(self.child_inverse, x, y, z, w)])
+        q /= np.linalg.norm(q, axis=1)[:, None]
+        x, y, z, w = q.T
+        return np.stack([
+            np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], axis=1),
+            np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], axis=1),
+            np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], axis=1)], axis=1)
 
 
 def _sign(x: np.ndarray) -> np.ndarray:
@@ -265,12 +294,14 @@ class _Friction:
 
     def __init__(self, solver, model, effects):
         self.qpos, self.dof, _ = _dof_addresses(solver, model, effects.f_q.numpy(), effects.f_qd.numpy())
-        if (self.qpos < 0).any() or (self.dof < 0).any():  # ball and loop joints are refused before
-            raise ValueError("joint friction on a DOF without a MuJoCo coordinate")
+        if (self.dof < 0).any():  # loop joints are refused before
+            raise ValueError("joint friction on a DOF without a MuJoCo joint")
         self.qd = effects.f_qd.numpy()
+        self.balls = _BallJoints(solver, model, self.qd)
+        self.plain = np.flatnonzero(~np.isin(np.arange(len(self.qd)), self.balls.rows))
         dof_ref = getattr(getattr(model, "mujoco", None), "dof_ref", None)
         ref = dof_ref.numpy()[self.qd] if dof_ref is not None else np.zeros(len(self.qd))
-        self.ref = ref.astype(np.float32)
+        self.ref = ref.astype(np.float32)[self.plain]
         self.static, self.dynamic = effects.f_static.numpy(), effects.f_dynamic.numpy()
         self.can_stick = self.static > 0.0
         # The kernel's negations, taken once (exact: the products are the same floats).
@@ -282,8 +313,15 @@ class _Friction:
 
     def apply(self, d) -> None:
         """This step's friction efforts (plus the applied ones) into ``qfrc_applied``."""
-        q = d.qpos[self.qpos].astype(np.float32) - self.ref
-        qd = d.qvel[self.dof].astype(np.float32)
+        plain, balls = self.plain, self.balls
+        q = np.zeros(len(self.qd), dtype=np.float32)  # a ball joint's DOFs have no coordinate: 0
+        q[plain] = d.qpos[self.qpos[plain]].astype(np.float32) - self.ref
+        qd = np.empty(len(self.qd), dtype=np.float32)
+        qd[plain] = d.qvel[self.dof[plain]]
+        if balls.count:
+            turn = balls.rotations(d)
+            velocity = np.einsum("nij,nj->ni", turn, d.qvel[balls.dof])
+            qd[balls.rows] = velocity[balls.joint, balls.axis]
         stuck = self.stuck
         moving = stuck == 0
         sticking = moving & (np.abs(qd) <= self.rest) & self.can_stick
@@ -301,7 +339,12 @@ class _Friction:
             if breaking.any():
                 stuck[breaking] = 0
                 coulomb[breaking] = (_sign(spring) * self.dynamic)[breaking]
-        d.qfrc_applied[self.dof] = self.applied[self.qd] + self.neg_viscous * qd + coulomb
+        efforts = self.applied[self.qd] + self.neg_viscous * qd + coulomb
+        d.qfrc_applied[self.dof[plain]] = efforts[plain]
+        if balls.count:  # the ball joint's whole effort (applied, friction) turned into MuJoCo's frame
+            torque = self.applied[balls.newton_dof].astype(np.float64)
+            torque[balls.joint, balls.axis] = efforts[balls.rows]
+            d.qfrc_applied[balls.dof] = np.einsum("nji,nj->ni", turn, torque)
 
 
 class _VelocityLimits:
@@ -309,18 +352,27 @@ class _VelocityLimits:
     limit and the distance the excess covered taken back."""
 
     def __init__(self, solver, model, effects, dt: float):
-        self.qpos, self.dof, _ = _dof_addresses(solver, model, effects.v_q.numpy(), effects.v_qd.numpy())
-        self.has_q = self.qpos >= 0
-        self.limit = effects.v_limit.numpy().astype(np.float64)
+        qpos, dof, _ = _dof_addresses(solver, model, effects.v_q.numpy(), effects.v_qd.numpy())
+        limit = effects.v_limit.numpy().astype(np.float64)
+        self.balls = _BallJoints(solver, model, effects.v_qd.numpy())
+        plain = np.flatnonzero(~np.isin(np.arange(len(dof)), self.balls.rows))
+        self.qpos, self.dof, self.limit = qpos[plain], dof[plain], limit[plain]
+        self.ball_limit = np.full((self.balls.count, 3), np.inf)
+        self.ball_limit[self.balls.joint, self.balls.axis] = limit[self.balls.rows]
         self.dt = float(np.float32(dt))
 
     def apply(self, d) -> None:
         qd = d.qvel[self.dof]
         clamped = np.clip(qd, -self.limit, self.limit)
-        if (clamped == qd).all():
-            return
-        d.qvel[self.dof] = clamped
-        d.qpos[self.qpos[self.has_q]] -= self.dt * (qd - clamped)[self.has_q]
+        if not (clamped == qd).all():
+            d.qvel[self.dof] = clamped
+            d.qpos[self.qpos] -= self.dt * (qd - clamped)
+        if self.balls.count:  # clamped in Newton's frame of the joint; a ball joint has no coordinate
+            turn = self.balls.rotations(d)
+            velocity = np.einsum("nij,nj->ni", turn, d.qvel[self.balls.dof])
+            clamped = np.clip(velocity, -self.ball_limit, self.ball_limit)
+            if not (clamped == velocity).all():
+                d.qvel[self.balls.dof] = np.einsum("nji,nj->ni", turn, clamped)
 
 
 class _KinematicRoots:

@@ -158,15 +158,31 @@ def test_friction_state_carries_over_when_leaving_for_newtons_path():
     assert abs(sim.joint_positions()[("rail", "transX")]) < 1e-4
 
 
-def test_friction_on_a_ball_joint_keeps_newtons_path():
-    scene = PhysicsScene(name="ball", settings=SceneSettings(gravity=(0.0, 0.0, 0.0)))
-    scene.bodies.append(Body("bob", Pose((0.0, 0.0, 1.0)), mass=ONE_KG))
-    scene.shapes.append(Shape("bob_box", ShapeKind.BOX, "bob", half_extents=(0.1, 0.1, 0.1)))
-    socket = make_joint("socket", JointType.SPHERICAL, None, "bob", local_pose0=Pose((0.0, 0.0, 1.0)))
+def pendulum_on_a_ball_joint(friction: float = 0.0, velocity_limit: float = math.inf) -> PhysicsScene:
+    """A 1 kg bob 0.5 m below a socket, under gravity, tilted so it swings and turns."""
+    scene = PhysicsScene(name="ball")
+    scene.bodies.append(Body("bob", Pose((0.3, 0.1, 0.6), quat_from_axis_angle((1, 1, 0), 0.4)), mass=ONE_KG))
+    scene.shapes.append(Shape("bob_box", ShapeKind.BOX, "bob", half_extents=(0.1, 0.05, 0.02),
+                              collision_group=0))
+    socket = make_joint("socket", JointType.SPHERICAL, None, "bob", local_pose0=Pose((0.0, 0.0, 1.0)),
+                        local_pose1=Pose((0.0, 0.0, 0.5)))
     for dof in socket.dofs:
-        dof.static_friction = dof.dynamic_friction = 0.1
+        dof.static_friction, dof.dynamic_friction = friction, 0.5 * friction
+        dof.velocity_limit = velocity_limit
     scene.joints.append(socket)
-    sim = Simulation(scene, device="cpu", solver="MUJOCO")
-    assert sim.direct is None and "ball joint 'socket'" in sim.direct_refusal
-    sim.advance(0.1)
-    assert np.isfinite(sim.body_poses()).all()
+    return scene
+
+
+def spin(sim, frame):
+    if frame == 0:
+        sim.set_joint_velocities({("socket", "rotZ"): 3.0, ("socket", "rotX"): 1.0})
+
+
+@pytest.mark.parametrize("friction, velocity_limit", [(0.2, math.inf), (0.0, 1.5), (0.2, 1.5)])
+def test_friction_and_velocity_limits_on_a_ball_joint_as_on_newtons_path(friction, velocity_limit):
+    sim, ours, theirs = both(pendulum_on_a_ball_joint(friction, velocity_limit), spin)
+    assert sim.direct.rules is not None
+    assert_same_motion(ours, theirs)
+    if math.isfinite(velocity_limit):
+        speeds = [abs(v) for v in sim.joint_velocities().values()]
+        assert max(speeds) <= velocity_limit + 1e-6
