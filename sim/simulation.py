@@ -258,6 +258,7 @@ class Simulation:
             self._build()
         self.time = 0.0
         self.steps = 0
+        self.closed = False
 
     # construction ------------------------------------------------------------------------
 
@@ -396,6 +397,7 @@ class Simulation:
 
     def step(self):
         """One physics step of ``dt``."""
+        self._refuse_if_closed()
         if self.direct is not None:
             self._direct_steps(1)
         else:
@@ -454,6 +456,7 @@ class Simulation:
 
         Raises :class:`SimulationDiverged` when ``check`` and a body went NaN or blew up.
         """
+        self._refuse_if_closed()
         if self.direct is not None:  # the frame's steps in one call into MuJoCo
             count = self.steps_per_frame(frame_dt)
             self._direct_steps(count, (0, count))
@@ -513,10 +516,15 @@ class Simulation:
         simulation of the same robot (idempotent). Its last state stays readable (Newton's copy);
         it must not be stepped again."""
         key, self._cache_key = getattr(self, "_cache_key", None), None
+        self.closed = True
         if key is None or self.model.world_count > 1:
             return
         self._leave_direct("closed")
         model_cache.give_back(key, self.built, self.solver)
+
+    def _refuse_if_closed(self):
+        if self.closed:  # its solver may already step the next simulation
+            raise RuntimeError("this simulation was closed: build a new Simulation to step again")
 
     # reading -----------------------------------------------------------------------------
 

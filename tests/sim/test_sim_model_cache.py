@@ -117,6 +117,10 @@ def test_a_closed_simulation_keeps_its_last_poses_readable():
     other.advance(0.2)
     np.testing.assert_allclose(sim.body_poses(), poses, atol=1e-6)  # Newton's (float32) copy of them
     assert sim.joint_positions() == pytest.approx(angle, abs=1e-6)
+    with pytest.raises(RuntimeError, match="closed"):  # its solver may be stepping `other`
+        sim.advance(0.1)
+    with pytest.raises(RuntimeError, match="closed"):
+        sim.step()
 
 
 def test_only_a_few_robots_are_kept():
