@@ -1113,7 +1113,7 @@ class _ParsedStageReader(_StageReader):
     def __init__(self, stage: Usd.Stage, file: Optional[str], renest: bool, parsed: physics_parse.ParsedPhysics):
         super().__init__(stage, file, renest)
         self.parsed = parsed
-        self._parsed_path, self._parsed_answers = None, {}
+        self._parsed_prim, self._parsed_answers = None, {}
 
     def _is_body(self, prim: Usd.Prim) -> bool:
         desc = self.parsed.bodies.get(prim.GetPath())
@@ -1134,9 +1134,8 @@ class _ParsedStageReader(_StageReader):
         return self._checked(prim, name, kind, parsed, allow_inf)
 
     def _answers(self, prim: Usd.Prim) -> dict:
-        path = prim.GetPath()
-        if path != self._parsed_path:
-            self._parsed_path, self._parsed_answers = path, _parsed_values(self.parsed, path)
+        if prim is not self._parsed_prim:  # one prim's attributes are asked for in a row
+            self._parsed_prim, self._parsed_answers = prim, _parsed_values(self.parsed, prim.GetPath())
         return self._parsed_answers
 
     def _joint_body(self, prim: Usd.Prim, attribute: str):
