@@ -443,14 +443,16 @@ class _OntoWriter(_LayerWriter):
                 path = self.names.child(body_path, shape.name)
                 pose = shape.pose
             else:
-                frame = _matrix(shape.pose) * (self.world(body_path) if body_path is not None else Gf.Matrix4d(1.0))
                 parent = path.GetParentPath()
-                pose = _pose_in(self.world(parent), _pose_of(frame)) if parent != body_path else shape.pose
+                pose = shape.pose
+                if parent != body_path:  # an object not parented to its body: its pose in its parent
+                    world = self.world(body_path) if body_path is not None else Gf.Matrix4d(1.0)
+                    pose = _pose_in(self.world(parent), _pose_of(_matrix(shape.pose) * world))
                 if self.layer.GetPrimAtPath(path) is not None:
                     _remove(self.layer, path)
             self.shape_paths[shape.name] = path
             self.collider_paths.add(path)
-            self._write_shape(path, dataclasses.replace(shape, pose=pose))
+            self._write_shape(path, shape if pose is shape.pose else dataclasses.replace(shape, pose=pose))
 
     def _mark_visuals(self) -> None:
         """Render purpose on every mesh Blender wrote under the root (colliders are guides), found
