@@ -1,12 +1,19 @@
-"""The writers author in batches and write the very files they wrote one spec at a time.
+"""The physics recorded first and authored later writes the very file that authoring it directly writes.
 
-``tests/usd_reference_writer`` is the writer as it was before batching (each attribute, relationship
-and applied schema authored as it was met). Every scene here is written by both, and the two
-layers must export to the same text: the same prims, properties, values, applied schemas and
-metadata, in the same order. Both bpy-free paths: ``build_layer`` (``write_usd``, NESTED and FLAT)
-and ``author_physics`` (onto a stage laid out as Blender's exporter lays it out).
+Every body's, joint's and collider's physics is written by one function that authors either onto
+a prim (``write_usd``: the direct path) or into a recording that is authored onto the prim later,
+its targets resolved by path, in one change block (Blender's export records on a worker thread).
+Every scene here is written both ways and the two layers must export to the same text: the same
+prims, properties, values, applied schemas and metadata, in the same order. Both bpy-free writers:
+the core writer (NESTED and FLAT, with and without the Isaac schema) and ``author_physics`` (onto
+a stage laid out as Blender's exporter lays it out).
+
+So that a recorded path that quietly fell back to the direct one cannot pass, every recording
+carries one more attribute (a mark, named from :data:`MARK`): the recorded file must hold it on
+every prim that was authored from a recording, and equal the direct file once it is taken out.
 """
 
+import dataclasses
 import difflib
 import glob
 import os
@@ -17,8 +24,6 @@ from pxr import Sdf, Usd
 from articula.core import samples
 from articula.core.usd import physics_author, writer
 from articula.core.usd.reader import read_usd
-from tests.usd_reference_writer import physics_author as reference_author
-from tests.usd_reference_writer import writer as reference_writer
 
 from .test_corpus import CORPUS, ROBOTS
 from .test_usd_physics_author import OBJECT_NAME, _fixed_base_fleet, blender_like_stage
@@ -26,30 +31,77 @@ from .test_usd_physics_author import OBJECT_NAME, _fixed_base_fleet, blender_lik
 SAMPLES = ["robotic_finger", "six_dof_arm", "quadruped", "collision_showcase", "pendulum", "d6_sampler",
            "four_bar", "hanging_chain"]
 DATA = os.path.join(os.path.dirname(__file__), "..", "data")
+MARK = "articula:test:from"  # starts both marks' names
 
 
-def _same_text(ours: str, theirs: str, what: str) -> None:
-    if ours != theirs:
-        diff = "".join(list(difflib.unified_diff(theirs.splitlines(True), ours.splitlines(True), "per spec",
-                                                 "batched", n=1))[:60])
-        pytest.fail(f"{what}: the batched writer's file differs from the per-spec writer's:\n{diff}")
+def marked(prims, body_poses=None) -> int:
+    """``prims`` (``record_prims``'s) with a mark at the end of every recording, and ``body_poses``
+    (``record_body_poses``') another; returns how many marks the recorded file should hold."""
+    for recordings in (prims.bodies, prims.joints, prims.shapes):
+        for recording in recordings.values():
+            recording.set(MARK + "Recording", Sdf.ValueTypeNames.Bool, True, custom=True)
+    for _, recording in (body_poses or {}).values():
+        recording.set(MARK + "RecordedPose", Sdf.ValueTypeNames.Bool, True, custom=True)
+    return len(prims.bodies) + len(prims.joints) + len(prims.shapes) + len(body_poses or {})
 
 
-def _both_layouts(scene, what: str) -> None:
+def same_text(direct: str, recorded: str, what: str, marks: int) -> None:
+    """``recorded`` holds ``marks`` marks and, without them, is ``direct``."""
+    lines = recorded.splitlines(True)
+    unmarked = [line for line in lines if MARK not in line]
+    assert len(lines) - len(unmarked) == marks, f"{what}: not every prim was authored from its recording"
+    recorded = "".join(unmarked)
+    if direct != recorded:
+        diff = "".join(list(difflib.unified_diff(direct.splitlines(True), recorded.splitlines(True), "direct",
+                                                 "recorded", n=1))[:60])
+        pytest.fail(f"{what}: the file authored from recordings differs from the direct one:\n{diff}")
+
+
+def non_trivial(text: str, scene) -> None:
+    """The compared file holds the physics it is about."""
+    assert "PhysicsScene" in text and "PhysicsRigidBodyAPI" in text and "physics:mass" in text
+    assert not scene.joints or "physics:body1" in text
+    assert not scene.shapes or "PhysicsCollisionAPI" in text
+
+
+def recorded_layer(scene, layout: str, isaac: bool, prims) -> Sdf.Layer:
+    """The core writer's layer with every body, joint and collider authored from ``prims``."""
+    layer = Sdf.Layer.CreateAnonymous("recorded.usda")
+    author = writer._LayerWriter(scene, layer, nested=layout == "NESTED", isaac_schema=isaac)
+    author.recorded_prims = prims
+    with Sdf.ChangeBlock():
+        author.write()
+    return layer
+
+
+def both_layouts(scene, what: str) -> None:
+    """Direct and recorded, NESTED and FLAT, with and without the Isaac schema (one recording
+    serves all four: it depends on the description alone)."""
+    prims = writer.record_prims(scene)
+    marks = marked(prims)
     for layout in writer.LAYOUTS:
         for isaac in (True, False):
-            ours = writer.build_layer(scene, layout, isaac_schema=isaac).ExportToString()
-            theirs = reference_writer.build_layer(scene, layout, isaac_schema=isaac).ExportToString()
-            _same_text(ours, theirs, f"{what} ({layout}, isaac_schema={isaac})")
+            direct = writer.build_layer(scene, layout, isaac_schema=isaac).ExportToString()
+            non_trivial(direct, scene)
+            recorded = recorded_layer(scene, layout, isaac, prims).ExportToString()
+            same_text(direct, recorded, f"{what} ({layout}, isaac_schema={isaac})", marks)
 
 
-def _onto_blender_like(scene, what: str) -> None:
+def onto_blender_like(scene, what: str, spoil=None) -> None:
+    """``author_physics`` onto two copies of a Blender-like stage: without recordings (the body
+    poses neither) and with what ``prepare_physics`` recorded (``spoil``: changes it first)."""
+    prepared = physics_author.prepare_physics(scene)
+    direct = dataclasses.replace(prepared, prims=None, body_poses=None, object_colors=None)
+    marks = marked(prepared.prims, prepared.body_poses)
+    if spoil:
+        spoil(prepared.prims)
     texts = []
-    for author in (physics_author.author_physics, reference_author.author_physics):
+    for authored in (direct, prepared):
         stage, paths = blender_like_stage(scene)
-        author(stage, scene, paths)
+        physics_author.author_physics(stage, scene, paths, prepared=authored)
         texts.append(stage.GetRootLayer().ExportToString())
-    _same_text(texts[0], texts[1], f"{what} authored onto a Blender-like stage")
+    non_trivial(texts[0], scene)
+    same_text(texts[0], texts[1], f"{what} authored onto a Blender-like stage", marks)
 
 
 def fleet_of_chains(robots: int = 3, links: int = 6):
@@ -62,15 +114,15 @@ def fleet_of_chains(robots: int = 3, links: int = 6):
 @pytest.mark.parametrize("name", SAMPLES)
 def test_samples_write_the_same_files(name):
     scene = getattr(samples, name)()
-    _both_layouts(scene, name)
-    _onto_blender_like(scene, name)
+    both_layouts(scene, name)
+    onto_blender_like(scene, name)
 
 
 def test_fleets_write_the_same_files():
-    _both_layouts(_fixed_base_fleet(), "fleet of fingers")
-    _onto_blender_like(_fixed_base_fleet(), "fleet of fingers")
-    _both_layouts(fleet_of_chains(), "fleet of chains")
-    _onto_blender_like(fleet_of_chains(), "fleet of chains")
+    both_layouts(_fixed_base_fleet(), "fleet of fingers")
+    onto_blender_like(_fixed_base_fleet(), "fleet of fingers")
+    both_layouts(fleet_of_chains(), "fleet of chains")
+    onto_blender_like(fleet_of_chains(), "fleet of chains")
 
 
 ROBOT_FILES = sorted(glob.glob(os.path.join(DATA, "*.xml")) + glob.glob(os.path.join(DATA, "*.urdf")))
@@ -83,7 +135,7 @@ def test_robot_files_write_the_same_files(file):
     else:
         from articula.core.urdf.reader import read_urdf as read
     result = read(file)
-    _both_layouts(getattr(result, "scene", result), os.path.basename(file))
+    both_layouts(getattr(result, "scene", result), os.path.basename(file))
 
 
 @pytest.mark.parametrize("key", ROBOTS)
@@ -92,22 +144,36 @@ def test_corpus_round_trips_write_the_same_files(key):
     if not files:
         pytest.skip(f"{key} not converted: run `make corpus` (needs .venv-converter)")
     scene = read_usd(files[0]).scene
-    _both_layouts(scene, key)
+    both_layouts(scene, key)
     # and once more from our own file, as a round trip reads it
     again = read_usd(Usd.Stage.Open(writer.build_layer(scene))).scene
-    _both_layouts(again, f"{key} read back")
+    both_layouts(again, f"{key} read back")
 
 
-def test_a_difference_is_caught():
-    """The comparison sees a changed value (the test can fail)."""
+def drop_last_property(recording) -> None:
+    """The last property before its mark left out of ``recording``."""
+    del recording.properties[-2]
+
+
+@pytest.mark.parametrize("spoil, caught", [
+    (lambda prims: drop_last_property(next(iter(prims.joints.values()))), "differs"),
+    (lambda prims: drop_last_property(next(iter(prims.bodies.values()))), "differs"),
+    (lambda prims: next(iter(prims.shapes.values())).schemas.remove("PhysicsCollisionAPI"), "differs"),
+    (lambda prims: prims.joints.pop(next(iter(prims.joints))), "not every prim"),
+], ids=["joint property dropped", "body property dropped", "collider schema dropped", "joint not recorded"])
+def test_a_difference_is_caught(spoil, caught):
+    """A recording that lost a spec, or a prim authored without its recording, fails the comparison
+    (the tests can fail)."""
     scene = samples.robotic_finger()
-    ours = writer.build_layer(scene)
-    theirs = reference_writer.build_layer(scene)
-    assert ours.ExportToString() == theirs.ExportToString()
-    root = ours.GetPrimAtPath(ours.rootPrims[0].path)
-    Sdf.AttributeSpec(root, "physics:extra", Sdf.ValueTypeNames.Float).default = 1.0
-    with pytest.raises(pytest.fail.Exception, match="differs"):
-        _same_text(ours.ExportToString(), theirs.ExportToString(), "robotic_finger with one more attribute")
+    prims = writer.record_prims(scene)
+    marks = marked(prims)
+    spoil(prims)
+    direct = writer.build_layer(scene).ExportToString()
+    recorded = recorded_layer(scene, "NESTED", True, prims).ExportToString()
+    with pytest.raises((pytest.fail.Exception, AssertionError), match=caught):
+        same_text(direct, recorded, "robotic_finger, spoilt", marks)
+    with pytest.raises((pytest.fail.Exception, AssertionError), match=caught):
+        onto_blender_like(scene, "robotic_finger, spoilt", spoil)
 
 
 def test_the_export_authors_what_the_worker_recorded():
