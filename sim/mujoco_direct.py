@@ -145,11 +145,15 @@ class DirectMuJoCo:
 
     def first_bad_row(self, limit: float) -> Optional[int]:
         """The first output row whose pose is not finite or lies further than ``limit``, else None."""
-        poses = self.body_poses()
-        if np.abs(poses).max(initial=0.0) <= limit:  # a NaN fails the comparison; |quaternion| <= 1
-            return None
-        bad = ~np.isfinite(poses).all(axis=1) | (np.abs(poses[:, :3]).max(axis=1) > limit)
-        return int(np.flatnonzero(bad)[0])
+        return first_bad_pose_row(self.body_poses(), limit)
+
+
+def first_bad_pose_row(poses: np.ndarray, limit: float) -> Optional[int]:
+    """The first row of (n, 7) ``poses`` that is not finite or lies further than ``limit``, else None."""
+    if np.abs(poses).max(initial=0.0) <= limit:  # a NaN fails the comparison; |quaternion| <= 1
+        return None
+    bad = ~np.isfinite(poses).all(axis=1) | (np.abs(poses[:, :3]).max(axis=1) > limit)
+    return int(np.flatnonzero(bad)[0])
 
 
 #: ``SolverMuJoCo.mjc_actuator_ctrl_source`` values.

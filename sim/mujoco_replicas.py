@@ -28,7 +28,7 @@ from typing import Optional
 
 import numpy as np
 
-from .mujoco_direct import ControlMap
+from .mujoco_direct import ControlMap, first_bad_pose_row
 
 #: A plane of world -1 (the ground) is the same for every replica only when it is infinite and
 #: horizontal: its quaternion's x and y within this of 0.
@@ -298,11 +298,7 @@ class ReplicaMuJoCo:
 
     def first_bad_row(self, limit: float) -> Optional[int]:
         """The first output row whose pose is not finite or lies further than ``limit``, else None."""
-        poses = self.body_poses()
-        if np.abs(poses).max(initial=0.0) <= limit:  # a NaN fails the comparison; |quaternion| <= 1
-            return None
-        bad = ~np.isfinite(poses).all(axis=1) | (np.abs(poses[:, :3]).max(axis=1) > limit)
-        return int(np.flatnonzero(bad)[0])
+        return first_bad_pose_row(self.body_poses(), limit)
 
     def instability(self) -> Optional[tuple[str, int]]:
         """(MuJoCo body name, replica) of the first replica whose MuJoCo met a NaN/huge position,

@@ -15,6 +15,7 @@ from articula.sim import model_cache
 from articula.sim.simulation import Simulation
 
 from .test_sim_kinematic import carried_arm_scene
+from .test_sim_mujoco_fast_path import one_second
 
 FPS = 60
 
@@ -24,16 +25,6 @@ def empty_cache():
     model_cache.clear()
     yield
     model_cache.clear()
-
-
-def one_second(sim, each_frame=None) -> np.ndarray:
-    poses = []
-    for frame in range(FPS):
-        if each_frame:
-            each_frame(sim, frame)
-        sim.advance(1.0 / FPS)
-        poses.append(sim.body_poses().copy())
-    return np.array(poses)
 
 
 def slide_base(sim, frame):

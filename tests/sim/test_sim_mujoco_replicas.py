@@ -20,7 +20,7 @@ from articula.sim.mujoco_replicas import ReplicaMuJoCo, replicas_shape_refusal
 from articula.sim.simulation import Simulation, SimulationDiverged
 
 from .test_sim_kinematic import carried_arm_scene
-from .test_sim_mujoco_fast_path import corpus_scene, gym_scene
+from .test_sim_mujoco_fast_path import corpus_scene, gym_scene, one_second
 
 FPS = 60
 REPLICAS = 4
@@ -35,16 +35,6 @@ def simulate(scene, replicas: int = REPLICAS) -> Simulation:
     sim = Simulation(replicated(scene, replicas), device="cpu", solver="MUJOCO")
     assert isinstance(sim.direct, ReplicaMuJoCo), sim.direct_refusal
     return sim
-
-
-def one_second(sim: Simulation, each_frame=None) -> np.ndarray:
-    poses = []
-    for frame in range(FPS):
-        if each_frame:
-            each_frame(sim, frame)
-        sim.advance(1.0 / FPS)
-        poses.append(sim.body_poses())
-    return np.array(poses)
 
 
 def per_replica(sim: Simulation, poses: np.ndarray) -> np.ndarray:
