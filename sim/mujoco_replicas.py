@@ -28,7 +28,8 @@ from typing import Optional
 
 import numpy as np
 
-from .mujoco_direct import ControlMap, first_bad_pose_row
+from .kinematic import KinematicDriver
+from .mujoco_direct import ControlMap, StepRules, first_bad_pose_row
 
 #: A plane of world -1 (the ground) is the same for every replica only when it is infinite and
 #: horizontal: its quaternion's x and y within this of 0.
@@ -70,15 +71,8 @@ def replicas_shape_refusal(scene, built) -> Optional[str]:
     why = _global_shape_refusal(model)
     if why:
         return why
-    if built.kinematic:
-        return "kinematic bodies are placed every step"
     if built.actuator_forces:
         return "actuator forces are applied every step"
-    for (joint, _, _), info in built.dofs.items():
-        if info.dof.static_friction > 0.0 or info.dof.dynamic_friction > 0.0:
-            return f"joint friction on {joint!r} is applied every step"
-        if np.isfinite(info.dof.velocity_limit):
-            return f"the velocity limit of {joint!r} is applied every step"
     return None
 
 
@@ -89,13 +83,8 @@ def replicas_refusal(sim) -> Optional[str]:
         return why
     if sim.actuator_forces.count:
         return "actuator forces are applied every step"
-    effects = sim.effects
-    if effects.drive_count:
+    if sim.effects.drive_count:
         return "clamped drives are applied every step"
-    if effects.friction_count:
-        return "joint friction is applied every step"
-    if effects.limit_count:
-        return "velocity limits are applied every step"
     replicas = sim.replicas
     control = sim.control
     ctrl = getattr(getattr(control, "mujoco", None), "ctrl", None)
@@ -114,7 +103,8 @@ class ReplicaMuJoCo:
     through :meth:`step_with_forces`).
     """
 
-    def __init__(self, solver, model, built, dt: float, threads: Optional[int] = None):
+    def __init__(self, solver, model, built, dt: float, threads: Optional[int] = None, kinematic=None,
+                 effects=None):
         import mujoco
 
         self._mujoco = mujoco
@@ -126,6 +116,12 @@ class ReplicaMuJoCo:
         self.d = self.datas[0]
         self.offsets = np.asarray(built.replica_offsets, dtype=np.float64)
         self._layout(model, built)
+        self.models = [self.m] * replicas
+        #: Why a per-step rule cannot run on each replica's MjData, or None (see :meth:`_rules_of`).
+        self.refusal: Optional[str] = None
+        #: Each replica's :class:`sim.mujoco_direct.StepRules` (kinematic bodies, friction, velocity
+        #: limits), None when there are none.
+        self.rules = self._rules_of(solver, model, built, dt, kinematic, effects)
         self.controls = ControlMap.of(solver)
         self._scratch_state = model.state()
         self._scratch_control = None
@@ -171,6 +167,33 @@ class ReplicaMuJoCo:
         # every replica laid out as the template, each output row on a MuJoCo body
         self.complete = bool((self.rows >= 0).all()) and q_start[joints] == self.nq and qd_start[joints] == self.nqd
 
+    def _rules_of(self, solver, model, built, dt, kinematic, effects) -> Optional[list]:
+        """One :class:`StepRules` per replica, on its own kinematic roots (in replica 0's frame) and its
+        own rows of the friction state (views of the kernel's arrays: either path can go on)."""
+        if not (kinematic is not None and kinematic.count) and not (
+                effects is not None and (effects.friction_count or effects.limit_count)):
+            return None
+        first_body = np.array([next(iter(np.flatnonzero(model.body_world.numpy() == r)), 0)
+                               for r in range(self.count)])
+        replica_of_root = np.array([r for _, r in built.kinematic.keys()], dtype=np.int64)
+        views = [(_ReplicaEffects(effects, r, self.nq, self.nqd) if effects is not None else None,
+                  _ReplicaDriver(kinematic, np.flatnonzero(replica_of_root == r), self.offsets[r],
+                                 first_body[r], r * self.nq, r * self.nqd) if kinematic is not None and kinematic.count
+                  else None) for r in range(self.count)]
+        self.refusal = StepRules.refusal(solver, model, *views[0]) if views[0][0] is not None else None
+        if self.refusal:
+            return None
+        rules = [StepRules.of(solver, model, dt, driver, view) for view, driver in views]
+        roots = rules[0].kinematic
+        if roots is not None and roots.welds is None:
+            self.refusal = "a kinematic body's weld is re-centred on replica 0's data alone"
+            return None
+        if roots is not None and roots.welds:
+            # A weld-held root is re-centred in the model (``eq_data``) before each step: each replica
+            # gets its own copy of the compiled model, as the replicas step apart on threads.
+            self.models = [self.m] + [copy.copy(self.m) for _ in range(self.count - 1)]
+        return rules
+
     # crossing between Newton and MuJoCo ---------------------------------------------------
 
     def _scratch_from(self, state, r: int) -> None:
@@ -194,6 +217,9 @@ class ReplicaMuJoCo:
         scratch = self._scratch_state
         q, qd = state.joint_q.numpy(), state.joint_qd.numpy()
         for r, d in enumerate(self.datas):
+            if self.rules is not None:  # kinematic joints keep the placed coordinates, not MuJoCo's
+                self._scratch_from(state, r)
+                self.rules[r].before_pull(scratch)
             self.solver._update_newton_state(self.newton_model, scratch, d, state_prev=scratch)
             values = scratch.joint_q.numpy()[:self.nq].copy()
             values[self._free_xyz] += np.tile(self.offsets[r], len(self._free_xyz) // 3).astype(values.dtype)
@@ -240,13 +266,24 @@ class ReplicaMuJoCo:
 
     def frame(self, done: int, count: int) -> None:
         """The coming steps are steps ``done + 1``, ... of a frame of ``count`` steps: the one that ends
-        it also reads the poses, on the same threads. (No per-step rules on this path.)"""
+        it also reads the poses, on the same threads. Kinematic bodies reach their goal at its end."""
         self._frame = (int(done), int(count))
+        if self.rules is not None:
+            for rules in self.rules:
+                rules.frame(done, count)
 
     def _advance(self, replicas, count: int, finish: bool) -> None:
-        mujoco, m = self._mujoco, self.m
+        mujoco = self._mujoco
         for r in replicas:
-            mujoco.mj_step(m, self.datas[r], count)
+            m, d = self.models[r], self.datas[r]
+            if self.rules is None:
+                mujoco.mj_step(m, d, count)
+            else:
+                rules = self.rules[r]
+                for _ in range(count):
+                    rules.before_step(m, d)
+                    mujoco.mj_step(m, d)
+                    rules.after_step(d)
             if finish:
                 self._finish(r)
 
@@ -261,7 +298,7 @@ class ReplicaMuJoCo:
     def _finish(self, r: int) -> None:
         """Replica ``r``'s frame poses (``mj_step`` leaves ``xpos`` one step behind ``qpos``) and instabilities."""
         d = self.datas[r]
-        self._mujoco.mj_kinematics(self.m, d)
+        self._mujoco.mj_kinematics(self.models[r], d)
         rows, mj = self._rows_of[r], self._mj_rows_of[r]
         self._poses[rows, :3] = d.xpos[mj] + self.offsets[r]
         self._poses[rows, 3:] = d.xquat[mj]
@@ -278,10 +315,15 @@ class ReplicaMuJoCo:
         """``count`` steps, replica 0's each split (``mj_step1``/``mj_step2``) so ``apply_forces(m, d)``
         sets its ``xfrc_applied``; then the other replicas, across threads."""
         mujoco, m, d = self._mujoco, self.m, self.d
+        rules = self.rules[0] if self.rules is not None else None
         for _ in range(count):
+            if rules is not None:
+                rules.before_step(m, d)
             mujoco.mj_step1(m, d)
             apply_forces(m, d)
             mujoco.mj_step2(m, d)
+            if rules is not None:
+                rules.after_step(d)
         self.step(count, skip_first=True)
 
     def body_poses(self) -> np.ndarray:
@@ -323,3 +365,84 @@ class ReplicaMuJoCo:
 def _bad_state_warnings(mujoco) -> tuple[int, ...]:
     w = mujoco.mjtWarning
     return int(w.mjWARN_BADQACC), int(w.mjWARN_BADQVEL), int(w.mjWARN_BADQPOS)
+
+
+class _Host:
+    """A numpy array where :class:`StepRules` reads a Warp array (``.numpy()``)."""
+
+    def __init__(self, array: np.ndarray):
+        self._array = array
+
+    def numpy(self) -> np.ndarray:
+        return self._array
+
+
+def _replica_rows(qd_index: np.ndarray, r: int, nqd: int) -> slice:
+    """The rows of replica ``r``'s DOFs in a per-DOF rule's arrays: one run (the DOFs come replica
+    after replica), so the rows are views of the kernel's arrays."""
+    rows = np.flatnonzero(qd_index // nqd == r)
+    if not len(rows):
+        return slice(0, 0)
+    if rows[-1] - rows[0] + 1 != len(rows):
+        raise ValueError("a per-DOF rule's rows are not laid out replica after replica")
+    return slice(int(rows[0]), int(rows[-1]) + 1)
+
+
+def _template_q(q_index: np.ndarray, shift: int) -> np.ndarray:
+    return np.where(q_index >= 0, q_index - shift, -1)  # -1: a ball joint's DOF has no coordinate
+
+
+class _ReplicaEffects:
+    """Replica ``r``'s rows of :class:`sim.friction.JointEffects` on the template world's indices:
+    what :class:`StepRules` reads (the friction state and applied efforts as views, shared)."""
+
+    def __init__(self, effects, r: int, nq: int, nqd: int):
+        self.applied_f = _Host(effects.applied_f.numpy()[r * nqd:(r + 1) * nqd])
+        self.friction_count = self.limit_count = 0
+        if effects.friction_count:
+            rows = _replica_rows(effects.f_qd.numpy(), r, nqd)
+            self.friction_count = rows.stop - rows.start
+            self.f_q = _Host(_template_q(effects.f_q.numpy()[rows], r * nq))
+            self.f_qd = _Host(effects.f_qd.numpy()[rows] - r * nqd)
+            # The hold spring's constants are replica 0's: computed from each replica's inertia in its
+            # place (float32 world positions), they differ in their last bits, not as the robot.
+            first = _replica_rows(effects.f_qd.numpy(), 0, nqd)
+            for name in ("f_static", "f_dynamic", "f_viscous", "f_kp", "f_kd", "f_rest"):
+                setattr(self, name, _Host(getattr(effects, name).numpy()[first]))
+            self.stuck, self.anchor = _Host(effects.stuck.numpy()[rows]), _Host(effects.anchor.numpy()[rows])
+        if effects.limit_count:
+            rows = _replica_rows(effects.v_qd.numpy(), r, nqd)
+            self.limit_count = rows.stop - rows.start
+            self.v_q = _Host(_template_q(effects.v_q.numpy()[rows], r * nq))
+            self.v_qd = _Host(effects.v_qd.numpy()[rows] - r * nqd)
+            self.v_limit = _Host(effects.v_limit.numpy()[rows])
+
+
+class _ReplicaDriver:
+    """One replica's kinematic roots of a :class:`sim.kinematic.KinematicDriver`, in replica 0's frame
+    (its grid offset taken off the path) on the template world's bodies and coordinates."""
+
+    def __init__(self, driver, rows: np.ndarray, offset: np.ndarray, first_body: int, q_shift: int, qd_shift: int):
+        self._driver, self._rows, self._offset = driver, rows, offset
+        self.count = len(rows)
+        self.bodies = driver.bodies[rows] - first_body
+        self.q_start = _Host(driver.q_start.numpy()[rows] - q_shift)
+        self.qd_start = _Host(driver.qd_start.numpy()[rows] - qd_shift)
+        self.com = driver.com[rows]
+
+    def _local(self, poses: np.ndarray) -> np.ndarray:
+        poses = poses[self._rows].copy()
+        poses[:, :3] -= self._offset
+        return poses
+
+    def motion(self, t: float, duration: float) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`KinematicDriver.motion` of this replica's roots (the driver's start and goal as now)."""
+        path = _Path(self.count, self._local(self._driver.start), self._local(self._driver.goal), self.com)
+        return KinematicDriver.motion(path, t, duration)
+
+
+class _Path:
+    """What :meth:`KinematicDriver.motion` reads."""
+
+    def __init__(self, count, start, goal, com):
+        self.count, self.start, self.goal, self.com = count, start, goal, com

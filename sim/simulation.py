@@ -315,11 +315,15 @@ class Simulation:
         joint state is read), ``_mujoco_behind`` that state_0 was set and must reach MjData, and
         ``_controls_changed`` that controls, targets or efforts must (both before the next step)."""
         self.direct: Optional[DirectMuJoCo] = None
+        # replicas on MuJoCo's C library: their own refusals (the per-step rules' on each replica's rows)
+        replicas_on_c = self.model.world_count > 1 and self._want_direct and \
+            getattr(self.solver, "use_mujoco_cpu", False)
         self.direct_refusal: Optional[str] = "not asked for" if not self._want_direct else (
-            "the solver is not MUJOCO" if self.solver_kind != Solver.MUJOCO else direct_refusal(self))
+            "the solver is not MUJOCO" if self.solver_kind != Solver.MUJOCO else
+            None if replicas_on_c else direct_refusal(self))
         if self._replicas_why is not None:
             self.direct_refusal = f"replicas step on MuJoCo Warp: {self._replicas_why}"
-        elif self.direct_refusal is None and self.model.world_count > 1:
+        elif replicas_on_c:
             self._setup_replicas()
         elif self.direct_refusal is None:
             direct = DirectMuJoCo(self.solver, self.model, self.built.body_index, self.dt,
@@ -345,9 +349,12 @@ class Simulation:
 
     def _setup_replicas(self):
         why = replicas_refusal(self)
-        direct = None if why else ReplicaMuJoCo(self.solver, self.model, self.built, self.dt)
+        direct = None if why else ReplicaMuJoCo(self.solver, self.model, self.built, self.dt,
+                                                kinematic=self.kinematic, effects=self.effects)
         if direct is not None and not direct.complete:
             why = "a body has no MuJoCo body"
+        elif direct is not None and direct.refusal:
+            why = direct.refusal
         if why:
             self.direct_refusal = f"replicas step on MuJoCo Warp: {why}"
             self.solver = _make_solver(self.model, self.solver_kind, self.device,

@@ -20,6 +20,7 @@ from articula.sim.mujoco_replicas import ReplicaMuJoCo, replicas_shape_refusal
 from articula.sim.simulation import Simulation, SimulationDiverged
 
 from .test_sim_kinematic import carried_arm_scene
+from .test_sim_mujoco_direct_rules import animate_base, massless_base_scene, push, slider_scene, urdf_scene
 from .test_sim_mujoco_fast_path import corpus_scene, gym_scene, one_second
 
 FPS = 60
@@ -189,7 +190,7 @@ def test_shapes_the_replicas_cannot_share_keep_mujoco_warp():
         return replicas_shape_refusal(scene, build_model(scene, "MUJOCO", "cpu"))
 
     assert refusal(samples.pendulum()) is None
-    assert "kinematic" in refusal(carried_arm_scene())
+    assert refusal(carried_arm_scene()) is None  # placed per replica between steps
     wall = samples.pendulum()
     wall.shapes.append(Shape("wall", ShapeKind.BOX, None, pose=Pose((2.0, 0.0, 0.5)), half_extents=(0.1, 1.0, 0.5),
                              world=-1))
@@ -200,7 +201,7 @@ def test_shapes_the_replicas_cannot_share_keep_mujoco_warp():
     assert "'slope'" in refusal(slope)
     rubbing = samples.pendulum()
     rubbing.joints[0].dofs[0].static_friction = 0.1
-    assert "friction" in refusal(rubbing)
+    assert refusal(rubbing) is None
     shared = samples.pendulum()
     shared.bodies.append(Body("crate", Pose((0.0, 3.0, 1.0)), world=-1))
     shared.shapes.append(Shape("crate_box", ShapeKind.BOX, "crate", half_extents=(0.1, 0.1, 0.1)))
@@ -209,6 +210,58 @@ def test_shapes_the_replicas_cannot_share_keep_mujoco_warp():
     worlds.bodies.append(Body("other", Pose((0.0, 3.0, 1.0)), world=1))
     worlds.shapes.append(Shape("other_ball", ShapeKind.SPHERE, "other", radius=0.1))
     assert "scene worlds" in refusal(worlds)
+
+
+@pytest.mark.parametrize("robot, each_frame", [("carried_arm", animate_base), ("massless_base", animate_base),
+                                               ("six_dof_arm", None), ("xarm6", None), ("slider", push)])
+def test_a_replica_with_per_step_rules_moves_as_a_one_world_simulation(robot, each_frame):
+    """Kinematic bodies placed along their path (a weld-held root, a mocap body), joint friction and
+    velocity limits: each replica's own rules on its MjData, as the one-world direct path's."""
+    make = {"carried_arm": carried_arm_scene, "massless_base": massless_base_scene,
+            "six_dof_arm": samples.six_dof_arm, "xarm6": lambda: urdf_scene("xarm/xarm6_robot.urdf"),
+            "slider": lambda: slider_scene(static=2.0, dynamic=1.0, velocity_limit=0.6)}[robot]
+    one = Simulation(make(), device="cpu", solver="MUJOCO")
+    assert one.direct is not None and one.direct.rules is not None, one.direct_refusal
+    alone = one_second(one, each_frame)
+    sim = simulate(make())
+    assert sim.direct.rules is not None
+    motion = per_replica(sim, one_second(sim, each_frame))
+    assert np.abs(alone[-1] - alone[0]).max() > 0.05
+    for r in range(REPLICAS):
+        np.testing.assert_allclose(motion[:, r], alone, atol=1e-9, rtol=0)
+    if robot == "slider":
+        for r in range(REPLICAS):
+            assert sim.joint_velocities(replica=r)[("rail", "transX")] == pytest.approx(0.6)
+
+
+def test_kinematic_base_reads_back_per_replica_in_its_place():
+    """Joint state read back (through Newton) holds each replica's base where its path put it."""
+    sim = simulate(carried_arm_scene())
+    one_second(sim, animate_base)
+    base_rows = [sim.built.key_index("base", r) for r in range(REPLICAS)]
+    poses = sim.body_poses()
+    velocities = sim.body_velocities()
+    offsets = np.asarray(sim.built.replica_offsets)
+    for r, row in enumerate(base_rows):
+        np.testing.assert_allclose(poses[row, :3], offsets[r] + (1.0, 0.0, 1.0), atol=1e-6)
+        assert velocities[row, 0] == pytest.approx(1.0, abs=1e-4)
+    sim.advance(1.0 / FPS)  # Newton's state pushed back: the bases stay put
+    np.testing.assert_allclose(sim.body_poses()[base_rows, :3], poses[base_rows, :3], atol=1e-5)
+
+
+def test_friction_state_is_each_replicas_own():
+    """A push below static friction on one replica's rail, above it on another's: one stays held,
+    the other slides (and their stuck state is the friction kernel's own rows)."""
+    sim = simulate(slider_scene(static=2.0, dynamic=1.0), replicas=2)
+    efforts = sim.effects.applied_f.numpy().copy()
+    efforts[:] = (1.5, 3.0)
+    sim.effects.set_applied(sim.control.joint_f, efforts)
+    sim._controls_changed = sim._efforts_applied = True
+    sim.advance(0.5)
+    assert isinstance(sim.direct, ReplicaMuJoCo)
+    assert abs(sim.joint_positions(replica=0)[("rail", "transX")]) < 1e-4
+    assert sim.joint_velocities(replica=1)[("rail", "transX")] == pytest.approx(2.0 * 0.5, rel=0.02)
+    assert list(sim.effects.stuck.numpy()) == [1, 0]
 
 
 def test_one_world_keeps_the_direct_path():
