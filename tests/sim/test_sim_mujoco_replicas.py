@@ -249,18 +249,45 @@ def test_kinematic_base_reads_back_per_replica_in_its_place():
     np.testing.assert_allclose(sim.body_poses()[base_rows, :3], poses[base_rows, :3], atol=1e-5)
 
 
+def test_kinematic_base_stepped_one_step_at_a_time_moves_as_a_one_world_simulation():
+    """``advance_steps`` (Blender's live Simulate) places every replica's base step by step."""
+    runs = []
+    for replicas in (1, REPLICAS):
+        sim = Simulation(replicated(carried_arm_scene(), replicas), device="cpu", solver="MUJOCO")
+        assert sim.direct is not None, sim.direct_refusal
+        poses = []
+        for frame in range(12):
+            animate_base(sim, frame)
+            for _ in sim.advance_steps(1.0 / 24):
+                pass
+            poses.append(sim.body_poses().copy())
+        runs.append(per_replica(sim, np.array(poses)))
+    for r in range(REPLICAS):
+        np.testing.assert_allclose(runs[1][:, r], runs[0][:, 0], atol=1e-9, rtol=0)
+
+
+def test_a_pull_on_replica_0_with_friction_leaves_the_others_as_a_one_world_simulation():
+    one = Simulation(samples.six_dof_arm(), device="cpu", solver="MUJOCO")
+    alone = one_second(one)
+    sim = simulate(samples.six_dof_arm(), replicas=2)
+    tip = sim.built.body_keys.index((sim.body_names[-1], 0))
+    sim.set_body_wrench(tip, force=(0.0, 20.0, 0.0))
+    motion = per_replica(sim, one_second(sim))
+    assert isinstance(sim.direct, ReplicaMuJoCo) and sim.direct.rules is not None
+    assert np.abs(motion[-1, 0] - alone[-1]).max() > 0.01
+    np.testing.assert_allclose(motion[:, 1], alone, atol=1e-9, rtol=0)
+
+
 def test_friction_state_is_each_replicas_own():
-    """A push below static friction on one replica's rail, above it on another's: one stays held,
-    the other slides (and their stuck state is the friction kernel's own rows)."""
+    """A push below static friction: the replica at rest sticks, the one launched at 3 m/s slides on
+    (1.5 N against 1 N of dynamic friction on 1 kg); their stuck state is the friction kernel's own rows."""
     sim = simulate(slider_scene(static=2.0, dynamic=1.0), replicas=2)
-    efforts = sim.effects.applied_f.numpy().copy()
-    efforts[:] = (1.5, 3.0)
-    sim.effects.set_applied(sim.control.joint_f, efforts)
-    sim._controls_changed = sim._efforts_applied = True
+    sim.set_joint_efforts({"rail": 1.5})
+    sim.set_joint_velocities({"rail": 3.0}, replica=1)
     sim.advance(0.5)
     assert isinstance(sim.direct, ReplicaMuJoCo)
     assert abs(sim.joint_positions(replica=0)[("rail", "transX")]) < 1e-4
-    assert sim.joint_velocities(replica=1)[("rail", "transX")] == pytest.approx(2.0 * 0.5, rel=0.02)
+    assert sim.joint_velocities(replica=1)[("rail", "transX")] == pytest.approx(3.0 + 0.5 * 0.5, rel=0.02)
     assert list(sim.effects.stuck.numpy()) == [1, 0]
 
 
