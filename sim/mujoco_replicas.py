@@ -177,20 +177,21 @@ class ReplicaMuJoCo:
     def _rules_of(self, solver, model, built, dt, kinematic, effects) -> Optional[list]:
         """One :class:`StepRules` per replica, on its own kinematic roots (in replica 0's frame) and its
         own rows of the friction state (views of the kernel's arrays: either path can go on)."""
-        if not (kinematic is not None and kinematic.count) and not (
-                effects is not None and (effects.friction_count or effects.limit_count)):
+        moving = kinematic is not None and kinematic.count
+        if not moving and not (effects is not None and (effects.friction_count or effects.limit_count)):
             return None
         first_body = np.array([next(iter(np.flatnonzero(model.body_world.numpy() == r)), 0)
                                for r in range(self.count)])
         replica_of_root = np.array([r for _, r in built.kinematic.keys()], dtype=np.int64)
         views = [(_ReplicaEffects(effects, r, self.nq, self.nqd) if effects is not None else None,
-                  _ReplicaDriver(kinematic, np.flatnonzero(replica_of_root == r), self.offsets[r],
-                                 first_body[r], r * self.nq, r * self.nqd) if kinematic is not None and kinematic.count
-                  else None) for r in range(self.count)]
+                  _ReplicaDriver(kinematic, np.flatnonzero(replica_of_root == r), self.offsets[r], first_body[r],
+                                 r * self.nq, r * self.nqd) if moving else None) for r in range(self.count)]
         self.refusal = StepRules.refusal(solver, model, *views[0]) if views[0][0] is not None else None
         if self.refusal:
             return None
         rules = [StepRules.of(solver, model, dt, driver, view) for view, driver in views]
+        # A weld-held root re-centres its weld in the shared model before each replica's step (they step
+        # one after another); a weld Newton alone re-centres would follow replica 0.
         roots = rules[0].kinematic
         if roots is not None and roots.welds is None:
             self.refusal = "a kinematic body's weld is re-centred on replica 0's data alone"
@@ -428,7 +429,8 @@ class _ReplicaDriver:
     """One replica's kinematic roots of a :class:`sim.kinematic.KinematicDriver`, in replica 0's frame
     (its grid offset taken off the path) on the template world's bodies and coordinates."""
 
-    def __init__(self, driver, rows: np.ndarray, offset: np.ndarray, first_body: int, q_shift: int, qd_shift: int):
+    def __init__(self, driver, rows: np.ndarray, offset: np.ndarray, first_body: int, q_shift: int,
+                 qd_shift: int):
         self._driver, self._rows, self._offset = driver, rows, offset
         self.count = len(rows)
         self.bodies = driver.bodies[rows] - first_body
