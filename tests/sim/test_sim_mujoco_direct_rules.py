@@ -67,18 +67,21 @@ def test_massless_base_is_a_mocap_body():
     np.testing.assert_allclose(sim.solver.mj_data.mocap_pos[0], (1.0, 0.0, 1.0), atol=1e-9)
 
 
+def frames_step_by_step(sim, frames: int = 12) -> np.ndarray:
+    """Poses after each of ``frames`` frames of the animated base, stepped one step at a time."""
+    poses = []
+    for frame in range(frames):
+        animate_base(sim, frame)
+        for _ in sim.advance_steps(1.0 / 24):
+            pass
+        poses.append(sim.body_poses().copy())
+    return np.array(poses)
+
+
 def test_kinematic_base_stepped_one_step_at_a_time_as_on_newtons_path():
     """``advance_steps`` (Blender's live Simulate) places the base step by step, as ``advance`` does."""
-    runs = []
-    for direct in (True, False):
-        sim = Simulation(carried_arm_scene(), device="cpu", solver="MUJOCO", mujoco_direct=direct)
-        poses = []
-        for frame in range(12):
-            animate_base(sim, frame)
-            for _ in sim.advance_steps(1.0 / 24):
-                pass
-            poses.append(sim.body_poses().copy())
-        runs.append(np.array(poses))
+    runs = [frames_step_by_step(Simulation(carried_arm_scene(), device="cpu", solver="MUJOCO",
+                                           mujoco_direct=direct)) for direct in (True, False)]
     np.testing.assert_allclose(runs[0][:, :, :3], runs[1][:, :, :3], atol=1e-6)
 
 

@@ -20,7 +20,8 @@ from articula.sim.mujoco_replicas import ReplicaMuJoCo, replicas_shape_refusal
 from articula.sim.simulation import Simulation, SimulationDiverged
 
 from .test_sim_kinematic import carried_arm_scene
-from .test_sim_mujoco_direct_rules import animate_base, massless_base_scene, push, slider_scene, urdf_scene
+from .test_sim_mujoco_direct_rules import (animate_base, frames_step_by_step, massless_base_scene, push,
+                                          slider_scene, urdf_scene)
 from .test_sim_mujoco_fast_path import corpus_scene, gym_scene, one_second
 
 FPS = 60
@@ -255,13 +256,7 @@ def test_kinematic_base_stepped_one_step_at_a_time_moves_as_a_one_world_simulati
     for replicas in (1, REPLICAS):
         sim = Simulation(replicated(carried_arm_scene(), replicas), device="cpu", solver="MUJOCO")
         assert sim.direct is not None, sim.direct_refusal
-        poses = []
-        for frame in range(12):
-            animate_base(sim, frame)
-            for _ in sim.advance_steps(1.0 / 24):
-                pass
-            poses.append(sim.body_poses().copy())
-        runs.append(per_replica(sim, np.array(poses)))
+        runs.append(per_replica(sim, frames_step_by_step(sim)))
     for r in range(REPLICAS):
         np.testing.assert_allclose(runs[1][:, r], runs[0][:, 0], atol=1e-9, rtol=0)
 
