@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_sim_mujoco_speed import arm_targets, humanoid_file  # noqa: E402
+from bench_sim_mujoco_speed import arm_targets, humanoid_file, timed_frames  # noqa: E402
 from bench_usd_export import ROOT, chain_scene, load_articula  # noqa: E402
 
 FPS, SECONDS, RUNS, REPLICAS = 24, 2.0, 3, 64
@@ -38,18 +38,6 @@ def make_scene(robot: str, replicas: int = REPLICAS):
     scene = read_mjcf(humanoid_file()).scene if robot == "humanoid" else chain_scene(robots=1, links=11)
     scene.settings.replicas = replicas
     return scene
-
-
-def articula_run(sim, frames: int, targets=None) -> float:
-    sim.reset()
-    frame_dt = 1.0 / FPS
-    started = time.perf_counter()
-    for f in range(frames):
-        if targets:
-            sim.set_drive_targets(targets(f))
-        sim.advance(frame_dt)
-        sim.body_poses()
-    return time.perf_counter() - started
 
 
 def starts_and_controls(sim, frames: int, targets=None):
@@ -142,7 +130,7 @@ def bench(robot: str, targets=None):
     reader = mujoco.MjData(model)
     ours, per_frame, whole = [], [], []
     for _ in range(RUNS):  # interleaved, so a busy spell of the machine hits all alike
-        ours.append(articula_run(sim, frames, targets))
+        ours.append(timed_frames(sim, frames, targets))
         per_frame.append(rollout_per_frame(pool, model, thread_data, reader, starts, controls, steps))
         whole.append(rollout_whole(pool, model, thread_data, reader, starts, controls, steps))
     pool.close()
