@@ -20,6 +20,14 @@ from .reports import problem_text
 from .replicas import ReplicaDisplay, replica_visuals
 
 
+def forget_kept_robots() -> None:
+    """Free the robots ``sim.model_cache`` keeps for the next bake (Newton models, MuJoCo solvers):
+    the add-on is being disabled, and nothing will take them."""
+    from ..sim import model_cache
+
+    model_cache.clear()
+
+
 class SimulationSetupError(RuntimeError):
     """The scene cannot be simulated (the message says why and names the object)."""
 

@@ -20,7 +20,7 @@ import numpy as np
 from bpy.props import EnumProperty, IntProperty
 
 from ..addon.reports import plain
-from ..addon.simulation_session import BlenderSimulation
+from ..addon.simulation_session import BlenderSimulation, forget_kept_robots
 
 #: Events whose mouse position gives a ray into the view.
 MOUSE_EVENTS = {"LEFTMOUSE", "MOUSEMOVE", "INBETWEEN_MOUSEMOVE"}
@@ -356,4 +356,5 @@ def unregister():
     stays in ``_RUNNING`` to refuse every later run and no timer keeps firing."""
     if _RUNNING is not None:
         _RUNNING.cancel(bpy.context)
+    forget_kept_robots()
     _unregister_classes()

@@ -132,7 +132,10 @@ def main(zip_path: str, result_path: str) -> None:
     result["blender_dir"] = str(Path(bpy.__file__).parent)
     result["package_file"] = package.__file__
     result["venv_modules"] = venv_modules(venv_sites, owners)
+    cache = sys.modules[package.__name__ + ".sim.model_cache"]
+    result["robots_kept_after_bake"] = cache.size()
     addon_utils.disable(MODULE, default_set=True)
+    result["robots_kept_after_disable"] = cache.size()
     Path(result_path).write_text(json.dumps(result, indent=1), encoding="utf-8")
 
 

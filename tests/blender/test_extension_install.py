@@ -216,6 +216,8 @@ def test_installed_extension_simulates_with_its_own_wheels_only(bundled_sim):
     assert bundled_sim["import_status"] == ["FINISHED"]
     assert bundled_sim["bake_status"] == ["FINISHED"]
     assert bundled_sim["rotation_change"] > 1e-3, "the pendulum swung"
+    assert bundled_sim["robots_kept_after_bake"] == 1  # for the next bake of the unchanged robot
+    assert bundled_sim["robots_kept_after_disable"] == 0, "disabling the extension frees the kept robots"
     assert bundled_sim["collada_extent"] == pytest.approx([1.0, 1.0, 0.0]), "pycollada read 100 cm"
     assert bundled_sim["xacro_link"], "the bundled xacro expanded a file"
     for name, path in bundled_sim["module_files"].items():
