@@ -68,6 +68,12 @@ def export_scene(context, filepath: str, layout: str, selected_only: bool, allow
     return warnings + _blender_export(context, filepath, desc, objects, isaac_schema)
 
 
+# Blender's exporter takes the GIL many times per object: each time the worker preparing the
+# physics holds it, Blender waits up to the switch interval. At 0.5 ms its 200-body export ran
+# 50 ms slower beside the worker (and the worker 2x slower); at 20 us, as fast as alone.
+_EXPORT_SWITCH_INTERVAL = 0.00002
+
+
 def _blender_export(context, filepath: str, desc, objects, isaac_schema: bool = True) -> list[str]:
     """``wm.usd_export`` to a temporary sibling with the hook authoring ``desc``, then rename;
     returns validation's warnings. ``desc`` is validated on a worker thread while Blender's
@@ -92,10 +98,11 @@ def _blender_export(context, filepath: str, desc, objects, isaac_schema: bool = 
         for obj in objects:
             obj.select_set(True)
     try:
-        preparing = BackgroundCall(prepare_physics, desc)
-        with usd_hook.articula_export(desc, preparing, isaac_schema) as state, quick_gil_handover():
-            result = bpy.ops.wm.usd_export(filepath=temporary, selected_objects_only=objects is not None,
-                                           export_animation=False, convert_world_material=False)
+        with quick_gil_handover(_EXPORT_SWITCH_INTERVAL):  # from the worker's start on
+            preparing = BackgroundCall(prepare_physics, desc)
+            with usd_hook.articula_export(desc, preparing, isaac_schema) as state:
+                result = bpy.ops.wm.usd_export(filepath=temporary, selected_objects_only=objects is not None,
+                                               export_animation=False, convert_world_material=False)
         prepared = preparing.result()  # the hook's, or what validation says when it never ran
         if prepared.refused:
             raise writer.UsdWriteError(filepath, prepared.refused)

@@ -231,17 +231,15 @@ def _path_head(text: str, depth: int) -> str:
 
 
 class _ExistingNamer(_Namer):
-    """Sibling-unique names that also avoid the prims already in the layer."""
+    """Sibling-unique names that also avoid the prims already in the layer (looked up by path: a
+    set of every parent's children would cost a listing per body)."""
 
     def __init__(self, layer: Sdf.Layer):
         super().__init__()
         self.layer = layer
 
-    def child(self, parent: Sdf.Path, name: str, prim_name: Optional[str] = None) -> Sdf.Path:
-        if parent not in self._taken:
-            spec = self.layer.GetPrimAtPath(parent)
-            self._taken[parent] = set(spec.nameChildren.keys()) if spec else set()
-        return super().child(parent, name, prim_name)
+    def _exists(self, parent: Sdf.Path, name: str) -> bool:
+        return self.layer.GetPrimAtPath(parent.AppendChild(name)) is not None
 
 
 class _OntoWriter(_LayerWriter):
@@ -457,30 +455,42 @@ class _OntoWriter(_LayerWriter):
     def _mark_visuals(self) -> None:
         """Render purpose on every mesh Blender wrote under the root (colliders are guides), found
         from the stage's list (a walk over the layer's specs costs 5x)."""
-        for path in map(self.moved, self.meshes):
+        layer, uniform, token = self.layer, Sdf.VariabilityUniform, T.Token
+        for path in self._moved_meshes():
             if path in self.collider_paths or not path.HasPrefix(self.root):
                 continue
-            spec = self.layer.GetPrimAtPath(path)
+            spec = layer.GetPrimAtPath(path)
             if spec is not None and spec.typeName == "Mesh":  # not replaced by a collider
-                Sdf.AttributeSpec(spec, "purpose", T.Token, Sdf.VariabilityUniform).default = D.PURPOSE_VISUAL
+                Sdf.CreatePrimAttributeInLayer(layer, path.AppendProperty("purpose"), token,
+                                               uniform).default = D.PURPOSE_VISUAL
 
+    def _moved_meshes(self) -> list[Sdf.Path]:
+        """The Mesh prims Blender wrote, where they are now."""
+        if getattr(self, "_meshes_now", None) is None:
+            self._meshes_now = list(map(self.moved, self.meshes))
+        return self._meshes_now
 
     def _write_object_colors(self) -> None:
         """A visual colored by its object (no render material) keeps its color as displayColor."""
         layer = self.layer
+        under: dict[Sdf.Path, list[Sdf.Path]] = {}  # an object's prim -> the Meshes Blender wrote below it
+        for mesh in self._moved_meshes():
+            under.setdefault(mesh.GetParentPath(), []).append(mesh)
         for visual in self.scene.visuals:
             path = self.object_paths.get(visual.name)
             spec = layer.GetPrimAtPath(path) if path is not None and not visual.material_name else None
             if spec is None:
                 continue
-            meshes = [path] if spec.typeName == "Mesh" else [path.AppendChild(name) for name, child in
-                                                              spec.nameChildren.items() if child.typeName == "Mesh"]
+            meshes = [path] if spec.typeName == "Mesh" else under.get(path, ())
             for mesh in meshes:
                 if mesh in self.collider_paths or layer.GetAttributeAtPath(
                         mesh.AppendProperty("primvars:displayColor")) is not None:
                     continue
+                mesh_spec = layer.GetPrimAtPath(mesh)
+                if mesh_spec is None or mesh_spec.typeName != "Mesh":
+                    continue
                 color, opacity = self.recorded_colors.get(visual.name) or _color_values(visual)
-                prim = _Prim(layer, mesh, "Mesh")
+                prim = _Prim.existing(layer, mesh, mesh_spec)
                 prim.set("primvars:displayColor", T.Color3fArray, color)
                 prim.set("primvars:displayOpacity", T.FloatArray, opacity)
 
