@@ -31,13 +31,15 @@ from ..model import (
     INF, Body, Dof, DofAxis, DofMotion, Joint, JointType, MassProperties, MeshData, PhysicsMaterial,
     PhysicsScene, Pose, SceneSettings, Shape, ShapeKind, Solver, Visual, dof_axes_for,
 )
-from ..transforms import pose_inverse, pose_mul, quat_from_matrix
+from ..transforms import pose_inverse, pose_mul, quat_from_matrix, quat_mul, quat_normalize
 
 _SCALE_TOLERANCE = 1e-5
 _Y_UP_TO_Z_UP = Gf.Matrix4d().SetRotate(Gf.Rotation(Gf.Vec3d(1.0, 0.0, 0.0), 90.0))
 _API_NAMES: dict[type, str] = {}  # API schema class -> its applied-schema name
 _NOT_AUTHORED = object()
 _BLOCKS = tuple(getattr(Sdf, name) for name in ("ValueBlock", "AnimationBlock") if hasattr(Sdf, name))
+_VEC3_TYPES = frozenset((Gf.Vec3f, Gf.Vec3d, Gf.Vec3h))
+_QUAT_TYPES = frozenset((Gf.Quatf, Gf.Quatd, Gf.Quath))
 
 
 @dataclass
@@ -202,16 +204,16 @@ class _StageReader:
         self.shape_prims: dict[str, Usd.Prim] = {}
         self.used_names: dict[str, set[str]] = {}
         self.root_layer = stage.GetRootLayer()
-        self._authored_names: dict[Usd.Prim, frozenset] = {}
-        self._attribute_specs: dict[Usd.Prim, object] = {}
+        self._properties: dict[Usd.Prim, tuple] = {}  # prim -> (its attribute specs or None, authored names)
         self._applied: dict[Usd.Prim, frozenset] = {}
         self._is_a: dict[tuple[str, type], bool] = {}
         self._world: dict[Usd.Prim, Gf.Matrix4d] = {}
         self._poses: dict[Usd.Prim, tuple[Pose, tuple]] = {}
         self._colors: dict[Sdf.Path, tuple] = {}
         self._inverse_poses: dict[str, Gf.Matrix4d] = {}  # body name -> inverse of its pose matrix
+        self._body_inverses: dict[str, Pose] = {}  # body name -> inverse of its pose
         self._bound: dict[tuple[Usd.Prim, str], UsdShade.Material] = {}  # (prim, purpose) -> material
-        self._last_prim, self._last_specs = None, None  # the latest _single_spec_attributes answer
+        self._last_prim, self._last_specs, self._last_names = None, None, frozenset()  # the latest _select
 
     # -- errors and typed attribute access
     def error(self, prim, attribute: Optional[str], message: str) -> UsdReadError:
@@ -224,15 +226,35 @@ class _StageReader:
     def value(self, prim: Usd.Prim, name: str, kind: str = "float", default=None, allow_inf: bool = True):
         """The authored value of ``name`` checked against ``kind`` (float, int, bool, token, vec3,
         quat, floats); ``default`` when not authored."""
+        if prim is not self._last_prim:
+            self._select(prim)
+        if name not in self._last_names:  # most names asked for are not authored: no USD call
+            return default
         value = self._authored_value(prim, name)
         if value is _NOT_AUTHORED:
             return default
+        if kind == "float" and type(value) is float and -INF < value < INF:  # the common cases, checked first
+            return value
+        value_type = type(value)
+        if kind == "vec3" and value_type in _VEC3_TYPES:
+            x, y, z = _plain(value)  # iterating a Gf vector costs a C++ exception
+            if -INF < x < INF and -INF < y < INF and -INF < z < INF:
+                return (x, y, z)
+        elif kind == "quat" and value_type in _QUAT_TYPES:
+            w, (x, y, z) = value.GetReal(), _plain(value.GetImaginary())
+            if -INF < w < INF and -INF < x < INF and -INF < y < INF and -INF < z < INF \
+                    and w * w + x * x + y * y + z * z != 0.0:
+                return (w, x, y, z)
         return self._checked(prim, name, kind, value, allow_inf)
 
     def _authored_value(self, prim: Usd.Prim, name: str):
         """What ``Get()`` gives for an attribute with an authored value, else ``_NOT_AUTHORED``.
         From the prim's own spec where that is its only opinion (no composition to resolve)."""
-        specs = self._single_spec_attributes(prim)
+        if prim is not self._last_prim:
+            self._select(prim)
+        if name not in self._last_names:
+            return _NOT_AUTHORED
+        specs = self._last_specs
         try:
             if specs is not None:
                 spec = specs.get(name)
@@ -241,8 +263,6 @@ class _StageReader:
                 value = spec.default
                 if value is not None and not isinstance(value, _BLOCKS):
                     return value
-            elif not self.authored(prim, name):  # the cheap test first: most names are not authored
-                return _NOT_AUTHORED
             attr = prim.GetAttribute(name)  # no plain default: time samples, a block, a declaration
             if not attr or not attr.HasAuthoredValue():
                 return _NOT_AUTHORED
@@ -250,25 +270,30 @@ class _StageReader:
         except Tf.ErrorException as error:
             raise self.error(prim, name, f"unreadable value ({_first_line(error)})") from error
 
-    def _single_spec_attributes(self, prim: Usd.Prim):
-        """The attribute specs of the prim when one spec (root layer, same path) is all its
-        opinions, so a spec's default is the composed value at the default time; else None."""
-        if prim is self._last_prim:  # one prim's attributes are asked for in a row: no hashing
-            return self._last_specs
-        specs = self._attribute_specs.get(prim, _NOT_AUTHORED)
-        if specs is _NOT_AUTHORED:
+    def _select(self, prim: Usd.Prim) -> None:
+        """Make ``prim`` the one whose properties are at hand: one prim's attributes are asked for
+        in a row. Its attribute specs when one spec (root layer, same path) is all its opinions, so
+        a spec's default is the composed value at the default time (else None), and the names of
+        its authored properties (a set: asking for a name that is not there costs no USD call)."""
+        found = self._properties.get(prim)
+        if found is None:
             stack = prim.GetPrimStack()
-            single = len(stack) == 1 and stack[0].path == prim.GetPath() and stack[0].layer == self.root_layer
-            specs = self._attribute_specs[prim] = stack[0].attributes if single else None
-        self._last_prim, self._last_specs = prim, specs
-        return specs
+            if len(stack) == 1 and stack[0].path == prim.GetPath() and stack[0].layer == self.root_layer:
+                found = (stack[0].attributes, frozenset(stack[0].GetInfo("properties")))
+            else:
+                found = (None, frozenset(prim.GetAuthoredPropertyNames()))
+            self._properties[prim] = found
+        self._last_prim, (self._last_specs, self._last_names) = prim, found
 
     def authored(self, prim: Usd.Prim, name: str) -> bool:
         """A fast first test: is a property of that name authored on the prim at all?"""
-        names = self._authored_names.get(prim)
-        if names is None:
-            names = self._authored_names[prim] = frozenset(prim.GetAuthoredPropertyNames())
-        return name in names
+        return name in self._names(prim)
+
+    def _names(self, prim: Usd.Prim) -> frozenset:
+        """The names of the prim's authored properties."""
+        if prim is not self._last_prim:
+            self._select(prim)
+        return self._last_names
 
     def has_api(self, prim: Usd.Prim, schema: type, instance: str = "") -> bool:
         """``prim.HasAPI(schema[, instance])`` from the prim's applied schema names, read once."""
@@ -707,11 +732,17 @@ class _StageReader:
     # -- joints
     def _joint_body(self, prim: Usd.Prim, attribute: str):
         """(body or None, prim of the frame the local pose is in) of one side of a joint."""
-        targets = prim.GetRelationship(attribute).GetTargets() if prim.GetRelationship(attribute) else []
+        if attribute not in self._names(prim):  # not authored: no targets
+            return None, None
+        relationship = prim.GetRelationship(attribute)
+        targets = relationship.GetTargets() if relationship else []
         if not targets:
             return None, None
         if len(targets) > 1:
             raise self.error(prim, attribute, f"{len(targets)} targets; a joint side has one body")
+        body = self.body_by_path.get(targets[0])
+        if body is not None:  # a body's prim exists: no need to look it up
+            return body, self.body_prims[body.name]
         target = self.stage.GetPrimAtPath(targets[0])
         if not target or not target.IsValid():
             raise self.error(prim, attribute, f"target {targets[0]} does not exist")
@@ -721,11 +752,20 @@ class _StageReader:
         """The joint frame in ``body``'s frame (world when None), from this side's local pose."""
         pos = self.value(joint_prim, (D.LOCAL_POS0, D.LOCAL_POS1)[side], "vec3", (0.0, 0.0, 0.0), allow_inf=False)
         rot = self.value(joint_prim, (D.LOCAL_ROT0, D.LOCAL_ROT1)[side], "quat", (1.0, 0.0, 0.0, 0.0))
-        frame_matrix = self.world_matrix(frame_prim) if frame_prim else self.to_meters_z_up
+        if frame_prim:
+            frame_matrix, frame_pose = self.world_matrix(frame_prim), self.world_pose(frame_prim)[0]
+        else:
+            frame_matrix = self.to_meters_z_up
+            frame_pose = _decompose(frame_matrix)[0]
         p = frame_matrix.Transform(Gf.Vec3d(*pos))
-        frame_pose = self.world_pose(frame_prim)[0] if frame_prim else _decompose(frame_matrix)[0]
-        world = Pose(pos=(p[0], p[1], p[2]), rot=pose_mul(frame_pose, Pose(rot=rot)).rot)
-        return pose_mul(pose_inverse(body.pose), world) if body else world
+        world = Pose(pos=(p[0], p[1], p[2]), rot=quat_normalize(quat_mul(frame_pose.rot, rot)))  # frame * rot
+        return pose_mul(self._inverse_pose(body), world) if body else world
+
+    def _inverse_pose(self, body: Body) -> Pose:
+        inverse = self._body_inverses.get(body.name)
+        if inverse is None:
+            inverse = self._body_inverses[body.name] = pose_inverse(body.pose)
+        return inverse
 
     def _read_joint(self, prim: Usd.Prim) -> None:
         joint_type = D.JOINT_TYPES_BY_PRIM.get(prim.GetTypeName())
@@ -827,9 +867,10 @@ class _StageReader:
             max_force = self.value(prim, D.drive_attr(instance, "maxForce"), default=INF)
             dof.max_effort = INF if max_force < 0.0 else max_force
         self._read_joint_state(prim, dof, instance, angular)
-        read_fields: set[str] = set()
-        for p, names in _dialect_names(instance):
-            self._read_dof_property(prim, dof, p, names, angular, read_fields)
+        if not self._names(prim).isdisjoint(_dialect_name_set(instance)):  # most joints author none
+            read_fields: set[str] = set()
+            for p, names in _dialect_names(instance):
+                self._read_dof_property(prim, dof, p, names, angular, read_fields)
         if dof.dynamic_friction > dof.static_friction:
             dof.static_friction = dof.dynamic_friction
         return dof
@@ -1190,6 +1231,12 @@ def _parsed_values(parsed: physics_parse.ParsedPhysics, path: Sdf.Path) -> dict:
                 D.drive_attr(instance, "maxForce"): drive.forceLimit,
             })
     return values
+
+
+@lru_cache(maxsize=None)
+def _dialect_name_set(instance: str) -> frozenset:
+    """Every dialect attribute name of one DOF instance."""
+    return frozenset(name for _, names in _dialect_names(instance) for _, name in names)
 
 
 @lru_cache(maxsize=None)
