@@ -209,22 +209,27 @@ def object_paths(stage) -> dict:
 
 def _author(stage, scene_description, preparing=None, isaac_schema: bool = True) -> list[str]:
     """``preparing``: see :func:`articula_export` (None: validated and prepared here)."""
-    from ..core.usd.physics_author import author_physics
+    from ..core.usd.physics_author import author_physics, read_exported_stage
 
-    paths = object_paths(stage)
-    give_back_prim_names(stage, paths, scene_description.prim_names)
+    stage_read = read_exported_stage(stage, OBJECT_NAME_ATTR)  # the prims' paths and world matrices at once
+    paths = stage_read[0]
+    if give_back_prim_names(stage, paths, scene_description.prim_names):
+        stage_read = None  # prims renamed: authoring reads the matrices again
     prepared = preparing.result() if preparing is not None else None
-    return author_physics(stage, scene_description, paths, isaac_schema=isaac_schema, prepared=prepared)
+    return author_physics(stage, scene_description, paths, isaac_schema=isaac_schema, prepared=prepared,
+                          stage_read=stage_read)
 
 
-def give_back_prim_names(stage, paths: dict, prim_names: dict) -> None:
+def give_back_prim_names(stage, paths: dict, prim_names: dict) -> bool:
     """Rename the prims Blender wrote after its object names (``tool/frame`` -> ``tool_frame``, a
     joint ``x.001`` -> ``x_001``) to the prim names the robot's file had (``PhysicsScene.prim_names``:
     ``tn__toolframe_eE``, ``x``), before the physics is authored on them; ``paths`` (object name ->
-    path) follows. A name a sibling already holds, or that is no identifier, leaves the prim as it is."""
+    path) follows. A name a sibling already holds, or that is no identifier, leaves the prim as it is.
+    Returns whether any prim was renamed."""
     from pxr import Sdf
 
     layer = stage.GetRootLayer()
+    renamed_any = False
     for name, prim_name in prim_names.items():
         path = paths.get(name)
         if path is None or path.name == prim_name or not Sdf.Path.IsValidIdentifier(prim_name):
@@ -236,9 +241,11 @@ def give_back_prim_names(stage, paths: dict, prim_names: dict) -> None:
         edit.Add(path, renamed)
         if not layer.Apply(edit):
             continue
+        renamed_any = True
         for key, old in paths.items():
             if old.HasPrefix(path):
                 paths[key] = old.ReplacePrefix(path, renamed)
+    return renamed_any
 
 
 def _plain_export_enabled() -> bool:

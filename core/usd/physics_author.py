@@ -97,14 +97,15 @@ def _color_values(visual) -> tuple:
 def author_physics(stage: Usd.Stage, scene: PhysicsScene, object_paths: dict[str, Sdf.Path],
                    root: Optional[Sdf.Path] = None,
                    masses: Optional[dict[str, MassProperties]] = None, isaac_schema: bool = True,
-                   prepared: Optional[PreparedPhysics] = None) -> list[str]:
+                   prepared: Optional[PreparedPhysics] = None, stage_read: Optional[tuple] = None) -> list[str]:
     """Author ``scene``'s physics onto ``stage``'s root layer at ``object_paths``.
 
     Returns the validation problems that do not block writing (as ``write_usd`` does); raises
     :class:`~.errors.UsdWriteError` for the ones that do, before touching the stage.
     ``isaac_schema``: also what NVIDIA's robot checks ask for (:mod:`.isaac`), on ``root``.
     ``masses``: validated already, these masses (nothing reported); ``prepared``: the whole of
-    :func:`prepare_physics` for this very scene."""
+    :func:`prepare_physics` for this very scene; ``stage_read``: :func:`read_exported_stage` of
+    ``stage`` as it is now (its world matrices and meshes are used)."""
     if prepared is None:
         prepared = prepare_physics(scene, masses)
     if prepared.refused:
@@ -113,7 +114,7 @@ def author_physics(stage: Usd.Stage, scene: PhysicsScene, object_paths: dict[str
     if root is None:
         default = stage.GetDefaultPrim()
         root = default.GetPath() if default else Sdf.Path.absoluteRootPath
-    old_world, meshes = _read_stage(stage)
+    old_world, meshes = _read_stage(stage) if stage_read is None else stage_read[1:]
     layer = stage.GetRootLayer()
     with Sdf.ChangeBlock():
         _OntoWriter(scene, layer, prepared, object_paths, root, old_world, isaac_schema, meshes).write()
@@ -122,15 +123,33 @@ def author_physics(stage: Usd.Stage, scene: PhysicsScene, object_paths: dict[str
 
 def _read_stage(stage: Usd.Stage) -> tuple[dict[Sdf.Path, Gf.Matrix4d], list[Sdf.Path]]:
     """(world matrix of every Xformable prim, every Mesh prim) as Blender wrote them, in one pass."""
-    cache = UsdGeom.XformCache(Usd.TimeCode.Default())
-    old_world, meshes = {}, []
-    for prim in stage.Traverse():
-        if prim.IsA(UsdGeom.Xformable):
-            path = prim.GetPath()
-            old_world[path] = cache.GetLocalToWorldTransform(prim)
-            if prim.GetTypeName() == "Mesh":
-                meshes.append(path)
+    _, old_world, meshes = read_exported_stage(stage)
     return old_world, meshes
+
+
+def read_exported_stage(stage: Usd.Stage, name_attr: Optional[str] = None
+                        ) -> tuple[dict[str, Sdf.Path], dict[Sdf.Path, Gf.Matrix4d], list[Sdf.Path]]:
+    """(the value of ``name_attr`` -> the prim holding it, world matrix of every Xformable prim,
+    every Mesh prim) as the exporter wrote them, in one pass over the stage. The names are read
+    from the root layer's specs and "is it Xformable" is asked once per type: a fifth of the walk."""
+    cache = UsdGeom.XformCache(Usd.TimeCode.Default())
+    named, old_world, meshes, xformable = {}, {}, [], {}
+    world_of, layer_attribute = cache.GetLocalToWorldTransform, stage.GetRootLayer().GetAttributeAtPath
+    for prim in stage.Traverse():
+        path, type_name = prim.GetPath(), prim.GetTypeName()
+        if name_attr is not None:
+            spec = layer_attribute(path.AppendProperty(name_attr))
+            name = spec.default if spec is not None else None
+            if name:
+                named[name] = path
+        is_xformable = xformable.get(type_name)
+        if is_xformable is None:
+            is_xformable = xformable[type_name] = prim.IsA(UsdGeom.Xformable)
+        if is_xformable:
+            old_world[path] = world_of(prim)
+            if type_name == "Mesh":
+                meshes.append(path)
+    return named, old_world, meshes
 
 
 def _matrix(pose: Pose) -> Gf.Matrix4d:
