@@ -39,6 +39,7 @@ _API_NAMES: dict[type, str] = {}  # API schema class -> its applied-schema name
 _NOT_AUTHORED = object()
 _BLOCKS = tuple(getattr(Sdf, name) for name in ("ValueBlock", "AnimationBlock") if hasattr(Sdf, name))
 _VEC3_TYPES = frozenset((Gf.Vec3f, Gf.Vec3d, Gf.Vec3h))
+_PLAIN_KINDS = {"int": int, "bool": bool, "token": str}
 _QUAT_TYPES = frozenset((Gf.Quatf, Gf.Quatd, Gf.Quath))
 
 
@@ -128,17 +129,16 @@ _first_line = readable_usd_error
 def _decompose(matrix: Gf.Matrix4d) -> tuple[Pose, tuple[float, float, float]]:
     """A row-vector world matrix -> (rigid pose, scale per local axis); negative scale on X."""
     a, b, c, _, d, e, f, _, g, h, i, _, tx, ty, tz, _ = _plain(matrix)
-    rows = [[a, b, c], [d, e, f], [g, h, i]]
-    scale = [math.sqrt(x * x + y * y + z * z) for x, y, z in rows]
-    if min(scale) <= 0.0:
+    sx, sy, sz = math.sqrt(a * a + b * b + c * c), math.sqrt(d * d + e * e + f * f), math.sqrt(g * g + h * h + i * i)
+    if min(sx, sy, sz) <= 0.0:
         raise ValueError("degenerate transform (zero scale)")
-    unit = [[v * (1.0 / s) for v in row] for row, s in zip(rows, scale)]
-    (ux, uy, uz), (vx, vy, vz), w = unit
-    if (uy * vz - uz * vy) * w[0] + (uz * vx - ux * vz) * w[1] + (ux * vy - uy * vx) * w[2] < 0.0:
-        unit[0], scale[0] = [-ux, -uy, -uz], -scale[0]
-    # Row i of ``unit`` is the image of local axis i: the column-vector matrix is its transpose.
-    rotation = quat_from_matrix([[unit[j][k] for j in range(3)] for k in range(3)])
-    return Pose(pos=(tx, ty, tz), rot=rotation), (scale[0], scale[1], scale[2])
+    kx, ky, kz = 1.0 / sx, 1.0 / sy, 1.0 / sz
+    ux, uy, uz, vx, vy, vz, wx, wy, wz = a * kx, b * kx, c * kx, d * ky, e * ky, f * ky, g * kz, h * kz, i * kz
+    if (uy * vz - uz * vy) * wx + (uz * vx - ux * vz) * wy + (ux * vy - uy * vx) * wz < 0.0:
+        ux, uy, uz, sx = -ux, -uy, -uz, -sx
+    # Row i (u, v, w) is the image of local axis i: the column-vector matrix is its transpose.
+    rotation = quat_from_matrix(((ux, vx, wx), (uy, vy, wy), (uz, vz, wz)))
+    return Pose(pos=(tx, ty, tz), rot=rotation), (sx, sy, sz)
 
 
 def _plain(value) -> list:
@@ -206,14 +206,17 @@ class _StageReader:
         self.root_layer = stage.GetRootLayer()
         self._properties: dict[Usd.Prim, tuple] = {}  # prim -> (its attribute specs or None, authored names)
         self._applied: dict[Usd.Prim, frozenset] = {}
+        self._all_prims, self._type_names, self._applied_list = None, [], []  # see _index
         self._is_a: dict[tuple[str, type], bool] = {}
         self._world: dict[Usd.Prim, Gf.Matrix4d] = {}
         self._poses: dict[Usd.Prim, tuple[Pose, tuple]] = {}
         self._colors: dict[Sdf.Path, tuple] = {}
+        self._material_names: dict[Sdf.Path, Optional[str]] = {}
         self._inverse_poses: dict[str, Gf.Matrix4d] = {}  # body name -> inverse of its pose matrix
         self._body_inverses: dict[str, Pose] = {}  # body name -> inverse of its pose
+        self._owners: dict[Sdf.Path, Optional[Body]] = {}  # prim path -> the body at or above it
         self._bound: dict[tuple[Usd.Prim, str], UsdShade.Material] = {}  # (prim, purpose) -> material
-        self._last_prim, self._last_specs, self._last_names = None, None, frozenset()  # the latest _select
+        self._last_prim, self._last_spec, self._last_specs, self._last_names = None, None, None, frozenset()
 
     # -- errors and typed attribute access
     def error(self, prim, attribute: Optional[str], message: str) -> UsdReadError:
@@ -236,6 +239,8 @@ class _StageReader:
         if kind == "float" and type(value) is float and -INF < value < INF:  # the common cases, checked first
             return value
         value_type = type(value)
+        if value_type is _PLAIN_KINDS.get(kind):  # an int, bool or token of its own type
+            return value
         if kind == "vec3" and value_type in _VEC3_TYPES:
             x, y, z = _plain(value)  # iterating a Gf vector costs a C++ exception
             if -INF < x < INF and -INF < y < INF and -INF < z < INF:
@@ -279,11 +284,11 @@ class _StageReader:
         if found is None:
             stack = prim.GetPrimStack()
             if len(stack) == 1 and stack[0].path == prim.GetPath() and stack[0].layer == self.root_layer:
-                found = (stack[0].attributes, frozenset(stack[0].GetInfo("properties")))
+                found = (stack[0], stack[0].attributes, frozenset(stack[0].GetInfo("properties")))
             else:
-                found = (None, frozenset(prim.GetAuthoredPropertyNames()))
+                found = (None, None, frozenset(prim.GetAuthoredPropertyNames()))
             self._properties[prim] = found
-        self._last_prim, (self._last_specs, self._last_names) = prim, found
+        self._last_prim, (self._last_spec, self._last_specs, self._last_names) = prim, found
 
     def authored(self, prim: Usd.Prim, name: str) -> bool:
         """A fast first test: is a property of that name authored on the prim at all?"""
@@ -302,6 +307,35 @@ class _StageReader:
             applied = self._applied[prim] = frozenset(prim.GetAppliedSchemas())
         name = _API_NAMES.get(schema) or _API_NAMES.setdefault(schema, Usd.SchemaRegistry.GetSchemaTypeName(schema))
         return (f"{name}:{instance}" if instance else name) in applied
+
+    def _index(self, prims: list) -> None:
+        """Each prim's type name and applied schemas, read once for the passes over every prim."""
+        self._all_prims = prims
+        self._type_names = [prim.GetTypeName() for prim in prims]
+        applied = [frozenset(prim.GetAppliedSchemas()) for prim in prims]
+        self._applied_list = applied
+        self._applied.update(zip(prims, applied))
+
+    def with_api(self, prims: list, schema: type) -> list:
+        """The prims of ``prims`` that have ``schema`` applied, in their order."""
+        if prims is not self._all_prims:
+            return [prim for prim in prims if self.has_api(prim, schema)]
+        name = _API_NAMES.get(schema) or _API_NAMES.setdefault(schema, Usd.SchemaRegistry.GetSchemaTypeName(schema))
+        return [prim for prim, applied in zip(prims, self._applied_list) if name in applied]
+
+    def of_type(self, prims: list, schema: type) -> list:
+        """The prims of ``prims`` that are a ``schema``, in their order."""
+        if prims is not self._all_prims:
+            return [prim for prim in prims if self.is_a(prim, schema)]
+        matching = {name for name in set(self._type_names) if self._type_is_a(name, schema, prims)}
+        return [prim for prim, name in zip(prims, self._type_names) if name in matching]
+
+    def _type_is_a(self, type_name: str, schema: type, prims: list) -> bool:
+        key = (type_name, schema)
+        found = self._is_a.get(key)
+        if found is None:
+            found = self._is_a[key] = prims[self._type_names.index(type_name)].IsA(schema)
+        return found
 
     def is_a(self, prim: Usd.Prim, schema: type) -> bool:
         """``prim.IsA(schema)``, which depends on the prim's type name only: asked once per type."""
@@ -357,15 +391,24 @@ class _StageReader:
         raise ValueError(kind)
 
     def unique_name(self, kind: str, prim: Usd.Prim) -> str:
-        name = prim.GetDisplayName() or prim.GetName()
+        if prim is not self._last_prim:
+            self._select(prim)
+        spec = self._last_spec  # the prim's only spec: its metadata and path without composing
+        prim_name = prim.GetName()
+        if spec is not None:
+            path = spec.path
+            name = (spec.GetInfo("displayName") if spec.HasInfo("displayName") else "") or prim_name
+        else:
+            path = prim.GetPath()
+            name = prim.GetDisplayName() or prim_name
         taken = self.used_names.setdefault(kind, set())
         candidate, n = name, 1
         while candidate in taken:
             candidate, n = f"{name}_{n}", n + 1
         taken.add(candidate)
-        self.paths[f"{kind}:{candidate}"] = str(prim.GetPath())
-        if candidate == name and _kept_prim_name(name, prim.GetName()):
-            self.scene.prim_names.setdefault(candidate, prim.GetName())
+        self.paths[f"{kind}:{candidate}"] = str(path)
+        if candidate == name and name != prim_name and _kept_prim_name(name, prim_name):
+            self.scene.prim_names.setdefault(candidate, prim_name)
         return candidate
 
     # -- stage units
@@ -420,24 +463,24 @@ class _StageReader:
             raise UsdReadError(self.file, None, None, "the stage is empty")
         default = self.stage.GetDefaultPrim()
         self.scene.name = (default.GetDisplayName() or default.GetName()) if default else "World"
+        self._index(prims)
         self._read_scene_settings(prims)
         self._read_physics_materials(prims)
-        bodies = [p for p in prims if self._is_body(p)]
+        bodies = [p for p in self.with_api(prims, UsdPhysics.RigidBodyAPI) if self._is_body(p)]
         for prim in bodies:
             self._read_body(prim)
-        colliders = [p for p in prims if self.has_api(p, UsdPhysics.CollisionAPI)]
+        colliders = self.with_api(prims, UsdPhysics.CollisionAPI)
         self._bind_materials(colliders, D.PHYSICS_BINDING_PURPOSE)
         for prim in colliders:
             self._read_collider(prim)
         self._worlds_from_colliders()
         collider_set = set(colliders)
-        meshes = [p for p in prims if self.is_a(p, UsdGeom.Mesh) and p not in collider_set]
+        meshes = [p for p in self.of_type(prims, UsdGeom.Mesh) if p not in collider_set]
         self._bind_materials(meshes, UsdShade.Tokens.allPurpose)
         for prim in meshes:
             self._read_visual(prim)
-        for prim in prims:
-            if self.is_a(prim, UsdPhysics.Joint):
-                self._read_joint(prim)
+        for prim in self.of_type(prims, UsdPhysics.Joint):
+            self._read_joint(prim)
         ActuationReader(self, prims).read()
         self._read_collision_groups(prims)
         self._read_filtered_pairs(bodies)
@@ -460,7 +503,7 @@ class _StageReader:
     # -- scene
     def _read_scene_settings(self, prims) -> None:
         settings = self.scene.settings = SceneSettings()
-        scene_prim = next((p for p in prims if self.is_a(p, UsdPhysics.Scene)), None)
+        scene_prim = next(iter(self.of_type(prims, UsdPhysics.Scene)), None)
         # MuJoCo angles (mjc:ref) are degrees unless the scene's compiler says radians (as Newton).
         angle = self.value(scene_prim, "mjc:compiler:angle", "token") if scene_prim is not None else None
         self.mjc_angle_scale = 1.0 if angle == "radian" else math.pi / 180.0
@@ -495,8 +538,8 @@ class _StageReader:
             setattr(settings, field_name, value)
 
     def _read_physics_materials(self, prims) -> None:
-        for prim in prims:
-            if not self.has_api(prim, UsdPhysics.MaterialAPI) or is_generated_material(prim):
+        for prim in self.with_api(prims, UsdPhysics.MaterialAPI):
+            if is_generated_material(prim):
                 continue  # a generated one stands for "no material" (core/usd/isaac.py)
             density = self.value(prim, D.DENSITY)
             material = PhysicsMaterial(
@@ -539,6 +582,7 @@ class _StageReader:
         self.body_prims[body.name] = prim
         self.body_by_path[prim.GetPath()] = body
         self.body_scale[body.name] = scale
+        self._owners.clear()  # answers given before this body are stale
 
     def _worlds_from_colliders(self) -> None:
         """A body with no world of its own takes the one its colliders agree on (a world authored
@@ -553,12 +597,29 @@ class _StageReader:
                 shape.world = world
 
     def _owner_body(self, prim: Usd.Prim) -> Optional[Body]:
-        while prim and not prim.IsPseudoRoot():
-            body = self.body_by_path.get(prim.GetPath())
-            if body is not None:
-                return body
-            prim = prim.GetParent()
-        return None
+        """The body at or above ``prim`` (None: static), by prim path; each path's answer is kept
+        (every body is read before the first question)."""
+        if not prim or prim.IsPseudoRoot():
+            return None
+        path, owners = prim.GetPath(), self._owners
+        found = owners.get(path, _NOT_AUTHORED)
+        if found is not _NOT_AUTHORED:
+            return found
+        below, root = [], Sdf.Path.absoluteRootPath
+        while True:
+            found = self.body_by_path.get(path)
+            if found is not None:
+                break
+            below.append(path)
+            path = path.GetParentPath()
+            if path == root or path.isEmpty:
+                break
+            found = owners.get(path, _NOT_AUTHORED)
+            if found is not _NOT_AUTHORED:
+                break
+        for path in below:
+            owners[path] = found
+        return found
 
     def _local_matrix(self, prim: Usd.Prim, body: Optional[Body]) -> tuple[Pose, tuple]:
         """The prim's pose and scale in its body's frame (world frame for static prims)."""
@@ -701,9 +762,20 @@ class _StageReader:
         visual = Visual(name=self.unique_name("visual", prim), body=body.name if body else None,
                         mesh=self._mesh_data(prim), pose=pose, scale=scale)
         visual.color = self._color(prim, material)
-        if material and not material.GetPrim().GetCustomDataByKey(D.GENERATED_MATERIAL_KEY):
-            visual.material_name = material.GetPrim().GetDisplayName() or material.GetPrim().GetName()
+        if material:
+            visual.material_name = self._material_name(material)
         self.scene.visuals.append(visual)
+
+    def _material_name(self, material: UsdShade.Material) -> Optional[str]:
+        """A render material's name, None for one made up for a color; read once per material."""
+        path = material.GetPath()
+        name = self._material_names.get(path, _NOT_AUTHORED)
+        if name is _NOT_AUTHORED:
+            prim = material.GetPrim()
+            name = None if prim.GetCustomDataByKey(D.GENERATED_MATERIAL_KEY) else (
+                prim.GetDisplayName() or prim.GetName())
+            self._material_names[path] = name
+        return name
 
     def _color(self, prim: Usd.Prim, material: Optional[UsdShade.Material]):
         rgb, alpha = self._material_color(material) if material else (None, 1.0)
@@ -953,7 +1025,7 @@ class _StageReader:
     # -- collision groups and filters
     def _read_collision_groups(self, prims) -> None:
         """Seed custom ints win; otherwise PhysicsCollisionGroup prims become Newton groups."""
-        groups = [p for p in prims if self.is_a(p, UsdPhysics.CollisionGroup)]
+        groups = self.of_type(prims, UsdPhysics.CollisionGroup)
         if not groups or not self.scene.shapes:
             return
         authored = [s for s in self.scene.shapes
@@ -1001,7 +1073,7 @@ class _StageReader:
 
     # -- articulations and the tree
     def _read_articulation_roots(self, prims) -> None:
-        self.articulation_roots: list[Usd.Prim] = [p for p in prims if self.has_api(p, UsdPhysics.ArticulationRootAPI)]
+        self.articulation_roots: list[Usd.Prim] = self.with_api(prims, UsdPhysics.ArticulationRootAPI)
         self._children: dict[Optional[str], list[Body]] = {}  # one index: children_of scans every body
         for body in self.scene.bodies:
             self._children.setdefault(body.parent, []).append(body)
