@@ -32,7 +32,8 @@ class SimulationSetupError(RuntimeError):
     """The scene cannot be simulated (the message says why and names the object)."""
 
 
-def _device(context) -> str:
+def simulation_device(context) -> str:
+    """The device of the Simulation Device preference: "auto", "cpu" or "cuda"."""
     from .preferences import preferences
 
     prefs = preferences(context)
@@ -64,7 +65,7 @@ class BlenderSimulation:
         self.frame_start = scene.frame_current
         self.frame = scene.frame_current
         self.frame_dt = scene.render.fps_base / scene.render.fps
-        self.sim = Simulation(self.description, device=_device(context),
+        self.sim = Simulation(self.description, device=simulation_device(context),
                               solver=None if solver in (None, "SCENE") else solver, dt=dt, on_status=on_status)
         names = [name for name, replica in self.sim.body_keys if replica == 0]
         self.row_of = {name: i for i, name in enumerate(names)}

@@ -4,8 +4,9 @@ The bake itself (a transaction: simulating the range, writing the keys, restorin
 ``addon.adapters.simulation_to_keyframes``; these operators drive it and report. From the UI the
 bake is modal: its physics runs in a worker thread polled by a timer, the progress bar and the status
 bar show how far it is and the time left (estimated from the first steps; a warning when over a
-minute), and Esc (or right click) cancels it, leaving the scene as it was. ``execute()`` bakes at
-once (scripts, the bpy module).
+minute), and Esc (or right click) cancels it, leaving the scene as it was. On a solver's first run
+it first waits for the Warp kernels, built in the background (``addon.kernel_wait``) while Blender
+stays responsive. ``execute()`` bakes at once (scripts, the bpy module).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import bpy
 from bpy.props import EnumProperty, IntProperty
 
 from ..addon.adapters.simulation_to_keyframes import BakeJob, bake_action, clear_bake
+from ..addon.kernel_wait import CANCELLED, PASS_THROUGH, READY, KernelWait
 from ..addon.reports import plain
 from .simulate import SOLVER_ITEMS
 
@@ -106,10 +108,14 @@ class ARTICULA_OT_bake(bpy.types.Operator):
         if _RUNNING is not None:
             self.report({"WARNING"}, "A bake is already running")
             return {"CANCELLED"}
-        job = self._start(context)
-        if job is None:
+        self.loop = None
+        try:  # a first run's kernels build in the background while Blender stays responsive
+            self.waiting = KernelWait.needed(context, self.solver, self.report)
+        except Exception as error:
+            self.report({"ERROR"}, f"Cannot bake: {plain(error)}")
             return {"CANCELLED"}
-        self.loop = BakeLoop(job, self.report, self._finish)
+        if self.waiting is None and not self._begin(context):
+            return {"CANCELLED"}
         wm = context.window_manager
         self._timer = wm.event_timer_add(0.01, window=context.window)
         wm.modal_handler_add(self)
@@ -118,7 +124,15 @@ class ARTICULA_OT_bake(bpy.types.Operator):
         self._show(context)
         return {"RUNNING_MODAL"}
 
+    def _begin(self, context) -> bool:
+        job = self._start(context)
+        if job is not None:
+            self.loop = BakeLoop(job, self.report, self._finish)
+        return job is not None
+
     def modal(self, context, event):
+        if self.waiting is not None:
+            return self._wait(context, event)
         result = self.loop.handle(event.type, event.value)
         if result == "RUNNING":
             self._show(context)
@@ -126,7 +140,24 @@ class ARTICULA_OT_bake(bpy.types.Operator):
         self._end(context)
         return {result}
 
+    def _wait(self, context, event):
+        result = self.waiting.handle(event.type, event.value)
+        if result == PASS_THROUGH:
+            return {"PASS_THROUGH"}
+        if result == READY:
+            self.waiting = None
+            if not self._begin(context):
+                result = CANCELLED
+        if result == CANCELLED:
+            self._end(context)
+            return {"CANCELLED"}
+        self._show(context)
+        return {"RUNNING_MODAL"}
+
     def _show(self, context):
+        if self.waiting is not None:
+            _set_status(context, self.waiting.status())
+            return
         context.window_manager.progress_update(int(100 * self.loop.job.fraction))
         _set_status(context, self.loop.status())
 
@@ -141,7 +172,8 @@ class ARTICULA_OT_bake(bpy.types.Operator):
         _set_status(context, None)
 
     def cancel(self, context):  # Blender closes the window or file while baking
-        self.loop.job.cancel()
+        if self.loop is not None:
+            self.loop.job.cancel()
         self._end(context)
 
 

@@ -7,8 +7,10 @@ Shift + click pushes it along the view ray. With Record on (``scene.articula.rec
 the frames become keyframes on Stop & Keep (``adapters.live_recording``); Esc discards them.
 With ``scene.articula.replicas`` > 1, replica 0 moves the objects (and is the one grabbed) and the
 other replicas are drawn by instancing while the simulation runs; any stop removes that display.
-``articula.simulate_control`` does the same from buttons. The session (``addon.simulation_session``)
-moves the data between Blender and the simulation; this module handles the keys, the mouse and reports.
+``articula.simulate_control`` does the same from buttons. On a solver's first run it first waits
+for the Warp kernels, built in the background (``addon.kernel_wait``). The session
+(``addon.simulation_session``) moves the data between Blender and the simulation; this module handles
+the keys, the mouse and reports.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import bpy
 import numpy as np
 from bpy.props import EnumProperty, IntProperty
 
+from ..addon.kernel_wait import CANCELLED, PASS_THROUGH, READY, KernelWait
 from ..addon.reports import plain
 from ..addon.simulation_session import BlenderSimulation, forget_kept_robots
 
@@ -221,19 +224,58 @@ class ARTICULA_OT_simulate(bpy.types.Operator):
         if _RUNNING is not None:
             self.report({"WARNING"}, "A simulation is already running")
             return {"CANCELLED"}
+        self.loop = self._timer = self._draw = None
+        self.request = None
+        try:  # a first run's kernels build in the background while Blender stays responsive
+            self.waiting = KernelWait.needed(context, self.solver, self.report)
+        except Exception as error:
+            self.report({"ERROR"}, f"Cannot simulate: {plain(error)}")
+            return {"CANCELLED"}
+        if self.waiting is None:
+            if not self._begin(context):
+                return {"CANCELLED"}
+        else:
+            self._timer = context.window_manager.event_timer_add(0.1, window=context.window)
+            _set_status(context, self.waiting.status())
+        context.window_manager.modal_handler_add(self)
+        _RUNNING = self
+        return {"RUNNING_MODAL"}
+
+    def _begin(self, context) -> bool:
+        """Start the simulation loop with its frame timer and the pull's line."""
         self.loop = self._start(context, record=context.scene.articula.record_simulation)
         if self.loop is None:
-            return {"CANCELLED"}
-        self.request = None
+            return False
         wm = context.window_manager
         self._timer = wm.event_timer_add(self.loop.session.frame_dt, window=context.window)
         self._draw = bpy.types.SpaceView3D.draw_handler_add(draw_pull, (self.loop,), "WINDOW", "POST_VIEW")
-        wm.modal_handler_add(self)
-        _RUNNING = self
         _set_status(context, self.loop.status())
+        return True
+
+    def _wait(self, context, event):
+        request, self.request = self.request, None
+        if request == "CANCEL":  # the panel's Cancel button
+            result = self.waiting.handle("ESC", "PRESS")
+        else:
+            result = self.waiting.handle(event.type, event.value)
+        if result == PASS_THROUGH:
+            return {"PASS_THROUGH"}
+        if result == READY:
+            self.waiting = None
+            context.window_manager.event_timer_remove(self._timer)
+            self._timer = None
+            if not self._begin(context):
+                result = CANCELLED
+        if result == CANCELLED:
+            self._finish(context)
+            return {"CANCELLED"}
+        if self.waiting is not None:
+            _set_status(context, self.waiting.status())
         return {"RUNNING_MODAL"}
 
     def modal(self, context, event):
+        if self.waiting is not None:
+            return self._wait(context, event)
         request, self.request = self.request, None
         ray = self.ray_source(context, event) if event.type in MOUSE_EVENTS else None
         grabbing = self.loop.grabbing
@@ -255,14 +297,19 @@ class ARTICULA_OT_simulate(bpy.types.Operator):
 
     def _finish(self, context):
         global _RUNNING
-        context.window_manager.event_timer_remove(self._timer)
-        bpy.types.SpaceView3D.draw_handler_remove(self._draw, "WINDOW")
+        if self._timer is not None:
+            context.window_manager.event_timer_remove(self._timer)
+            self._timer = None
+        if self._draw is not None:
+            bpy.types.SpaceView3D.draw_handler_remove(self._draw, "WINDOW")
+            self._draw = None
         _redraw_views(context)
         _set_status(context, None)
         _RUNNING = None
 
     def cancel(self, context):  # Blender closes the window or file while running
-        self.loop.handle("ESC")
+        if self.loop is not None:
+            self.loop.handle("ESC")
         self._finish(context)
 
 

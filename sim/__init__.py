@@ -10,6 +10,7 @@ _EXPORTS = {
     "KERNELS_BUILDING": "simulation",
     "kernels_cached": "simulation",
     "resolve_device": "simulation",
+    "KernelBuild": "kernel_build",
     "build_model": "builder",
     "BuiltModel": "builder",
     "SimulationBuildError": "builder",

@@ -137,6 +137,13 @@ def warm_kernels(solver: Solver | str, device: str = "auto", on_status=None) -> 
     return True
 
 
+def solver_to_run(solver: Solver | str) -> Solver:
+    """The solver a simulation asked for ``solver`` runs: MuJoCo falls back to Featherstone when
+    its packages are not installed."""
+    solver = Solver(solver)
+    return Solver.FEATHERSTONE if solver == Solver.MUJOCO and not _mujoco_available() else solver
+
+
 def _mujoco_available() -> bool:
     try:
         import mujoco  # noqa: F401

@@ -247,7 +247,7 @@ def test_the_operator_modal_shows_progress_and_status_and_ends_cleanly():
     op_cls = bake_operators.ARTICULA_OT_bake
     reports = []
     job = bake_module.BakeJob(bpy.context, 1, 10, "FEATHERSTONE", substeps=5)
-    op = SimpleNamespace(_timer=None, report=lambda kind, text: reports.append((kind, text)))
+    op = SimpleNamespace(_timer=None, waiting=None, report=lambda kind, text: reports.append((kind, text)))
     op.loop = bake_operators.BakeLoop(job, op.report, None)
     op._show = lambda context: op_cls._show(op, context)
     op._end = lambda context: op_cls._end(op, context)

@@ -230,7 +230,7 @@ def test_modal_grabs_drags_and_releases_with_the_ray_under_the_mouse():
     load("FEATHERSTONE")
     operator = simulate_module.ARTICULA_OT_simulate
     rays = {"PRESS": OVER_THE_BOB, "NOTHING": RAISED, "RELEASE": RAISED}
-    running = SimpleNamespace(loop=simulate_module.start_loop(context), request=None,
+    running = SimpleNamespace(loop=simulate_module.start_loop(context), request=None, waiting=None,
                               ray_source=lambda context, event: rays[event.value])
     assert simulate_module.mouse_ray(context, SimpleNamespace(mouse_region_x=0, mouse_region_y=0)) is None
 

@@ -1,0 +1,54 @@
+"""Simulate and Bake wait for a first run's Warp kernels without freezing Blender.
+
+The kernels build on a worker thread (``sim.kernel_build``); the operator waits in its modal loop,
+the status bar counting the seconds, and starts the simulation when they are built. Meanwhile
+Blender keeps drawing and the user keeps working; Esc stops waiting, and the kernels go on building
+for the next run.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from .reports import plain
+from .simulation_session import simulation_device
+
+WAITING, READY, CANCELLED, PASS_THROUGH = "WAITING", "READY", "CANCELLED", "PASS_THROUGH"
+
+
+class KernelWait:
+    """The wait's logic on plain event names (the bpy module never invokes operators, so tests drive
+    it with synthetic events). :meth:`handle` returns ``WAITING`` (a timer tick before the build is
+    done), ``READY`` (start the simulation now), ``CANCELLED`` (Esc, or the build failed: reported)
+    or ``PASS_THROUGH`` (every other event is Blender's)."""
+
+    def __init__(self, build, report):
+        self.build = build
+        self.report = report
+
+    @classmethod
+    def needed(cls, context, solver: Optional[str], report) -> Optional["KernelWait"]:
+        """The wait for the kernels of ``solver`` ("SCENE" or None: the scene's) on the preferred
+        device, their build started; None when an earlier run built them."""
+        from ..sim.kernel_build import KernelBuild
+
+        wanted = context.scene.articula.solver if solver in (None, "SCENE") else solver
+        build = KernelBuild.start(wanted, simulation_device(context))
+        return None if build is None else cls(build, report)
+
+    def handle(self, event_type: str, value: str = "PRESS") -> str:
+        if event_type == "ESC" and value == "PRESS":
+            self.report({"WARNING"}, "Stopped waiting: the Warp kernels go on building in the background, "
+                        "and the next run starts without waiting for them")
+            return CANCELLED
+        if event_type != "TIMER":
+            return PASS_THROUGH
+        try:
+            ready = self.build.done()
+        except Exception as error:
+            self.report({"ERROR"}, f"Cannot build the simulation's Warp kernels: {plain(error)}")
+            return CANCELLED
+        return READY if ready else WAITING
+
+    def status(self) -> str:
+        return f"{self.build.describe()}: {self.build.seconds:.0f} s  |  Esc stop waiting"
