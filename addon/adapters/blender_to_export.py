@@ -46,6 +46,8 @@ def robot_for_export(context, selected_only: bool, current_pose: bool) -> Export
     initial joint positions when ``current_pose``."""
     objects = with_descendants(context.selected_objects) if selected_only else None
     frames = WorldFrames()  # read once, shared by both passes over the same objects
+    if objects is None:
+        frames.read_all(context.scene.objects)
     found = blender_problems(context.scene, objects, frames)
     errors = [str(p) for p in found if p.severity == "ERROR"]
     warnings = [str(p) for p in found if p.severity != "ERROR"]
