@@ -52,3 +52,13 @@ class KernelWait:
 
     def status(self) -> str:
         return f"{self.build.describe()}: {self.build.seconds:.0f} s  |  Esc stop waiting"
+
+
+def wait_for_kernels(context, solver: Optional[str], report, action: str) -> tuple[bool, Optional[KernelWait]]:
+    """:meth:`KernelWait.needed` for an operator: ``(False, None)`` after reporting why it cannot
+    ``action`` (no CUDA device where one is preferred, say), else ``(True, the wait or None)``."""
+    try:
+        return True, KernelWait.needed(context, solver, report)
+    except Exception as error:
+        report({"ERROR"}, f"Cannot {action}: {plain(error)}")
+        return False, None

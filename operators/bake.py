@@ -17,7 +17,7 @@ import bpy
 from bpy.props import EnumProperty, IntProperty
 
 from ..addon.adapters.simulation_to_keyframes import BakeJob, bake_action, clear_bake
-from ..addon.kernel_wait import CANCELLED, PASS_THROUGH, READY, KernelWait
+from ..addon.kernel_wait import CANCELLED, PASS_THROUGH, READY, wait_for_kernels
 from ..addon.reports import plain
 from .simulate import SOLVER_ITEMS
 
@@ -109,10 +109,9 @@ class ARTICULA_OT_bake(bpy.types.Operator):
             self.report({"WARNING"}, "A bake is already running")
             return {"CANCELLED"}
         self.loop = None
-        try:  # a first run's kernels build in the background while Blender stays responsive
-            self.waiting = KernelWait.needed(context, self.solver, self.report)
-        except Exception as error:
-            self.report({"ERROR"}, f"Cannot bake: {plain(error)}")
+        # A first run's kernels build in the background while Blender stays responsive.
+        ready, self.waiting = wait_for_kernels(context, self.solver, self.report, "bake")
+        if not ready:
             return {"CANCELLED"}
         if self.waiting is None and not self._begin(context):
             return {"CANCELLED"}

@@ -21,7 +21,7 @@ import bpy
 import numpy as np
 from bpy.props import EnumProperty, IntProperty
 
-from ..addon.kernel_wait import CANCELLED, PASS_THROUGH, READY, KernelWait
+from ..addon.kernel_wait import CANCELLED, PASS_THROUGH, READY, wait_for_kernels
 from ..addon.reports import plain
 from ..addon.simulation_session import BlenderSimulation, forget_kept_robots
 
@@ -226,10 +226,9 @@ class ARTICULA_OT_simulate(bpy.types.Operator):
             return {"CANCELLED"}
         self.loop = self._timer = self._draw = None
         self.request = None
-        try:  # a first run's kernels build in the background while Blender stays responsive
-            self.waiting = KernelWait.needed(context, self.solver, self.report)
-        except Exception as error:
-            self.report({"ERROR"}, f"Cannot simulate: {plain(error)}")
+        # A first run's kernels build in the background while Blender stays responsive.
+        ready, self.waiting = wait_for_kernels(context, self.solver, self.report, "simulate")
+        if not ready:
             return {"CANCELLED"}
         if self.waiting is None:
             if not self._begin(context):
