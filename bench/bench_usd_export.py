@@ -134,12 +134,10 @@ def floor_parts(bpy, ours_path: str, blender_path: str, runs: int) -> tuple[floa
     our file bare, how many): the two steps of ours that run on the main thread beside nothing."""
     from pxr import Sdf
 
-    from articula.addon.adapters.blender_to_description import WorldFrames, blender_problems, scene_from_blender
+    from articula.addon.adapters.blender_to_export import robot_for_export
 
-    def read():
-        frames = WorldFrames()
-        blender_problems(bpy.context.scene, None, frames)
-        scene_from_blender(bpy.context.scene, None, frames)
+    def read():  # what the operator reads: Blender's problems and the description, at rest
+        robot_for_export(bpy.context, selected_only=False, current_pose=False)
 
     specs = count_property_specs(Sdf.Layer.FindOrOpen(ours_path)) - count_property_specs(
         Sdf.Layer.FindOrOpen(blender_path))
