@@ -107,7 +107,7 @@ def apply_joint(obj, joint: Joint, objects: dict, frames: Optional[WorldFrames] 
         write_actuators(target.actuators, dof.actuators, prim_names or {})
         target.active_actuator_index = 0
     props.active_dof_index = 0
-    body0_frame = pose_mul(frames.pose(props.body0), joint.local_pose0)
+    body0_frame = pose_mul(frames.pose(objects.get(joint.body0) if joint.body0 else None), joint.local_pose0)
     offset = pose_relative(frames.pose(obj), body0_frame)
     props.body0_frame_offset_location = offset.pos
     props.body0_frame_offset_rotation = offset.rot
@@ -683,16 +683,23 @@ class _Adopter(_Builder):
         if obj.parent is not parent and (parent is not None or self.owner(obj) is not None):
             _reparent_keep_world(obj, parent, self.children)
         pose, scale = world_pose_and_scale(obj)
+        moved = True
         if obj.type == "EMPTY":
             obj.empty_display_size = BODY_EMPTY_SIZE
             if not _poses_close(pose, body.pose) or any(abs(s - 1.0) > 1e-6 for s in scale):
                 _set_world_keep_children(obj, pose_matrix(body.pose), self.children)  # its scale stays on its children
+            else:
+                moved = False
         elif any(abs(s - 1.0) > 1e-6 for s in scale):  # a scaled gprim as a body (Newton's cartpole)
             _apply_scale_to_mesh(obj, scale)
             _set_world_keep_children(obj, pose_matrix(body.pose), self.children)
         elif not _poses_close(pose, body.pose):
             _set_world_keep_children(obj, pose_matrix(body.pose, scale), self.children)
+        else:
+            moved = False
         apply_body(obj, body)
+        if not moved and self.frames.anchor(obj) is None:
+            self.frames[obj] = (pose, scale)  # where it stays: its frame for the joints, colliders and visuals
         self.objects[body.name] = self.body_objects[body.name] = obj
         self.made[("body", body.name)] = obj
         self.body_set.add(obj)

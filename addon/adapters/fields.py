@@ -7,6 +7,7 @@ modules' ``INFINITE_WHEN_OFF``); an ``Optional`` float is ``has_<x>`` plus the v
 
 import math
 from enum import Enum
+from functools import lru_cache
 from typing import Optional
 
 from ...core.model import (MJC_PRM_SIZE, Actuator, ActuatorKind, Dof, DofAxis, DofMotion, DriveType, FixedTendon,
@@ -56,15 +57,23 @@ def read_fields(props, fields: dict) -> dict:
 
 def write_fields(props, source, fields: dict) -> None:
     """Set ``props`` from the description object ``source`` for ``fields``."""
-    for name in fields:
+    plain, switched = _write_plan(tuple(fields))
+    for name in plain:
         value = getattr(source, name)
-        switch = INFINITE_WHEN_OFF.get(name)
-        if switch:
-            off = value == switch[1]
-            setattr(props, switch[0], not off)
-            if off:
-                continue
         setattr(props, name, value.value if isinstance(value, Enum) else value)
+    for name, (switch, off_value) in switched:
+        value = getattr(source, name)
+        off = value == off_value
+        setattr(props, switch, not off)
+        if not off:
+            setattr(props, name, value.value if isinstance(value, Enum) else value)
+
+
+@lru_cache(maxsize=None)
+def _write_plan(names: tuple) -> tuple:
+    """(fields written as they are, (field, its switch) of those stored as an on/off switch)."""
+    return (tuple(name for name in names if name not in INFINITE_WHEN_OFF),
+            tuple((name, INFINITE_WHEN_OFF[name]) for name in names if name in INFINITE_WHEN_OFF))
 
 
 def read_optional(props, name: str):
