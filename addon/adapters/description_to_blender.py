@@ -699,7 +699,7 @@ class _Adopter(_Builder):
             moved = False
         apply_body(obj, body)
         if not moved and self.frames.anchor(obj) is None:
-            self.frames[obj] = (pose, scale)  # where it stays: its frame for the joints, colliders and visuals
+            self.frames[obj] = (pose, scale)  # it stays: the frame its joints, colliders and visuals need
         self.objects[body.name] = self.body_objects[body.name] = obj
         self.made[("body", body.name)] = obj
         self.body_set.add(obj)

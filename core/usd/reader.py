@@ -125,15 +125,26 @@ def readable_usd_error(error: Exception) -> str:
 _first_line = readable_usd_error
 
 
+def _api_name(schema: type) -> str:
+    """An API schema class's applied-schema name."""
+    name = _API_NAMES.get(schema)
+    if name is None:
+        name = _API_NAMES[schema] = Usd.SchemaRegistry.GetSchemaTypeName(schema)
+    return name
+
+
 # ------------------------------------------------------------------------------------ matrix helpers
 def _decompose(matrix: Gf.Matrix4d) -> tuple[Pose, tuple[float, float, float]]:
     """A row-vector world matrix -> (rigid pose, scale per local axis); negative scale on X."""
     a, b, c, _, d, e, f, _, g, h, i, _, tx, ty, tz, _ = _plain(matrix)
-    sx, sy, sz = math.sqrt(a * a + b * b + c * c), math.sqrt(d * d + e * e + f * f), math.sqrt(g * g + h * h + i * i)
+    sx, sy, sz = (math.sqrt(a * a + b * b + c * c), math.sqrt(d * d + e * e + f * f),
+                  math.sqrt(g * g + h * h + i * i))
     if min(sx, sy, sz) <= 0.0:
         raise ValueError("degenerate transform (zero scale)")
     kx, ky, kz = 1.0 / sx, 1.0 / sy, 1.0 / sz
-    ux, uy, uz, vx, vy, vz, wx, wy, wz = a * kx, b * kx, c * kx, d * ky, e * ky, f * ky, g * kz, h * kz, i * kz
+    ux, uy, uz = a * kx, b * kx, c * kx
+    vx, vy, vz = d * ky, e * ky, f * ky
+    wx, wy, wz = g * kz, h * kz, i * kz
     if (uy * vz - uz * vy) * wx + (uz * vx - ux * vz) * wy + (ux * vy - uy * vx) * wz < 0.0:
         ux, uy, uz, sx = -ux, -uy, -uz, -sx
     # Row i (u, v, w) is the image of local axis i: the column-vector matrix is its transpose.
@@ -305,7 +316,7 @@ class _StageReader:
         applied = self._applied.get(prim)
         if applied is None:
             applied = self._applied[prim] = frozenset(prim.GetAppliedSchemas())
-        name = _API_NAMES.get(schema) or _API_NAMES.setdefault(schema, Usd.SchemaRegistry.GetSchemaTypeName(schema))
+        name = _api_name(schema)
         return (f"{name}:{instance}" if instance else name) in applied
 
     def _index(self, prims: list) -> None:
@@ -320,7 +331,7 @@ class _StageReader:
         """The prims of ``prims`` that have ``schema`` applied, in their order."""
         if prims is not self._all_prims:
             return [prim for prim in prims if self.has_api(prim, schema)]
-        name = _API_NAMES.get(schema) or _API_NAMES.setdefault(schema, Usd.SchemaRegistry.GetSchemaTypeName(schema))
+        name = _api_name(schema)
         return [prim for prim, applied in zip(prims, self._applied_list) if name in applied]
 
     def of_type(self, prims: list, schema: type) -> list:
