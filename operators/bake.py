@@ -19,12 +19,14 @@ from bpy.props import EnumProperty, IntProperty
 from ..addon.adapters.simulation_to_keyframes import BakeJob, bake_action, clear_bake
 from ..addon.kernel_wait import CANCELLED, PASS_THROUGH, READY, wait_for_kernels
 from ..addon.reports import plain
+from ..addon.status_line import StatusLine
 from .simulate import SOLVER_ITEMS
 
 #: A bake estimated to take longer than this (s) is warned about.
 LONG_BAKE = 60.0
 #: The running modal bake, for panels and tests (one at a time).
 _RUNNING: Optional["ARTICULA_OT_bake"] = None
+_STATUS = StatusLine(header=True)  # one run at a time: one status line
 
 
 def running():
@@ -155,10 +157,10 @@ class ARTICULA_OT_bake(bpy.types.Operator):
 
     def _show(self, context):
         if self.waiting is not None:
-            _set_status(context, self.waiting.status())
+            _STATUS.show(context, self.waiting.status())
             return
         context.window_manager.progress_update(int(100 * self.loop.job.fraction))
-        _set_status(context, self.loop.status())
+        _STATUS.show(context, self.loop.status())
 
     def _end(self, context):
         global _RUNNING
@@ -168,7 +170,7 @@ class ARTICULA_OT_bake(bpy.types.Operator):
             wm.event_timer_remove(self._timer)
             self._timer = None
         wm.progress_end()
-        _set_status(context, None)
+        _STATUS.show(context, None)
 
     def cancel(self, context):  # Blender closes the window or file while baking
         if self.loop is not None:
@@ -228,15 +230,6 @@ def _failure(report, error: Exception) -> str:
     else:
         report({"ERROR"}, f"Cannot bake: {plain(error)}")
     return "CANCELLED"
-
-
-def _set_status(context, text: Optional[str]):
-    workspace = getattr(context, "workspace", None)
-    if workspace is not None:
-        workspace.status_text_set(text)
-    area = getattr(context, "area", None)
-    if area is not None:
-        area.header_text_set(text)
 
 
 class ARTICULA_OT_clear_bake(bpy.types.Operator):

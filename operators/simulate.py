@@ -23,6 +23,7 @@ from bpy.props import EnumProperty, IntProperty
 
 from ..addon.kernel_wait import CANCELLED, PASS_THROUGH, READY, wait_for_kernels
 from ..addon.reports import plain
+from ..addon.status_line import StatusLine
 from ..addon.simulation_session import BlenderSimulation, forget_kept_robots
 
 #: Events whose mouse position gives a ray into the view.
@@ -36,6 +37,7 @@ SOLVER_ITEMS = (
 )
 #: The running modal instance, so buttons can pause, step or stop it.
 _RUNNING: Optional["ARTICULA_OT_simulate"] = None
+_STATUS = StatusLine(header=False)  # one run at a time: one status line
 
 
 class ModalLoop:
@@ -235,7 +237,7 @@ class ARTICULA_OT_simulate(bpy.types.Operator):
                 return {"CANCELLED"}
         else:
             self._timer = context.window_manager.event_timer_add(0.1, window=context.window)
-            _set_status(context, self.waiting.status())
+            _STATUS.show(context, self.waiting.status())
         context.window_manager.modal_handler_add(self)
         _RUNNING = self
         return {"RUNNING_MODAL"}
@@ -248,7 +250,7 @@ class ARTICULA_OT_simulate(bpy.types.Operator):
         wm = context.window_manager
         self._timer = wm.event_timer_add(self.loop.session.frame_dt, window=context.window)
         self._draw = bpy.types.SpaceView3D.draw_handler_add(draw_pull, (self.loop,), "WINDOW", "POST_VIEW")
-        _set_status(context, self.loop.status())
+        _STATUS.show(context, self.loop.status())
         return True
 
     def _wait(self, context, event):
@@ -269,7 +271,7 @@ class ARTICULA_OT_simulate(bpy.types.Operator):
             self._finish(context)
             return {"CANCELLED"}
         if self.waiting is not None:
-            _set_status(context, self.waiting.status())
+            _STATUS.show(context, self.waiting.status())
         return {"RUNNING_MODAL"}
 
     def modal(self, context, event):
@@ -282,7 +284,7 @@ class ARTICULA_OT_simulate(bpy.types.Operator):
         if grabbing or self.loop.grabbing:
             _redraw_views(context)  # the pull's line
         if result == "RUNNING":
-            _set_status(context, self.loop.status())
+            _STATUS.show(context, self.loop.status())
             return {"RUNNING_MODAL"}
         if result == "PASS_THROUGH":
             return {"PASS_THROUGH"}
@@ -303,7 +305,7 @@ class ARTICULA_OT_simulate(bpy.types.Operator):
             bpy.types.SpaceView3D.draw_handler_remove(self._draw, "WINDOW")
             self._draw = None
         _redraw_views(context)
-        _set_status(context, None)
+        _STATUS.show(context, None)
         _RUNNING = None
 
     def cancel(self, context):  # Blender closes the window or file while running
@@ -352,12 +354,6 @@ def _redraw_views(context):
     for area in (screen.areas if screen is not None else ()):
         if area.type == "VIEW_3D":
             area.tag_redraw()
-
-
-def _set_status(context, text: Optional[str]):
-    workspace = getattr(context, "workspace", None)
-    if workspace is not None:
-        workspace.status_text_set(text)
 
 
 class ARTICULA_OT_simulate_control(bpy.types.Operator):
