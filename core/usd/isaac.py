@@ -139,10 +139,12 @@ def robot_order(scene: PhysicsScene, articulations: Optional[list] = None) -> tu
 # ----------------------------------------------------------------------------------------- authoring
 def author_isaac(layer: Sdf.Layer, scene: PhysicsScene, root: Sdf.Path, body_paths: dict[str, Sdf.Path],
                  joint_paths: dict[str, Sdf.Path], shape_paths: dict[str, Sdf.Path],
-                 order: Optional[tuple[list[str], list[str], str]] = None) -> None:
+                 order: Optional[tuple[list[str], list[str], str]] = None,
+                 applied: frozenset = frozenset()) -> None:
     """Author the robot schema, the colliders' physics material bindings and the default prim's
     kind onto ``layer`` (``root``: the default prim's path; the maps: description name -> prim;
-    ``order``: :func:`robot_order` of ``scene`` when already known)."""
+    ``order``: :func:`robot_order` of ``scene`` when already known; ``applied``: the link and
+    joint prims given their API already, last of their applied schemas as here)."""
     robot = layer.GetPrimAtPath(root) if root != Sdf.Path.absoluteRootPath else None
     shapes = [shape_paths[s.name] for s in scene.shapes if s.name in shape_paths]
     if robot is None or not scene.bodies:  # no prim to carry a robot, or no robot: the bindings only
@@ -158,10 +160,10 @@ def author_isaac(layer: Sdf.Layer, scene: PhysicsScene, root: Sdf.Path, body_pat
     for name, targets in ((ROBOT_LINKS, link_paths), (ROBOT_JOINTS, joint_targets)):
         rel = Sdf.RelationshipSpec(robot, name, True)
         rel.targetPathList.prependedItems = targets
-    for path in link_paths:
-        _apply(layer.GetPrimAtPath(path), LINK_API)
-    for path in joint_targets:
-        _apply(layer.GetPrimAtPath(path), JOINT_API)
+    for paths, schema in ((link_paths, LINK_API), (joint_targets, JOINT_API)):
+        for path in paths:
+            if path not in applied:
+                _apply(layer.GetPrimAtPath(path), schema)
     _bind_physics_materials(layer, root, shapes)
 
 

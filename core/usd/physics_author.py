@@ -24,13 +24,15 @@ from pxr import Gf, Sdf, Usd, UsdGeom, Vt
 
 from . import dialect as D
 from .actuation import write_actuation
-from .isaac import robot_order
+from .isaac import LINK_API, robot_order
 from .writer import (PreparedPrims, T, _LayerWriter, _Namer, _Prim, _Recording, _set_pose, _validation_problems,
                      record_prims)
 from ..articulation import Articulation, find_articulations
 from ..model import MassProperties, PhysicsScene, Pose
 
 _XFORM_PREFIX = "xformOp:"
+_XFORM_ORDER = "xformOpOrder"
+_INVERSE = "!invert!"
 
 
 @dataclasses.dataclass
@@ -166,9 +168,17 @@ def _rigid(matrix: Gf.Matrix4d) -> Gf.Matrix4d:
 
 
 def _clear_xform_ops(spec: Sdf.PrimSpec) -> None:
+    """Remove the prim's transform: its xformOpOrder and the ops it lists, the only ops an
+    exporter writes (listing every property of every prim costs a third more)."""
+    order = spec.layer.GetAttributeAtPath(spec.path.AppendProperty(_XFORM_ORDER))
+    if order is None:
+        return
     properties = spec.properties  # by name: no Python object per property spec (1.6x faster)
-    for name in [n for n in properties.keys() if n.startswith(_XFORM_PREFIX) or n == "xformOpOrder"]:
-        del properties[name]
+    for op in order.default or ():
+        name = op[len(_INVERSE):] if op.startswith(_INVERSE) else op
+        if name.startswith(_XFORM_PREFIX) and name in properties:
+            del properties[name]
+    del properties[_XFORM_ORDER]
 
 
 def _set_matrix(prim: _Prim, matrix: Gf.Matrix4d) -> None:
@@ -212,18 +222,17 @@ class _Moves:
     def _by_parent(self, path: Sdf.Path) -> Sdf.Path:
         """Up to the nearest ancestor already known (moved, remembered or the root), then down
         again remembering each: a loop, not recursion, so a chain of any depth is fine."""
-        chain, found = [], None
+        memo, moves = self._memo, self.moves
+        found = memo.get(path) or moves.get(path)
+        chain = []
         while found is None:
-            found = self._memo.get(path) or self.moves.get(path)
-            if found is None:
-                chain.append(path)
-                path = path.GetParentPath()
-                if path.pathElementCount == 0:
-                    found = path
-        for below in reversed(chain):
-            parent = below.GetParentPath()
-            found = below if found == parent else found.AppendChild(below.name)
-            self._memo[below] = found
+            parent = path.GetParentPath()
+            chain.append((path, parent))
+            found = parent if parent.pathElementCount == 0 else memo.get(parent) or moves.get(parent)
+            path = parent
+        for below, parent in reversed(chain):
+            found = below if found == parent else below.ReplacePrefix(parent, found)
+            memo[below] = found
         return found
 
     def _by_prefix(self, path: Sdf.Path) -> Sdf.Path:
@@ -291,6 +300,10 @@ class _OntoWriter(_LayerWriter):
             path = self.object_paths[body.name]
             self.body_paths[body.name] = path
             self.body_by_path[path] = body.name
+        if self.isaac_schema and self.scene.bodies and self.root != Sdf.Path.absoluteRootPath \
+                and self.layer.GetPrimAtPath(self.root) is not None:  # author_isaac gives links their API
+            self.isaac_applied = set()
+            self._schemas_grow = {a for a, b in self.scene.filtered_pairs if a in self.bodies and b in self.bodies}
         self._write_physics_scene()
         self._write_physics_materials()
         roots = set()
@@ -391,6 +404,11 @@ class _OntoWriter(_LayerWriter):
         if articulation.fixed_base or len(articulation.bodies) + len(articulation.loop_joints) > 1:
             api_prim.apply("PhysicsArticulationRootAPI", D.NEWTON_ARTICULATION_ROOT_API)
             api_prim.set(D.SELF_COLLISION_ATTR, T.Bool, bool(root.self_collision))
+        applied = self.isaac_applied
+        for name, prim in zip(articulation.bodies, prims):
+            if applied is not None and name not in self._schemas_grow:  # filtered pairs come later
+                prim.apply(LINK_API)
+                applied.add(prim.path)
         for prim in prims:
             prim.done()
 

@@ -133,7 +133,8 @@ class _Prim:
 
     def set(self, name: str, type_name, value, custom: bool = False, uniform: bool = False) -> Sdf.AttributeSpec:
         variability = Sdf.VariabilityUniform if uniform else Sdf.VariabilityVarying
-        attr = Sdf.AttributeSpec(self.spec, name, type_name, variability, custom)
+        attr = Sdf.CreatePrimAttributeInLayer(self.spec.layer, self.path.AppendProperty(name), type_name,
+                                              variability, custom)
         if value is not None:
             attr.default = value
         return attr
@@ -148,20 +149,21 @@ class _Prim:
         """Author ``recording``'s properties and schemas, in the order they were recorded.
 
         Specs are made by path with the layer's free functions, cheaper than the spec constructors
-        (4.3 against 5.5 us an attribute with its value, measured on Blender's stage)."""
-        layer, path, resolve = self.spec.layer, self.path, self.resolve
-        varying, uniform = Sdf.VariabilityVarying, Sdf.VariabilityUniform
-        attribute, relationship = Sdf.CreatePrimAttributeInLayer, Sdf.JustCreateRelationshipInLayer
-        for name, type_name, value, custom, is_uniform, targets in recording.properties:
-            property_path = path.AppendProperty(name)
-            if targets is None:
-                attr = attribute(layer, property_path, type_name, uniform if is_uniform else varying, custom)
-                if value is not None:
-                    attr.default = value
-            else:
+        (4.3 against 5.5 us an attribute with its value, measured on Blender's stage); the values
+        are of the attributes' exact types already (:meth:`_Recording.set`)."""
+        layer, resolve, append = self.spec.layer, self.resolve, self.path.AppendProperty
+        attribute, bare_attribute = Sdf.CreatePrimAttributeInLayer, Sdf.JustCreatePrimAttributeInLayer
+        relationship, uniform = Sdf.JustCreateRelationshipInLayer, Sdf.VariabilityUniform
+        for name, type_name, value, custom, variability, targets in recording.properties:
+            property_path = append(name)
+            if targets is not None:
                 relationship(layer, property_path, uniform, False)
                 layer.GetRelationshipAtPath(property_path).targetPathList.explicitItems = [
                     resolve(*t) if type(t) is tuple else t for t in targets]
+            elif value is None:
+                bare_attribute(layer, property_path, type_name, variability, custom)
+            else:
+                attribute(layer, property_path, type_name, variability, custom).default = value
         return self.apply(*recording.schemas)
 
     def done(self) -> None:
@@ -188,10 +190,17 @@ class _Recording:
         return self
 
     def set(self, name: str, type_name, value, custom: bool = False, uniform: bool = False) -> None:
-        self.properties.append((name, type_name, value, custom, uniform, None))
+        exact = _EXACT_SCALARS.get(type_name) if value is not None else None
+        self.properties.append((name, type_name, value if exact is None else exact(value), custom,
+                                Sdf.VariabilityUniform if uniform else Sdf.VariabilityVarying, None))
 
     def rel(self, name: str, targets: list) -> None:
-        self.properties.append((name, None, None, False, False, targets))
+        self.properties.append((name, None, None, False, Sdf.VariabilityUniform, targets))
+
+
+# A scalar recorded as its attribute's C++ type (a Python float is a double, a str no token), so
+# authoring it converts nothing.
+_EXACT_SCALARS = {T.Float: Vt.Float, T.Double: Vt.Double, T.Int: Vt.Int, T.Bool: Vt.Bool, T.Token: Vt.Token}
 
 
 class PreparedPrims:
@@ -289,6 +298,8 @@ class _LayerWriter:
         self.material_names = {material.name for material in scene.materials}
         self.robot_order = None  # isaac.robot_order(scene), when known before writing
         self.recorded_prims: Optional[PreparedPrims] = None  # record_prims(scene), when made before writing
+        # Prims given their Isaac link/joint API as they were finished (None: all get it at the end)
+        self.isaac_applied: Optional[set[Sdf.Path]] = None
 
     def resolve(self, kind: str, name: str) -> Sdf.Path:
         """The path of a recording's (kind, name) target."""
@@ -335,7 +346,7 @@ class _LayerWriter:
         if self.isaac_schema:
             from .isaac import author_isaac
             author_isaac(self.layer, self.scene, self.root, self.body_paths, self.joint_paths, self.shape_paths,
-                         self.robot_order)
+                         self.robot_order, self.isaac_applied or frozenset())
 
     # -- scene and materials
     def _write_physics_scene(self) -> None:
@@ -473,6 +484,10 @@ class _LayerWriter:
             prim.author(recorded)
         else:
             self._write_joint_physics(prim, joint)
+        if self.isaac_applied is not None and joint.mimic is None:  # a mimic's schemas grow later
+            from .isaac import JOINT_API
+            prim.apply(JOINT_API)
+            self.isaac_applied.add(path)
         prim.done()
 
     def _write_joint_physics(self, prim, joint: Joint):
