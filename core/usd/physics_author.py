@@ -512,26 +512,29 @@ class _OntoWriter(_LayerWriter):
     def _write_object_colors(self) -> None:
         """A visual colored by its object (no render material) keeps its color as displayColor."""
         layer = self.layer
+        colored = [visual for visual in self.scene.visuals
+                   if not visual.material_name and self.object_paths.get(visual.name) is not None]
         under: dict[Sdf.Path, list[Sdf.Path]] = {}  # an object's prim -> the Meshes Blender wrote below it
-        for mesh in self._moved_meshes():
+        for mesh in self._moved_meshes() if colored else ():
             under.setdefault(mesh.GetParentPath(), []).append(mesh)
-        for visual in self.scene.visuals:
-            path = self.object_paths.get(visual.name)
-            spec = layer.GetPrimAtPath(path) if path is not None and not visual.material_name else None
+        attribute, varying = Sdf.CreatePrimAttributeInLayer, Sdf.VariabilityVarying
+        for visual in colored:
+            path = self.object_paths[visual.name]
+            spec = layer.GetPrimAtPath(path)
             if spec is None:
                 continue
             meshes = [path] if spec.typeName == "Mesh" else under.get(path, ())
             for mesh in meshes:
-                if mesh in self.collider_paths or layer.GetAttributeAtPath(
-                        mesh.AppendProperty("primvars:displayColor")) is not None:
+                color_path = mesh.AppendProperty("primvars:displayColor")
+                if mesh in self.collider_paths or layer.GetAttributeAtPath(color_path) is not None:
                     continue
-                mesh_spec = layer.GetPrimAtPath(mesh)
+                mesh_spec = spec if mesh == path else layer.GetPrimAtPath(mesh)
                 if mesh_spec is None or mesh_spec.typeName != "Mesh":
                     continue
                 color, opacity = self.recorded_colors.get(visual.name) or _color_values(visual)
-                prim = _Prim.existing(layer, mesh, mesh_spec)
-                prim.set("primvars:displayColor", T.Color3fArray, color)
-                prim.set("primvars:displayOpacity", T.FloatArray, opacity)
+                attribute(layer, color_path, T.Color3fArray, varying, False).default = color
+                attribute(layer, mesh.AppendProperty("primvars:displayOpacity"), T.FloatArray, varying,
+                          False).default = opacity
 
 
 def _move(layer: Sdf.Layer, path: Sdf.Path, new_path: Sdf.Path) -> None:
