@@ -4,6 +4,7 @@ The layers register bottom-up and unregister top-down. Blender modules are impor
 ``register()`` so that the bpy-free layers (``core``, ``sim``) stay importable from plain Python.
 """
 
+import atexit
 import importlib
 
 _LAYERS = ("addon", "operators", "panels")
@@ -16,8 +17,17 @@ def _layer(name):
 def register():
     for name in _LAYERS:
         _layer(name).register()
+    # The bpy 4.5 module never exits while an add-on's classes are still registered (its static
+    # destructor waits on a sound thread that nothing stops). Blender itself disables add-ons before
+    # its Python ends, so this runs only in scripts that import bpy and never disable Articula.
+    atexit.register(_unregister_at_exit)
 
 
 def unregister():
+    atexit.unregister(_unregister_at_exit)
     for name in reversed(_LAYERS):
         _layer(name).unregister()
+
+
+def _unregister_at_exit():
+    unregister()
