@@ -238,6 +238,19 @@ def _quatf(q) -> Gf.Quatf:
     return Gf.Quatf(q[0], q[1], q[2], q[3])
 
 
+# Attributes whose value is their UsdPhysics schema's fallback are left out: every consumer reads
+# the fallback when nothing is authored (a joint's frames at its bodies' origins, a drive's zero
+# targets, unlimited force and force type), and a robot's file has a fifth fewer specs to write.
+_ORIGIN = Gf.Vec3f(0.0, 0.0, 0.0)
+_IDENTITY = Gf.Quatf(1.0, 0.0, 0.0, 0.0)
+
+
+def _set_unless_fallback(prim, name: str, type_name, value, fallback, uniform: bool = False) -> None:
+    """``prim.set`` unless ``value`` is ``fallback`` (None: always set)."""
+    if fallback is None or value != fallback:
+        prim.set(name, type_name, value, uniform=uniform)
+
+
 _RIGID_ORDER = Vt.TokenArray(["xformOp:translate", "xformOp:orient"])
 _SCALED_ORDER = Vt.TokenArray(["xformOp:translate", "xformOp:orient", "xformOp:scale"])
 
@@ -502,10 +515,10 @@ class _LayerWriter:
         if joint.body0 is not None:
             prim.rel(D.BODY0, [("body", joint.body0)])
         prim.rel(D.BODY1, [("body", joint.body1)])
-        prim.set(D.LOCAL_POS0, T.Point3f, Gf.Vec3f(*joint.local_pose0.pos))
-        prim.set(D.LOCAL_ROT0, T.Quatf, _quatf(joint.local_pose0.rot))
-        prim.set(D.LOCAL_POS1, T.Point3f, Gf.Vec3f(*joint.local_pose1.pos))
-        prim.set(D.LOCAL_ROT1, T.Quatf, _quatf(joint.local_pose1.rot))
+        for pos, rot, pose in ((D.LOCAL_POS0, D.LOCAL_ROT0, joint.local_pose0),
+                               (D.LOCAL_POS1, D.LOCAL_ROT1, joint.local_pose1)):
+            _set_unless_fallback(prim, pos, T.Point3f, Gf.Vec3f(*pose.pos), _ORIGIN)
+            _set_unless_fallback(prim, rot, T.Quatf, _quatf(pose.rot), _IDENTITY)
         if not joint.enabled:
             prim.set(D.JOINT_ENABLED, T.Bool, False)
         if joint.collide_bodies:
@@ -563,13 +576,15 @@ class _LayerWriter:
 
     def _write_drive(self, prim: _Prim, dof: Dof, instance: str, angular: bool) -> None:
         prim.apply(f"PhysicsDriveAPI:{instance}")
-        prim.set(D.drive_attr(instance, "type"), T.Token, D.DRIVE_TYPE_TOKENS[dof.drive_type], uniform=True)
-        for name, value, unit in (("stiffness", dof.drive_stiffness, D.Unit.PER_ANGLE),
-                                  ("damping", dof.drive_damping, D.Unit.PER_ANGLE),
-                                  ("targetPosition", dof.target_position, D.Unit.ANGLE),
-                                  ("targetVelocity", dof.target_velocity, D.Unit.ANGLE),
-                                  ("maxForce", dof.max_effort, D.Unit.PLAIN)):
-            prim.set(D.drive_attr(instance, name), T.Float, D.to_usd(value, unit, angular))
+        _set_unless_fallback(prim, D.drive_attr(instance, "type"), T.Token, D.DRIVE_TYPE_TOKENS[dof.drive_type],
+                             "force", uniform=True)
+        for name, value, unit, fallback in (("stiffness", dof.drive_stiffness, D.Unit.PER_ANGLE, None),
+                                            ("damping", dof.drive_damping, D.Unit.PER_ANGLE, None),
+                                            ("targetPosition", dof.target_position, D.Unit.ANGLE, 0.0),
+                                            ("targetVelocity", dof.target_velocity, D.Unit.ANGLE, 0.0),
+                                            ("maxForce", dof.max_effort, D.Unit.PLAIN, math.inf)):
+            _set_unless_fallback(prim, D.drive_attr(instance, name), T.Float, D.to_usd(value, unit, angular),
+                                 fallback)
 
     def _write_joint_state(self, prim: _Prim, dof: Dof, instance: str, angular: bool) -> None:
         if not (dof.initial_position or dof.initial_velocity):
@@ -680,8 +695,7 @@ class _LayerWriter:
     def _write_geometry(prim: _Prim, shape: Shape):
         """Author the gprim's own size attributes; returns the scale its transform needs."""
         kind = shape.kind
-        if kind == ShapeKind.BOX:
-            prim.set("size", T.Double, 2.0)
+        if kind == ShapeKind.BOX:  # a Cube of the schema's size, 2: the scale is the half extents
             return shape.half_extents
         if kind == ShapeKind.SPHERE:
             prim.set("radius", T.Double, shape.radius)
