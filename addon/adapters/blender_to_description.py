@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import math
 from array import array
+from operator import attrgetter
 from typing import Iterable, Optional
 
 from ...core.model import (Body, Joint, JointType, MassProperties, MeshData, PhysicsScene, Pose, Shape,
                            ShapeKind, Visual, make_joint)
-from ...core.transforms import pose_mul, pose_relative, quat_from_matrix, quat_normalize
+from ...core.transforms import pose_inverse, pose_mul, pose_relative, quat_from_matrix, quat_normalize
 from ..properties.collider_props import MESH_KINDS, size_factors
 from .fields import (BODY_FIELDS, JOINT_FIELDS, SHAPE_FIELDS, read_dof, read_fields, read_material, read_mimic,
                      read_optional, read_settings, read_tendon)
@@ -173,13 +174,35 @@ class WorldFrames(dict):
     With ``rest`` (the default) the frames are the robot's rest pose: a body away from its rest
     (:func:`away_from_rest`) sits at its stored rest and everything under it follows rigidly, so
     joint frames, colliders and visuals keep their authored offsets whatever state is shown.
-    ``rest=False`` reads the objects where they are now (the state)."""
+    ``rest=False`` reads the objects where they are now (the state).
+
+    It also keeps what else both passes ask of each object: its roles (:meth:`role`) and the
+    inverse of a body's frame (:meth:`relative`)."""
 
     def __init__(self, rest: bool = True):
         super().__init__()
         self.rest = rest
         self._anchors: dict = {}
         self._read: dict = {}  # world_pose_and_scale read ahead (read_all)
+        self._roles: dict = {}
+        self._inverses: dict = {}
+
+    def role(self, obj) -> tuple:
+        """(body, joint, collider): ``obj``'s PropertyGroups of the roles it has on, None for the
+        others; read once (each ``obj.articula.<group>`` is an RNA lookup chain)."""
+        found = self._roles.get(obj)
+        if found is None:
+            body, joint, collider = _ROLE_GROUPS(obj.articula)
+            found = self._roles[obj] = (body if body.enabled else None, joint if joint.enabled else None,
+                                        collider if collider.enabled else None)
+        return found
+
+    def relative(self, owner, pose: Pose) -> Pose:
+        """``pose`` (world) in ``owner``'s frame: ``pose_relative``, the owner's inverse made once."""
+        inverse = self._inverses.get(owner)
+        if inverse is None:
+            inverse = self._inverses[owner] = pose_inverse(self.pose(owner))
+        return _pose_mul(inverse, pose)
 
     def read_all(self, objects) -> "WorldFrames":
         """Read the world matrices of a whole Blender collection (``scene.objects``) at once."""
@@ -195,7 +218,8 @@ class WorldFrames(dict):
             obj = obj.parent
         found = self._anchors[obj] if obj is not None else None
         for current in reversed(chain):
-            if away_from_rest(current):
+            body = self.role(current)[0]
+            if body is not None and (body.posed or is_bake_animated(current)):  # away_from_rest
                 found = current
             self._anchors[current] = found
         return found
@@ -213,6 +237,23 @@ class WorldFrames(dict):
 
     def pose(self, obj) -> Pose:
         return self[obj][0] if obj is not None else Pose()
+
+
+_ROLE_GROUPS = attrgetter("body", "joint", "collider")
+
+
+def _pose_mul(a: Pose, b: Pose) -> Pose:
+    """``core.transforms.pose_mul`` with its quaternion helpers written out: the same float
+    operations in the same order (bit for bit the same pose), without four calls per pose."""
+    w, x, y, z = a.rot
+    vx, vy, vz = b.pos
+    tx, ty, tz = 2.0 * (y * vz - z * vy), 2.0 * (z * vx - x * vz), 2.0 * (x * vy - y * vx)
+    px, py, pz = a.pos
+    bw, bx, by, bz = b.rot
+    return Pose(pos=(px + (vx + w * tx + (y * tz - z * ty)), py + (vy + w * ty + (z * tx - x * tz)),
+                     pz + (vz + w * tz + (x * ty - y * tx))),
+                rot=quat_normalize((w * bw - x * bx - y * by - z * bz, w * bx + x * bw + y * bz - z * by,
+                                    w * by - x * bz + y * bw + z * bx, w * bz + x * by - y * bx + z * bw)))
 
 
 def world_pose(obj) -> Pose:
@@ -275,13 +316,14 @@ def is_visual(obj, bodies: set) -> bool:
     return _is_visual(obj, bodies, is_joint(obj), is_collider(obj))
 
 
-def _is_visual(obj, bodies: set, joint: bool, collider: bool) -> bool:
+def _is_visual(obj, bodies: set, joint: bool, collider: bool, collider_props=None) -> bool:
     if joint or obj.type != "MESH":
         return False
     if not collider:
         return True
     own_object = obj in bodies or owner_body(obj, bodies) is None
-    return own_object and not obj.articula.collider.collider_only
+    props = obj.articula.collider if collider_props is None else collider_props
+    return own_object and not props.collider_only
 
 
 # --- readers ---------------------------------------------------------------------------------
@@ -290,15 +332,17 @@ def mesh_data(obj) -> MeshData:
     """The object's own mesh (modifiers not applied) as vertices and triangles."""
     mesh = obj.data
     mesh.calc_loop_triangles()
-    coordinates = array("f", bytes(4 * 3 * len(mesh.vertices)))
-    mesh.vertices.foreach_get("co", coordinates)
-    corners = array("i", bytes(4 * 3 * len(mesh.loop_triangles)))
-    mesh.loop_triangles.foreach_get("vertices", corners)
+    vertices, triangles = mesh.vertices, mesh.loop_triangles
+    coordinates = array("f", bytes(4 * 3 * len(vertices)))
+    vertices.foreach_get("co", coordinates)
+    corners = array("i", bytes(4 * 3 * len(triangles)))
+    triangles.foreach_get("vertices", corners)
     return MeshData(vertices=_triples(coordinates.tolist()), triangles=_triples(corners.tolist()))
 
 
 def _triples(flat: list) -> list[tuple]:
-    return list(zip(flat[0::3], flat[1::3], flat[2::3]))
+    items = iter(flat)
+    return list(zip(items, items, items))
 
 
 def read_mass(props) -> Optional[MassProperties]:
@@ -309,32 +353,37 @@ def read_mass(props) -> Optional[MassProperties]:
                           principal_axes=tuple(props.principal_axes))
 
 
-def read_body(obj, bodies: set, frames: WorldFrames) -> Body:
-    props = obj.articula.body
+def read_body(obj, bodies: set, frames: WorldFrames, props=None) -> Body:
+    """``props``: ``obj.articula.body`` where the caller has it."""
+    props = obj.articula.body if props is None else props
     parent, gap = parent_body(obj, bodies)
     return Body(name=obj.name, pose=frames.pose(obj), parent=parent.name if parent else None,
                 hierarchy_gap=gap, mass=read_mass(props), **read_fields(props, BODY_FIELDS))
 
 
-def read_joint(obj, frames: WorldFrames) -> Joint:
-    props = obj.articula.joint
+def read_joint(obj, frames: WorldFrames, props=None) -> Joint:
+    """``props``: ``obj.articula.joint`` where the caller has it."""
+    props = obj.articula.joint if props is None else props
     frame = frames.pose(obj)
-    body0, body1 = props.body0, props.body1
+    body0, body1, joint_type, axis, active, dofs = _JOINT_READ(props)
     offset = Pose(pos=tuple(props.body0_frame_offset_location),
                   rot=quat_normalize(tuple(props.body0_frame_offset_rotation)))
     return Joint(
         name=obj.name,
-        type=JointType(props.type),
+        type=JointType(joint_type),
         body0=body0.name if body0 else None,
         body1=body1.name if body1 else "",
-        local_pose0=pose_relative(frames.pose(body0), pose_mul(frame, offset)),
-        local_pose1=pose_relative(frames.pose(body1), frame),
-        axis=props.axis,
-        dofs=[read_dof(d) for d in props.dofs],
-        enabled=props.active,
+        local_pose0=frames.relative(body0, _pose_mul(frame, offset)),
+        local_pose1=frames.relative(body1, frame),
+        axis=axis,
+        dofs=[read_dof(d) for d in dofs],
+        enabled=active,
         mimic=read_mimic(props),
         **read_fields(props, JOINT_FIELDS),
     )
+
+
+_JOINT_READ = attrgetter("body0", "body1", "type", "axis", "active", "dofs")
 
 
 FIXED_BASE_SUFFIX = "_fixed_base"
@@ -346,33 +395,39 @@ def fixed_base_joints(body_objects: list, joints: list[Joint], frames: WorldFram
     anchored = {j.body1 for j in joints if j.body0 is None}
     added = []
     for obj in body_objects:
-        if obj.articula.body.fixed_base and obj.name not in anchored:
+        props = frames.role(obj)[0]
+        if (obj.articula.body if props is None else props).fixed_base and obj.name not in anchored:
             joint = make_joint(obj.name + FIXED_BASE_SUFFIX, JointType.FIXED, None, obj.name)
             joint.local_pose0, joint.local_pose1 = frames.pose(obj), Pose()
             added.append(joint)
     return added
 
 
-def read_shape(obj, bodies: set, frames: WorldFrames) -> Shape:
-    props = obj.articula.collider
+def read_shape(obj, bodies: set, frames: WorldFrames, props=None) -> Shape:
+    """``props``: ``obj.articula.collider`` where the caller has it."""
+    props = obj.articula.collider if props is None else props
     owner = owner_body(obj, bodies)
     pose, scale = frames[obj]
-    extents, radius, half_height = size_factors(props.shape, props.axis, scale)
-    kind = ShapeKind(props.shape)
+    shape, axis, half_extents, radius, half_height, material = _SHAPE_READ(props)
+    extents, radius_factor, height_factor = size_factors(shape, axis, scale)
+    kind = ShapeKind(shape)
     return Shape(
         name=obj.name,
         kind=kind,
         body=owner.name if owner else None,
-        pose=pose_relative(frames.pose(owner), pose) if owner else pose,
-        half_extents=tuple(h * f for h, f in zip(props.half_extents, extents)),
-        radius=props.radius * radius,
-        half_height=props.half_height * half_height,
+        pose=frames.relative(owner, pose) if owner else pose,
+        half_extents=tuple(h * f for h, f in zip(half_extents, extents)),
+        radius=radius * radius_factor,
+        half_height=half_height * height_factor,
         mesh=mesh_data(obj) if kind.value in MESH_KINDS and obj.type == "MESH" else None,
         scale=scale,
-        material=props.material or None,
+        material=material or None,
         density=read_optional(props, "density"),
         **read_fields(props, SHAPE_FIELDS),
     )
+
+
+_SHAPE_READ = attrgetter("shape", "axis", "half_extents", "radius", "half_height", "material")
 
 
 def visual_color(obj) -> tuple[tuple[float, float, float, float], Optional[str]]:
@@ -395,7 +450,7 @@ def read_visual(obj, bodies: set, frames: WorldFrames) -> Visual:
     pose, scale = frames[obj]
     color, material_name = visual_color(obj)
     return Visual(name=obj.name, body=owner.name if owner else None, mesh=mesh_data(obj),
-                  pose=pose_relative(frames.pose(owner), pose) if owner else pose, scale=scale,
+                  pose=frames.relative(owner, pose) if owner else pose, scale=scale,
                   color=color, material_name=material_name)
 
 
@@ -416,13 +471,15 @@ def parents_first(bodies: list[Body]) -> list[Body]:
     return ordered
 
 
-def in_file_order(joint_objects: list) -> list:
+def in_file_order(joint_objects: list, joint_props: Optional[list] = None) -> list:
     """Joint objects in object order, except that joints stacked between the same two bodies take
     the order of the file they came from among themselves (Newton merges them into one D6 in that
-    order); stacked joints made in Blender follow, in object order."""
+    order); stacked joints made in Blender follow, in object order. ``joint_props``: their
+    ``articula.joint`` groups, in the same order, where the caller has them."""
     groups: dict[tuple, list[int]] = {}
-    for i, obj in enumerate(joint_objects):
-        props = obj.articula.joint
+    if joint_props is None:
+        joint_props = [obj.articula.joint for obj in joint_objects]
+    for i, props in enumerate(joint_props):
         groups.setdefault((props.body0, props.body1), []).append(i)
     ordered = list(joint_objects)
     for places in groups.values():
@@ -444,31 +501,45 @@ def scene_from_blender(scene, objects: Optional[Iterable] = None,
     """
     objects = list(scene.objects if objects is None else objects)
     frames = WorldFrames() if frames is None else frames
-    roles = [(o, is_body(o), is_joint(o), is_collider(o)) for o in objects]
-    bodies = {o for o, body, _, _ in roles if body}
+    roles = [(o, *frames.role(o)) for o in objects]  # (object, body, joint, collider props or None)
+    body_roles = [(o, body) for o, body, _, _ in roles if body is not None]
+    bodies = {o for o, _ in body_roles}
+    joint_roles = [(o, joint) for o, _, joint, _ in roles if joint is not None]
     settings = scene.articula
-    joints = [read_joint(o, frames) for o in in_file_order([o for o, _, joint, _ in roles if joint])]
+    ordered = _joints_in_file_order(joint_roles)
+    joints = [read_joint(o, frames, props) for o, props in ordered]
+    actuated = {o for (o, _), joint in zip(ordered, joints) if any(d.actuators for d in joint.dofs)}
     joint_names = {j.name for j in joints}
     return PhysicsScene(
         name=settings.world_name,
         robot_type=settings.robot_type or None,
         settings=read_settings(settings),
-        bodies=parents_first([read_body(o, bodies, frames) for o, body, _, _ in roles if body]),
-        joints=joints + fixed_base_joints([o for o, body, _, _ in roles if body], joints, frames),
-        shapes=[read_shape(o, bodies, frames) for o, _, _, collider in roles if collider],
+        bodies=parents_first([read_body(o, bodies, frames, props) for o, props in body_roles]),
+        joints=joints + fixed_base_joints([o for o, _ in body_roles], joints, frames),
+        shapes=[read_shape(o, bodies, frames, collider) for o, _, _, collider in roles if collider is not None],
         visuals=[read_visual(o, bodies, frames) for o, _, joint, collider in roles
-                 if _is_visual(o, bodies, joint, collider)],
+                 if _is_visual(o, bodies, joint is not None, collider is not None, collider)],
         materials=[read_material(m) for m in settings.materials],
         filtered_pairs=[(p.body_a.name, p.body_b.name) for p in settings.filtered_pairs
                         if p.body_a and p.body_b],
         tendons=[read_tendon(t) for t in settings.tendons
                  if any(j.joint is not None and j.joint.name in joint_names for j in t.joints)],
-        prim_names=prim_names(objects, settings.tendons, [o.articula.joint.dofs for o, _, joint, _ in roles if joint]),
+        # only the joints with actuators have DOFs to look through for their prim names
+        prim_names=prim_names(objects, settings.tendons,
+                              [props.dofs for o, props in joint_roles if o in actuated]),
     )
 
 
+def _joints_in_file_order(joint_roles: list) -> list:
+    """(object, joint props) pairs in :func:`in_file_order`."""
+    ordered = in_file_order([o for o, _ in joint_roles], [props for _, props in joint_roles])
+    props = dict(joint_roles)
+    return [(o, props[o]) for o in ordered]
+
+
 def prim_names(objects: list, tendons, joint_dofs) -> dict[str, str]:
-    """``PhysicsScene.prim_names`` from the objects, tendons and actuators that keep a file's prim name."""
+    """``PhysicsScene.prim_names`` from the objects, tendons and actuators that keep a file's prim name
+    (``joint_dofs``: the DOF collections of the joints that have actuators)."""
     names = {}
     for obj in objects:
         prim_name = object_prim_name(obj)
@@ -491,23 +562,24 @@ def blender_problems(scene, objects: Optional[Iterable] = None, frames: Optional
     problems = []
     in_scene = set(scene.objects)  # scene.objects.get(name) is a linear search: O(objects) per joint
     for obj in list(scene.objects if objects is None else objects):
-        if is_body(obj):
+        body_props, joint_props, collider_props = frames.role(obj)
+        if body_props is not None:
             scale = frames[obj][1]
             if not is_uniform(scale):
                 problems.append(validation.non_uniform_scale(obj.name, scale))
-        if is_joint(obj):
-            for side, body in (("0", obj.articula.joint.body0), ("1", obj.articula.joint.body1)):
+        if joint_props is not None:
+            body0, body1 = joint_props.body0, joint_props.body1
+            for side, body in (("0", body0), ("1", body1)):
                 if body is not None and body not in in_scene:
                     problems.append(validation.error(
                         obj.name, f"its body {side} {body.name!r} is no longer in the scene (deleted?); "
                         "delete this joint or pick another body (Delete Bodies and Their Joints removes "
                         "a body with its joints)", "joint_body_deleted"))
-            body1 = obj.articula.joint.body1
             if body1 is not None and obj.parent != body1:
                 problems.append(validation.warning(
                     obj.name, f"the joint is not parented to its body 1 {body1.name!r}, so it does not "
                     "follow that body; parent it (Ctrl+P, keep transform)", "joint_not_on_body1"))
-        if is_collider(obj) and obj.articula.collider.shape in MESH_KINDS and obj.type != "MESH":
+        if collider_props is not None and collider_props.shape in MESH_KINDS and obj.type != "MESH":
             problems.append(validation.error(
                 obj.name, "the collider is a mesh shape but the object has no mesh; pick a "
                 "primitive shape or use a mesh object", "mesh_collider_without_mesh"))

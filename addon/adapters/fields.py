@@ -8,6 +8,7 @@ modules' ``INFINITE_WHEN_OFF``); an ``Optional`` float is ``has_<x>`` plus the v
 import math
 from enum import Enum
 from functools import lru_cache
+from operator import attrgetter
 from typing import Optional
 
 from ...core.model import (MJC_PRM_SIZE, Actuator, ActuatorKind, Dof, DofAxis, DofMotion, DriveType, FixedTendon,
@@ -35,24 +36,47 @@ SETTINGS_FIELDS = {"solver": Solver, **{name: None for name in (
 INFINITE_WHEN_OFF = {**dof_props.INFINITE_WHEN_OFF, **joint_props.INFINITE_WHEN_OFF}
 
 
-def _to_python(value):
-    """A property value as the description stores it (vectors as tuples of float)."""
-    if isinstance(value, (bool, int, float, str)):
-        return value
-    return tuple(value)
-
-
 def read_fields(props, fields: dict) -> dict:
     """Description keyword arguments from ``props`` for ``fields`` (name -> Enum type or None)."""
-    values = {}
-    for name, enum_type in fields.items():
-        switch = INFINITE_WHEN_OFF.get(name)
-        if switch and not getattr(props, switch[0]):
-            values[name] = switch[1]
-            continue
-        value = _to_python(getattr(props, name))
-        values[name] = enum_type(value) if enum_type else value
+    plan = _READ_PLANS.get((id(fields), type(props)))
+    if plan is None or plan.fields is not fields:
+        plan = _READ_PLANS[id(fields), type(props)] = _ReadPlan(props, fields)
+    read = plan.getter(props)
+    values = dict(zip(plan.names, read))
+    for name, members, enum_type in plan.enums:
+        value = values[name]
+        member = members.get(value)
+        values[name] = enum_type(value) if member is None else member
+    for name in plan.vectors:
+        values[name] = tuple(values[name])
+    for name, k, off_value in plan.switched:
+        if not read[k]:
+            values[name] = off_value
     return values
+
+
+class _ReadPlan:
+    """How :func:`read_fields` reads one PropertyGroup class: every field and on/off switch in one
+    ``attrgetter`` call (the RNA lookups cost less than a Python loop around them), then vectors
+    as tuples and enum values as their Enum members, decided once per field (a property's type
+    is its class's)."""
+
+    def __init__(self, props, fields: dict):
+        self.fields = fields
+        self.names = tuple(fields)
+        switches = [(name, INFINITE_WHEN_OFF[name]) for name in self.names if name in INFINITE_WHEN_OFF]
+        read = [*self.names, *(switch for _, (switch, _) in switches)]
+        self.getter = attrgetter(*read) if len(read) > 1 else lambda item: tuple(getattr(item, n) for n in read)
+        self.switched = tuple((name, len(self.names) + k, off_value)
+                              for k, (name, (_, off_value)) in enumerate(switches))
+        sample = self.getter(props)
+        self.vectors = tuple(name for name, value in zip(self.names, sample)
+                             if not isinstance(value, (bool, int, float, str)))
+        self.enums = tuple((name, {member.value: member for member in enum_type}, enum_type)
+                           for name, enum_type in fields.items() if enum_type)
+
+
+_READ_PLANS: dict = {}
 
 
 def write_fields(props, source, fields: dict) -> None:
