@@ -216,6 +216,25 @@ class _Moves:
     def __bool__(self) -> bool:
         return bool(self.moves)
 
+    def along(self, walk) -> Optional[dict[Sdf.Path, Sdf.Path]]:
+        """Each path of ``walk`` -> where it is now, in one pass, when ``walk`` lists prims parents
+        first and depth first (a stage traversal) with every moved prim among them: the prims after
+        a moved one that have its path as prefix are its subtree (a third of the time of asking
+        for each path). None where moves nest or a moved prim is not in ``walk``."""
+        if self._nested or not all(old in walk for old in self.moves):
+            return None
+        moved, old, new = {}, None, None
+        for path in walk:
+            target = self.moves.get(path)
+            if target is not None:
+                old, new = path, target
+                moved[path] = target
+            elif old is not None and path.HasPrefix(old):
+                moved[path] = path.ReplacePrefix(old, new)
+            else:
+                moved[path] = path
+        return moved
+
     def __call__(self, path: Sdf.Path) -> Sdf.Path:
         return self._by_prefix(path) if self._nested else self._by_parent(path)
 
@@ -339,9 +358,10 @@ class _OntoWriter(_LayerWriter):
             moves.add(path, moved)
             self.old_world[wrapper] = self.old_world.get(path.GetParentPath(), Gf.Matrix4d(1.0))
         if moves:
-            self.moved = moves
-            self.object_paths = {k: moves(v) for k, v in self.object_paths.items()}
-            self.old_world = {moves(k): v for k, v in self.old_world.items()}
+            walked = moves.along(self.old_world)  # every Xformable prim, a stage traversal's order
+            self.moved = moves if walked is None else lambda path: walked.get(path) or moves(path)
+            self.object_paths = {k: self.moved(v) for k, v in self.object_paths.items()}
+            self.old_world = {self.moved(k): v for k, v in self.old_world.items()}
 
     # -- world matrices after the edit
     def world(self, path: Sdf.Path) -> Gf.Matrix4d:

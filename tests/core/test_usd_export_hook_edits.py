@@ -61,3 +61,27 @@ def test_every_op_in_a_prims_order_goes_inverted_ones_too():
         spec = layer.GetPrimAtPath(moved["body:" + body.name])
         ops = sorted(name for name in spec.properties.keys() if name.startswith("xformOp"))
         assert ops == ["xformOp:orient", "xformOp:translate", "xformOpOrder"], (body.name, ops)
+
+
+def test_moves_along_a_traversal_map_each_path_as_one_by_one():
+    """Fixed bases wrapped: a traversal's paths follow their moved ancestor in one pass, as each
+    path asked for alone; nested moves, or a moved prim the walk lacks, are left to the latter."""
+    from articula.core.usd.physics_author import _Moves
+
+    walk = ["/root", "/root/a", "/root/a/x", "/root/a/x/y", "/root/ab", "/root/ab/z", "/root/b", "/root/b/w",
+            "/root/c"]
+    walk = {Sdf.Path(path): None for path in walk}
+    moves = _Moves()
+    moves.add(Sdf.Path("/root/a"), Sdf.Path("/root/a_w/a"))
+    moves.add(Sdf.Path("/root/b"), Sdf.Path("/root/b_w/b"))
+    along = moves.along(walk)
+    assert along == {path: moves(path) for path in walk}
+    assert along[Sdf.Path("/root/a/x/y")] == Sdf.Path("/root/a_w/a/x/y")
+    assert along[Sdf.Path("/root/ab/z")] == Sdf.Path("/root/ab/z")  # a name with the moved one's as prefix
+    nested = _Moves()
+    nested.add(Sdf.Path("/root/a"), Sdf.Path("/root/a_w/a"))
+    nested.add(Sdf.Path("/root/a_w/a/x"), Sdf.Path("/root/a_w/a/x_w/x"))
+    assert nested.along(walk) is None
+    absent = _Moves()
+    absent.add(Sdf.Path("/root/q"), Sdf.Path("/root/q_w/q"))
+    assert absent.along(walk) is None
