@@ -366,8 +366,8 @@ def read_joint(obj, frames: WorldFrames, props=None) -> Joint:
     props = obj.articula.joint if props is None else props
     frame = frames.pose(obj)
     body0, body1, joint_type, axis, active, dofs = _JOINT_READ(props)
-    offset = Pose(pos=tuple(props.body0_frame_offset_location),
-                  rot=quat_normalize(tuple(props.body0_frame_offset_rotation)))
+    offset = Pose(pos=props.body0_frame_offset_location[:],  # a Vector's slice: its tuple
+                  rot=quat_normalize(props.body0_frame_offset_rotation[:]))
     return Joint(
         name=obj.name,
         type=JointType(joint_type),
@@ -416,7 +416,7 @@ def read_shape(obj, bodies: set, frames: WorldFrames, props=None) -> Shape:
         kind=kind,
         body=owner.name if owner else None,
         pose=frames.relative(owner, pose) if owner else pose,
-        half_extents=tuple(h * f for h, f in zip(half_extents, extents)),
+        half_extents=tuple([h * f for h, f in zip(half_extents, extents)]),
         radius=radius * radius_factor,
         half_height=half_height * height_factor,
         mesh=mesh_data(obj) if kind.value in MESH_KINDS and obj.type == "MESH" else None,

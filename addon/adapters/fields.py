@@ -8,7 +8,7 @@ modules' ``INFINITE_WHEN_OFF``); an ``Optional`` float is ``has_<x>`` plus the v
 import math
 from enum import Enum
 from functools import lru_cache
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Optional
 
 from ...core.model import (MJC_PRM_SIZE, Actuator, ActuatorKind, Dof, DofAxis, DofMotion, DriveType, FixedTendon,
@@ -47,8 +47,8 @@ def read_fields(props, fields: dict) -> dict:
         value = values[name]
         member = members.get(value)
         values[name] = enum_type(value) if member is None else member
-    for name in plan.vectors:
-        values[name] = tuple(values[name])
+    for name, as_tuple in plan.vectors:
+        values[name] = as_tuple(values[name])
     for name, k, off_value in plan.switched:
         if not read[k]:
             values[name] = off_value
@@ -70,13 +70,15 @@ class _ReadPlan:
         self.switched = tuple((name, len(self.names) + k, off_value)
                               for k, (name, (_, off_value)) in enumerate(switches))
         sample = self.getter(props)
-        self.vectors = tuple(name for name, value in zip(self.names, sample)
+        self.vectors = tuple((name, _WHOLE if type(_WHOLE(value)) is tuple else tuple)
+                             for name, value in zip(self.names, sample)
                              if not isinstance(value, (bool, int, float, str)))
         self.enums = tuple((name, {member.value: member for member in enum_type}, enum_type)
                            for name, enum_type in fields.items() if enum_type)
 
 
 _READ_PLANS: dict = {}
+_WHOLE = itemgetter(slice(None))  # a mathutils Vector's whole slice: its tuple, made faster than tuple()
 
 
 def write_fields(props, source, fields: dict) -> None:
