@@ -53,9 +53,15 @@ def export_scene(context, filepath: str, layout: str, selected_only: bool, allow
     Raises ``UsdWriteError`` listing the problems when the scene cannot be exported; the target
     file is then left as it was.
     """
+    _, writer = _usd()
+    with _collector_paused():
+        return _export_scene(context, writer, filepath, layout, selected_only, state, isaac_schema)
+
+
+def _export_scene(context, writer, filepath: str, layout: str, selected_only: bool, state: str,
+                  isaac_schema: bool) -> list[str]:
     from ..addon.adapters.blender_to_export import robot_for_export
 
-    _, writer = _usd()
     robot = robot_for_export(context, selected_only, current_pose=state == "CURRENT")
     if robot.errors:
         raise writer.UsdWriteError(filepath, robot.errors)
@@ -66,6 +72,23 @@ def export_scene(context, filepath: str, layout: str, selected_only: bool, allow
     if layout == "FLAT":
         return warnings + writer.write_usd(desc, filepath, layout=layout, isaac_schema=isaac_schema)
     return warnings + _blender_export(context, filepath, desc, objects, isaac_schema)
+
+
+@contextlib.contextmanager
+def _collector_paused():
+    """Python's cyclic garbage collector off for the export: it makes some 100,000 objects (the
+    description, the specs recorded for the hook) that live until it ends and are then freed by
+    reference counting; collections in between walk them for nothing (each 1-3 ms, and about
+    25 ms when a full collection falls inside; measured at 200 bodies)."""
+    import gc
+
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 # Blender's exporter takes the GIL many times per object: each time the worker preparing the
