@@ -88,8 +88,7 @@ def world_poses_and_scales(objects) -> dict:
     position = np.stack([tx, ty, tz], axis=1).tolist()
     quat = np.stack(quat, axis=1).tolist()
     scales = np.stack(snapped, axis=1).tolist()
-    return {obj: (Pose(pos=tuple(position[k]), rot=tuple(quat[k])), tuple(scales[k]))
-            for k, obj in enumerate(items)}
+    return {obj: (Pose(tuple(p), tuple(q)), tuple(s)) for obj, p, q, s in zip(items, position, quat, scales)}
 
 
 def _quats_from_matrices(m) -> list:
@@ -250,10 +249,10 @@ def _pose_mul(a: Pose, b: Pose) -> Pose:
     tx, ty, tz = 2.0 * (y * vz - z * vy), 2.0 * (z * vx - x * vz), 2.0 * (x * vy - y * vx)
     px, py, pz = a.pos
     bw, bx, by, bz = b.rot
-    return Pose(pos=(px + (vx + w * tx + (y * tz - z * ty)), py + (vy + w * ty + (z * tx - x * tz)),
-                     pz + (vz + w * tz + (x * ty - y * tx))),
-                rot=quat_normalize((w * bw - x * bx - y * by - z * bz, w * bx + x * bw + y * bz - z * by,
-                                    w * by - x * bz + y * bw + z * bx, w * bz + x * by - y * bx + z * bw)))
+    return Pose((px + (vx + w * tx + (y * tz - z * ty)), py + (vy + w * ty + (z * tx - x * tz)),
+                 pz + (vz + w * tz + (x * ty - y * tx))),
+                quat_normalize((w * bw - x * bx - y * by - z * bz, w * bx + x * bw + y * bz - z * by,
+                                w * by - x * bz + y * bw + z * bx, w * bz + x * by - y * bx + z * bw)))
 
 
 def world_pose(obj) -> Pose:
@@ -366,8 +365,8 @@ def read_joint(obj, frames: WorldFrames, props=None) -> Joint:
     props = obj.articula.joint if props is None else props
     frame = frames.pose(obj)
     body0, body1, joint_type, axis, active, dofs = _JOINT_READ(props)
-    offset = Pose(pos=props.body0_frame_offset_location[:],  # a Vector's slice: its tuple
-                  rot=quat_normalize(props.body0_frame_offset_rotation[:]))
+    offset = Pose(props.body0_frame_offset_location[:],  # a Vector's slice: its tuple
+                  quat_normalize(props.body0_frame_offset_rotation[:]))
     return Joint(
         name=obj.name,
         type=JointType(joint_type),
