@@ -167,13 +167,13 @@ def _rigid(matrix: Gf.Matrix4d) -> Gf.Matrix4d:
     return rigid
 
 
-def _clear_xform_ops(spec: Sdf.PrimSpec) -> None:
-    """Remove the prim's transform: its xformOpOrder and the ops it lists, the only ops an
-    exporter writes (listing every property of every prim costs a third more)."""
-    order = spec.layer.GetAttributeAtPath(spec.path.AppendProperty(_XFORM_ORDER))
+def _clear_xform_ops(layer: Sdf.Layer, path: Sdf.Path) -> None:
+    """Remove the transform of the prim at ``path``: its xformOpOrder and the ops it lists, the
+    only ops an exporter writes (listing every property of every prim costs a third more)."""
+    order = layer.GetAttributeAtPath(path.AppendProperty(_XFORM_ORDER))
     if order is None:
         return
-    properties = spec.properties  # by name: no Python object per property spec (1.6x faster)
+    properties = layer.GetPrimAtPath(path).properties  # by name: no Python object per property spec
     for op in order.default or ():
         name = op[len(_INVERSE):] if op.startswith(_INVERSE) else op
         if name.startswith(_XFORM_PREFIX) and name in properties:
@@ -182,7 +182,7 @@ def _clear_xform_ops(spec: Sdf.PrimSpec) -> None:
 
 
 def _set_matrix(prim: _Prim, matrix: Gf.Matrix4d) -> None:
-    _clear_xform_ops(prim.spec)
+    _clear_xform_ops(prim.spec.layer, prim.path)
     prim.set("xformOp:transform", T.Matrix4d, matrix)
     prim.set("xformOpOrder", T.TokenArray, ["xformOp:transform"], uniform=True)
 
@@ -403,7 +403,7 @@ class _OntoWriter(_LayerWriter):
         self._written.add(body.name)
         path = self.body_paths[body.name]
         prim = self.prim(path, "Xform")
-        _clear_xform_ops(prim.spec)
+        _clear_xform_ops(self.layer, path)
         parent_path = path.GetParentPath()
         recorded = self.recorded_poses.get(body.name)
         if recorded is not None and self.body_by_path.get(parent_path) == recorded[0]:
@@ -468,9 +468,7 @@ class _OntoWriter(_LayerWriter):
             if path is None or path in self.body_by_path:
                 path = self.names.child(self.body_paths[joint.body1], joint.name, self.prim_name(joint.name))
             else:
-                spec = self.layer.GetPrimAtPath(path)
-                if spec is not None:
-                    _clear_xform_ops(spec)
+                _clear_xform_ops(self.layer, path)  # nothing where the prim is not there
             self._write_joint(path, joint)
             siblings.setdefault(path.GetParentPath(), []).append(path.name)
         self._keep_joint_order(siblings)
