@@ -515,7 +515,8 @@ def scene_from_blender(scene, objects: Optional[Iterable] = None,
         settings=read_settings(settings),
         bodies=parents_first([read_body(o, bodies, frames, props) for o, props in body_roles]),
         joints=joints + fixed_base_joints([o for o, _ in body_roles], joints, frames),
-        shapes=[read_shape(o, bodies, frames, collider) for o, _, _, collider in roles if collider is not None],
+        shapes=[read_shape(o, bodies, frames, collider) for o, _, _, collider in roles
+                if collider is not None],
         visuals=[read_visual(o, bodies, frames) for o, _, joint, collider in roles
                  if _is_visual(o, bodies, joint is not None, collider is not None, collider)],
         materials=[read_material(m) for m in settings.materials],

@@ -66,7 +66,8 @@ class _ReadPlan:
         self.names = tuple(fields)
         switches = [(name, INFINITE_WHEN_OFF[name]) for name in self.names if name in INFINITE_WHEN_OFF]
         read = [*self.names, *(switch for _, (switch, _) in switches)]
-        self.getter = attrgetter(*read) if len(read) > 1 else lambda item: tuple(getattr(item, n) for n in read)
+        self.getter = (attrgetter(*read) if len(read) > 1  # one name: attrgetter gives the value itself
+                       else lambda item: tuple(getattr(item, n) for n in read))
         self.switched = tuple((name, len(self.names) + k, off_value)
                               for k, (name, (_, off_value)) in enumerate(switches))
         sample = self.getter(props)

@@ -39,7 +39,8 @@ def _robot(scene):
     dof.has_lower_limit, dof.has_max_effort, dof.lower = False, True, -0.25  # switches off and on
     joints[1].articula.joint.body0_frame_offset_rotation = (0.9, 0.1, -0.3, 0.2)
     joints[1].articula.joint.body0_frame_offset_location = (0.01, -0.02, 0.3)
-    bodies[0].rotation_euler, bodies[0].location = (0.7, 0.2, -1.3), (0.123, -0.456, 0.789)  # frames off the axes
+    # frames off the axes, so that any change in the order of float operations shows
+    bodies[0].rotation_euler, bodies[0].location = (0.7, 0.2, -1.3), (0.123, -0.456, 0.789)
     bodies[2].rotation_euler = (0.3, -1.1, 2.5)  # away from its rest: frames follow its stored rest
     bodies[2].articula.body.posed = True
     bodies[1].articula.body.linear_velocity = (0.5, -1.0 / 3.0, math.pi)
@@ -75,7 +76,8 @@ def test_export_read_equals_the_poses_composed_one_by_one(clean_scene):
             continue
         props = obj.articula.joint
         body0 = objects.get(joint.body0) if joint.body0 else None
-        offset = Pose(tuple(props.body0_frame_offset_location), quat_normalize(tuple(props.body0_frame_offset_rotation)))
+        offset = Pose(tuple(props.body0_frame_offset_location),
+                      quat_normalize(tuple(props.body0_frame_offset_rotation)))
         assert joint.local_pose0 == pose_relative(frames.pose(body0), pose_mul(frames.pose(obj), offset))
         assert joint.local_pose1 == pose_relative(frames.pose(objects[joint.body1]), frames.pose(obj))
     for item in desc.shapes + desc.visuals:
