@@ -18,8 +18,8 @@ pytestmark = pytest.mark.skipif(not bpy.app.module, reason="needs the bpy module
 @pytest.mark.parametrize("last_state", ["enabled", "disabled"])
 def test_a_script_exits_after_enabling_articula(last_state):
     try:
-        done = subprocess.run([sys.executable, str(HERE / "_exit_probe.py"), str(HERE.parents[1]), last_state],
-                              capture_output=True, text=True, timeout=180)
+        probe = [sys.executable, str(HERE / "_exit_probe.py"), str(HERE.parents[1]), last_state]
+        done = subprocess.run(probe, capture_output=True, text=True, timeout=180)
     except subprocess.TimeoutExpired:
         pytest.fail("the script ended but its process never exited")
     assert done.returncode == 0, done.stderr[-3000:]

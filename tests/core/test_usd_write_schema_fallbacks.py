@@ -93,7 +93,8 @@ def test_written_values_are_what_the_schema_api_reads():
                                       (drive.GetTargetVelocityAttr(), dof.target_velocity, D.Unit.ANGLE),
                                       (drive.GetMaxForceAttr(), dof.max_effort, D.Unit.PLAIN)):
                 expected = D.to_usd(value, unit, angular)
-                assert attr.Get() == pytest.approx(expected, rel=1e-6) or math.isinf(expected) and attr.Get() == expected
+                read = attr.Get()
+                assert read == expected if math.isinf(expected) else read == pytest.approx(expected, rel=1e-6)
     boxes = [shape for shape in scene.shapes if shape.kind == ShapeKind.BOX]
     for shape in boxes:
         cube = UsdGeom.Cube(stage.GetPrimAtPath(paths["shape:" + shape.name]))
