@@ -56,7 +56,7 @@ class BlenderSimulation:
 
         scene = self.scene = context.scene
         capture_rest(scene.objects)  # the rest stays stored while the bodies show states
-        self.description = scene_from_blender(scene)  # at rest: the joint zeros
+        self.description = scene_from_blender(scene, visual_meshes=False)  # at rest: the joint zeros
         if not self.description.bodies:
             raise SimulationSetupError("nothing to simulate: no object is a physics body")
         problem = first_error(validate(self.description) + blender_problems(scene))

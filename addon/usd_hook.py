@@ -271,7 +271,8 @@ def _plain_export(export_context) -> None:
     if not any(obj.articula.body.enabled for obj in scene.objects):
         return
     stage = export_context.get_stage()
-    description = scene_from_blender(scene, _exported_objects(scene, set(object_paths(stage))), WorldFrames())
+    description = scene_from_blender(scene, _exported_objects(scene, set(object_paths(stage))), WorldFrames(),
+                                     visual_meshes=False)  # Blender wrote them
     for warning in _author(stage, description, None, _plain_export_isaac_schema()):
         print(f"Articula: {warning}")
 

@@ -62,7 +62,9 @@ def _export_scene(context, writer, filepath: str, layout: str, selected_only: bo
                   isaac_schema: bool) -> list[str]:
     from ..addon.adapters.blender_to_export import robot_for_export
 
-    robot = robot_for_export(context, selected_only, current_pose=state == "CURRENT")
+    # NESTED: Blender's exporter writes the visuals' meshes, so the description needs none
+    robot = robot_for_export(context, selected_only, current_pose=state == "CURRENT",
+                             visual_meshes=layout == "FLAT")
     if robot.errors:
         raise writer.UsdWriteError(filepath, robot.errors)
     desc, objects, warnings = robot.desc, robot.objects, robot.warnings

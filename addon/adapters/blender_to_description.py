@@ -444,11 +444,13 @@ def principled_node(material):
     return next((n for n in tree.nodes if n.type == "BSDF_PRINCIPLED"), None) if tree else None
 
 
-def read_visual(obj, bodies: set, frames: WorldFrames) -> Visual:
+def read_visual(obj, bodies: set, frames: WorldFrames, with_mesh: bool = True) -> Visual:
+    """``with_mesh``: False leaves the visual's mesh empty (see :func:`scene_from_blender`)."""
     owner = owner_body(obj, bodies)
     pose, scale = frames[obj]
     color, material_name = visual_color(obj)
-    return Visual(name=obj.name, body=owner.name if owner else None, mesh=mesh_data(obj),
+    return Visual(name=obj.name, body=owner.name if owner else None,
+                  mesh=mesh_data(obj) if with_mesh else MeshData(),
                   pose=frames.relative(owner, pose) if owner else pose, scale=scale,
                   color=color, material_name=material_name)
 
@@ -491,12 +493,15 @@ def in_file_order(joint_objects: list, joint_props: Optional[list] = None) -> li
 
 
 def scene_from_blender(scene, objects: Optional[Iterable] = None,
-                       frames: Optional[WorldFrames] = None) -> PhysicsScene:
+                       frames: Optional[WorldFrames] = None, visual_meshes: bool = True) -> PhysicsScene:
     """The description of ``scene``'s objects (all of them, or only ``objects``).
 
     Bodies come parents first; joints, shapes and visuals in object order (stacked joints in their
     file's: :func:`in_file_order`). ``frames`` may carry
     world frames already read (by :func:`blender_problems` on the same, unchanged objects).
+    ``visual_meshes``: False leaves the visuals' meshes empty, for whoever takes them from Blender
+    itself (the NESTED USD export: Blender's exporter writes them) or needs none (the simulation);
+    reading a real robot's render meshes is most of reading the robot.
     """
     objects = list(scene.objects if objects is None else objects)
     frames = WorldFrames() if frames is None else frames
@@ -517,7 +522,7 @@ def scene_from_blender(scene, objects: Optional[Iterable] = None,
         joints=joints + fixed_base_joints([o for o, _ in body_roles], joints, frames),
         shapes=[read_shape(o, bodies, frames, collider) for o, _, _, collider in roles
                 if collider is not None],
-        visuals=[read_visual(o, bodies, frames) for o, _, joint, collider in roles
+        visuals=[read_visual(o, bodies, frames, visual_meshes) for o, _, joint, collider in roles
                  if _is_visual(o, bodies, joint is not None, collider is not None, collider)],
         materials=[read_material(m) for m in settings.materials],
         filtered_pairs=[(p.body_a.name, p.body_b.name) for p in settings.filtered_pairs

@@ -41,9 +41,10 @@ def with_descendants(objects) -> list:
     return result
 
 
-def robot_for_export(context, selected_only: bool, current_pose: bool) -> ExportInput:
+def robot_for_export(context, selected_only: bool, current_pose: bool,
+                     visual_meshes: bool = True) -> ExportInput:
     """The scene's (or the selection's) robot at rest, or where its bodies stand now with the matching
-    initial joint positions when ``current_pose``."""
+    initial joint positions when ``current_pose``; ``visual_meshes``: as ``scene_from_blender``."""
     objects = with_descendants(context.selected_objects) if selected_only else None
     frames = WorldFrames()  # read once, shared by both passes over the same objects
     if objects is None:
@@ -53,7 +54,7 @@ def robot_for_export(context, selected_only: bool, current_pose: bool) -> Export
     warnings = [str(p) for p in found if p.severity != "ERROR"]
     if errors:
         return ExportInput(None, objects, warnings, errors)
-    desc = scene_from_blender(context.scene, objects, frames)
+    desc = scene_from_blender(context.scene, objects, frames, visual_meshes)
     if current_pose:
         desc, notes = with_current_state(context.scene, desc)
         warnings += notes
