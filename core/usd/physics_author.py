@@ -322,7 +322,8 @@ class _OntoWriter(_LayerWriter):
         if self.isaac_schema and self.scene.bodies and self.root != Sdf.Path.absoluteRootPath \
                 and self.layer.GetPrimAtPath(self.root) is not None:  # author_isaac gives links their API
             self.isaac_applied = set()
-            self._schemas_grow = {a for a, b in self.scene.filtered_pairs if a in self.bodies and b in self.bodies}
+            self._schemas_grow = {a for a, b in self.scene.filtered_pairs
+                                  if a in self.bodies and b in self.bodies}
         self._write_physics_scene()
         self._write_physics_materials()
         roots = set()

@@ -175,7 +175,8 @@ class _Prim:
             self.spec.SetInfo("apiSchemas", op)
 
 
-_SCHEMA_OPS: dict[tuple, Sdf.TokenListOp] = {}  # applied schemas -> their list op, made once (a third of done's time)
+# applied schemas -> their list op, made once (a third of done's time)
+_SCHEMA_OPS: dict[tuple, Sdf.TokenListOp] = {}
 
 
 class _Recording:
@@ -576,8 +577,8 @@ class _LayerWriter:
 
     def _write_drive(self, prim: _Prim, dof: Dof, instance: str, angular: bool) -> None:
         prim.apply(f"PhysicsDriveAPI:{instance}")
-        _set_unless_fallback(prim, D.drive_attr(instance, "type"), T.Token, D.DRIVE_TYPE_TOKENS[dof.drive_type],
-                             "force", uniform=True)
+        drive_type = D.DRIVE_TYPE_TOKENS[dof.drive_type]
+        _set_unless_fallback(prim, D.drive_attr(instance, "type"), T.Token, drive_type, "force", uniform=True)
         for name, value, unit, fallback in (("stiffness", dof.drive_stiffness, D.Unit.PER_ANGLE, None),
                                             ("damping", dof.drive_damping, D.Unit.PER_ANGLE, None),
                                             ("targetPosition", dof.target_position, D.Unit.ANGLE, 0.0),
