@@ -38,9 +38,10 @@ INFINITE_WHEN_OFF = {**dof_props.INFINITE_WHEN_OFF, **joint_props.INFINITE_WHEN_
 
 def read_fields(props, fields: dict) -> dict:
     """Description keyword arguments from ``props`` for ``fields`` (name -> Enum type or None)."""
-    plan = _READ_PLANS.get((id(fields), type(props)))
+    key = (id(fields), type(props).__name__)  # a name, not the class: no disabled class kept alive
+    plan = _READ_PLANS.get(key)
     if plan is None or plan.fields is not fields:
-        plan = _READ_PLANS[id(fields), type(props)] = _ReadPlan(props, fields)
+        plan = _READ_PLANS[key] = _ReadPlan(props, fields)
     read = plan.getter(props)
     values = dict(zip(plan.names, read))
     for name, members, enum_type in plan.enums:
