@@ -93,6 +93,27 @@ def test_a_refused_scene_leaves_the_file_untouched(finger, tmp_path, break_it, m
     assert os.listdir(tmp_path) == ["finger.usda"]
 
 
+def test_the_export_gives_pythons_garbage_collector_back(finger, tmp_path):
+    """The export pauses the cyclic collector while it runs; afterwards it is as it was, after a
+    refusal too, and stays off where a script had turned it off."""
+    import gc
+
+    _, objects = finger
+    assert gc.isenabled()
+    assert bpy.ops.articula.export_usd(filepath=str(tmp_path / "a.usda")) == {"FINISHED"}
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        assert bpy.ops.articula.export_usd(filepath=str(tmp_path / "b.usda")) == {"FINISHED"}
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    _infinite_mass(objects)
+    with pytest.raises(RuntimeError, match="mass must be a finite number"):
+        bpy.ops.articula.export_usd(filepath=str(tmp_path / "c.usda"))
+    assert gc.isenabled()
+
+
 def test_what_validation_warns_of_is_written_and_reported(finger, tmp_path):
     from articula.operators.io_usd import export_scene
 
