@@ -103,6 +103,9 @@ class Dof:
     initial_velocity: float = 0.0  # rad/s or m/s
     # Motors on this DOF (MuJoCo actuators; their UsdPhysics counterpart is the drive above).
     actuators: list[Actuator] = field(default_factory=list)
+    # The file's name for this DOF's own joint where a file gives each DOF a joint of its own (a MuJoCo
+    # body's stacked hinges ``head_yaw``/``head_pitch``); None: the writer names it ``<joint>_<axis>``.
+    name: Optional[str] = None
 
 
 class ActuatorKind(str, Enum):
@@ -152,6 +155,14 @@ class Actuator:
     dyn_type: str = "none"
     gain_type: str = "fixed"
     dyn_params: tuple[float, ...] = (1.0,)
+    # Where an actuator is not on a DOF or a fixed tendon (``PhysicsScene.frame_actuators``): MuJoCo's
+    # transmission keyword ("site", "body", "joint" for a ball joint, "tendon" for a spatial tendon), the
+    # object's name, the site a site actuator measures from, and the 6-vector gear of site and ball
+    # transmissions (empty: ``gear`` alone).
+    target_kind: Optional[str] = None
+    target: Optional[str] = None
+    reference_site: Optional[str] = None
+    gear_vector: tuple[float, ...] = ()
 
     def __post_init__(self):
         self.gain, self.bias, self.dyn_params = _trim(self.gain), _trim(self.bias), _trim(self.dyn_params)
@@ -315,6 +326,24 @@ class Shape:
     world: int = 0  # static shapes (body None) are usually -1: global, every world
     contact_margin: float = 0.0  # m, broad phase expansion
     contact_gap: float = 0.0  # m, contact generated below this separation
+    contact: Optional[ContactParams] = None  # MuJoCo's per-geom contact model; None = MuJoCo's defaults
+
+
+#: MuJoCo's defaults for a contact's solver reference and impedance.
+DEFAULT_SOLREF: tuple[float, ...] = (0.02, 1.0)
+DEFAULT_SOLIMP: tuple[float, ...] = (0.9, 0.95, 0.001, 0.5, 2.0)
+
+
+@dataclass
+class ContactParams:
+    """How MuJoCo resolves a collider's contacts (``condim``, ``priority``, ``solref``, ``solimp``,
+    ``solmix``). Friction stays on the collider's material (sliding, torsional, rolling)."""
+
+    condim: int = 3  # 1 frictionless, 3 sliding, 4 + torsional, 6 + rolling
+    priority: int = 0  # the higher priority geom's parameters win in a contact
+    solref: tuple[float, ...] = DEFAULT_SOLREF
+    solimp: tuple[float, ...] = DEFAULT_SOLIMP
+    solmix: float = 1.0
 
 
 @dataclass
@@ -370,6 +399,227 @@ class Body:
     # True when the Blender parent chain passes through a non-body object before reaching
     # another body: the body then roots a separate articulation (reported as a warning).
     hierarchy_gap: bool = False
+    # The name a file gives a floating root's free joint (``floating_base_joint``); None = unnamed.
+    free_joint_name: Optional[str] = None
+
+
+# ------------------------------------------------------------------ frames, sensors and MuJoCo's model
+class SiteKind(str, Enum):
+    SPHERE = "SPHERE"
+    CAPSULE = "CAPSULE"
+    ELLIPSOID = "ELLIPSOID"
+    CYLINDER = "CYLINDER"
+    BOX = "BOX"
+
+
+@dataclass
+class Site:
+    """A named frame on a body (MuJoCo ``<site>``, USD ``MjcSiteAPI``): where sensors read, tendons pass
+    and end effectors sit. It never collides and has no mass. ``pose`` is in the body's frame (world
+    when ``body`` is None); ``size`` is MuJoCo's for its kind: radius; radius and half-length;
+    half-extents."""
+
+    name: str
+    body: Optional[str]
+    pose: Pose = field(default_factory=Pose)
+    kind: SiteKind = SiteKind.SPHERE
+    size: Vec3 = (0.005, 0.005, 0.005)
+    color: tuple[float, float, float, float] = (0.5, 0.5, 0.5, 1.0)
+    group: int = 0  # MuJoCo's visibility group
+
+
+class CameraMode(str, Enum):
+    """How a MuJoCo camera follows its body (``mode``)."""
+
+    FIXED = "FIXED"
+    TRACK = "TRACK"
+    TRACKCOM = "TRACKCOM"
+    TARGETBODY = "TARGETBODY"
+    TARGETBODYCOM = "TARGETBODYCOM"
+
+
+@dataclass
+class Camera:
+    """A camera on a body. It looks down its frame's -Z with +Y up, as MuJoCo's and Blender's cameras
+    do. ``resolution`` (1, 1) is MuJoCo's default: not set."""
+
+    name: str
+    body: Optional[str]
+    pose: Pose = field(default_factory=Pose)
+    fovy: float = math.radians(45.0)  # vertical field of view (rad)
+    mode: CameraMode = CameraMode.FIXED
+    target: Optional[str] = None  # the body a TARGETBODY camera looks at
+    resolution: tuple[int, int] = (1, 1)
+    clip_start: float = 0.01  # m: what Blender and Isaac Sim clip to (MuJoCo's is the model's znear)
+    clip_end: float = 100.0
+
+
+class LightKind(str, Enum):
+    SPOT = "SPOT"
+    DIRECTIONAL = "DIRECTIONAL"
+    POINT = "POINT"
+
+
+@dataclass
+class Light:
+    """A light on a body (MuJoCo ``<light>``), shining down its frame's -Z as Blender's lights do."""
+
+    name: str
+    body: Optional[str]
+    pose: Pose = field(default_factory=Pose)
+    kind: LightKind = LightKind.SPOT
+    color: Vec3 = (0.7, 0.7, 0.7)  # MuJoCo's diffuse
+    cutoff: float = math.radians(45.0)  # spot half-angle (rad)
+    exponent: float = 10.0  # spot fall-off
+    attenuation: Vec3 = (1.0, 0.0, 0.0)  # constant, linear, quadratic
+    cast_shadow: bool = True
+    active: bool = True
+
+
+@dataclass
+class Sensor:
+    """A sensor in MuJoCo's terms, the form every solver's readings are given in.
+
+    ``kind`` is MuJoCo's sensor keyword (``accelerometer``, ``gyro``, ``velocimeter``, ``force``,
+    ``torque``, ``touch``, ``jointpos``, ``jointvel``, ``actuatorfrc``, ``framepos``, ``framequat``,
+    ``framelinvel``, ``frameangvel``, ``subtreecom``, ``contact``...). ``target`` is the object it reads,
+    of ``target_kind`` (``site``, ``joint``, ``body``, ``xbody``, ``geom``, ``camera``, ``tendon``,
+    ``actuator``); a frame sensor measures in ``reference`` (of ``reference_kind``), None = the world.
+    ``noise`` is the standard deviation MuJoCo reports; ``cutoff`` clamps the reading (0 = none).
+    ``settings`` keeps the rest of what a file said, by MJCF attribute (a contact sensor's ``data``,
+    ``reduce``, ``num``; a user sensor's ``dim``)."""
+
+    name: str
+    kind: str
+    target: Optional[str] = None
+    target_kind: Optional[str] = None
+    reference: Optional[str] = None
+    reference_kind: Optional[str] = None
+    noise: float = 0.0
+    cutoff: float = 0.0
+    settings: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Keyframe:
+    """A named state of the robot (MuJoCo ``<key>``, USD ``MjcKeyframe``).
+
+    Joint positions and velocities are keyed like the simulation's (joint name, DOF axis value);
+    a ball joint's orientation is a quaternion by joint name; a floating root's world pose and
+    (linear, angular) velocity by body name; controls by actuator name. What a key leaves out stays
+    at rest (zero, or the body's authored pose)."""
+
+    name: str
+    time: float = 0.0
+    joint_positions: dict[tuple[str, str], float] = field(default_factory=dict)
+    joint_velocities: dict[tuple[str, str], float] = field(default_factory=dict)
+    ball_rotations: dict[str, Quat] = field(default_factory=dict)
+    root_poses: dict[str, Pose] = field(default_factory=dict)
+    root_velocities: dict[str, tuple[Vec3, Vec3]] = field(default_factory=dict)
+    controls: dict[str, float] = field(default_factory=dict)
+
+
+class EqualityKind(str, Enum):
+    CONNECT = "CONNECT"  # a point of body1 held on a point of body0 (a ball joint outside the tree)
+    WELD = "WELD"  # body1 held at a pose relative to body0
+
+
+@dataclass
+class Equality:
+    """A constraint between two bodies outside the kinematic tree (MuJoCo weld and connect,
+    ``MjcEqualityWeldAPI``/``MjcEqualityConnectAPI``). A body None is the world.
+
+    CONNECT holds ``anchor`` (in body0's frame) at the same world point on body1. WELD holds body1 at
+    ``relative_pose`` in body0's frame (None: as they stand at rest), about ``anchor`` on body1.
+    ``site0``/``site1``, where set, name the sites that stand for the bodies instead (MuJoCo's
+    site-based form)."""
+
+    name: str
+    kind: EqualityKind
+    body0: Optional[str]
+    body1: Optional[str]
+    anchor: Vec3 = ZERO3
+    relative_pose: Optional[Pose] = None
+    site0: Optional[str] = None
+    site1: Optional[str] = None
+    torque_scale: float = 1.0
+    active: bool = True
+    solref: tuple[float, ...] = DEFAULT_SOLREF
+    solimp: tuple[float, ...] = DEFAULT_SOLIMP
+
+
+class WrapKind(str, Enum):
+    SITE = "SITE"  # the tendon passes through a site
+    GEOM = "GEOM"  # it wraps around a sphere or cylinder collider (on the side of ``side_site``)
+    PULLEY = "PULLEY"  # a new branch starts, its length divided by ``divisor``
+
+
+@dataclass
+class TendonWrap:
+    kind: WrapKind
+    target: Optional[str] = None  # the site's or the collider's name
+    side_site: Optional[str] = None
+    divisor: float = 1.0
+
+
+@dataclass
+class SpatialTendon:
+    """A MuJoCo spatial tendon: a string through sites, wrapping around colliders."""
+
+    name: str
+    path: list[TendonWrap] = field(default_factory=list)
+    actuators: list[Actuator] = field(default_factory=list)
+    lower: float = -INF  # length limits (m); infinite = unlimited
+    upper: float = INF
+    stiffness: float = 0.0
+    damping: float = 0.0
+    width: float = 0.003  # m, as drawn
+    color: tuple[float, float, float, float] = (0.5, 0.5, 0.5, 1.0)
+
+
+@dataclass
+class ContactPair:
+    """Two colliders that always collide with these parameters (MuJoCo ``<pair>``), whatever their
+    groups. ``friction``: sliding (2), torsional, rolling (2), MuJoCo's five."""
+
+    name: str
+    shape0: str
+    shape1: str
+    condim: int = 3
+    friction: tuple[float, ...] = (1.0, 1.0, 0.005, 0.0001, 0.0001)
+    solref: tuple[float, ...] = DEFAULT_SOLREF
+    solimp: tuple[float, ...] = DEFAULT_SOLIMP
+    margin: float = 0.0
+    gap: float = 0.0
+
+
+@dataclass
+class MuJoCoOptions:
+    """MuJoCo's solver options (``<option>``, USD ``MjcSceneAPI``): MuJoCo's own, which other solvers
+    do not read. The time step and gravity are the scene's (:class:`SceneSettings`). Flags are MuJoCo's
+    names (``contact``, ``filterparent``, ``warmstart``...; ``override``, ``energy``, ``multiccd``...)."""
+
+    integrator: str = "euler"  # euler, rk4, implicit, implicitfast
+    cone: str = "pyramidal"  # pyramidal, elliptic
+    impratio: float = 1.0
+    solver: str = "newton"  # pgs, cg, newton
+    iterations: int = 100
+    tolerance: float = 1e-8
+    ls_iterations: int = 50
+    ls_tolerance: float = 0.01
+    noslip_iterations: int = 0
+    noslip_tolerance: float = 1e-6
+    jacobian: str = "auto"  # dense, sparse, auto
+    density: float = 0.0  # of the medium, kg/m^3
+    viscosity: float = 0.0
+    wind: Vec3 = ZERO3
+    magnetic: Vec3 = (0.0, -0.5, 0.0)
+    override_margin: float = 0.0  # o_margin, o_solref, o_solimp, o_friction: used with the override flag
+    override_solref: tuple[float, ...] = DEFAULT_SOLREF
+    override_solimp: tuple[float, ...] = DEFAULT_SOLIMP
+    override_friction: tuple[float, ...] = (1.0, 1.0, 0.005, 0.0001, 0.0001)
+    disabled: tuple[str, ...] = ()
+    enabled: tuple[str, ...] = ()
 
 
 class Solver(str, Enum):
@@ -388,6 +638,7 @@ class SceneSettings:
     replicas: int = 1  # copies of the robot worlds laid out on a grid
     replica_spacing: float = 2.0  # m between grid cells
     ground_plane: bool = False  # add an infinite static ground at z = 0
+    mujoco: MuJoCoOptions = field(default_factory=MuJoCoOptions)
 
 
 @dataclass
@@ -411,6 +662,16 @@ class PhysicsScene:
     # USD prim name each body, joint, tendon or actuator came from, where it differs from its name
     # (a converter's ``tn__...`` encoding of ``arm/elbow``): the writer gives it back unchanged.
     prim_names: dict[str, str] = field(default_factory=dict)
+    sites: list[Site] = field(default_factory=list)
+    cameras: list[Camera] = field(default_factory=list)
+    lights: list[Light] = field(default_factory=list)
+    sensors: list[Sensor] = field(default_factory=list)
+    keyframes: list[Keyframe] = field(default_factory=list)
+    equalities: list[Equality] = field(default_factory=list)
+    spatial_tendons: list[SpatialTendon] = field(default_factory=list)
+    contact_pairs: list[ContactPair] = field(default_factory=list)
+    # Actuators on sites, bodies, ball joints and spatial tendons (``Actuator.target_kind``/``target``).
+    frame_actuators: list[Actuator] = field(default_factory=list)
 
     def body(self, name: Optional[str]) -> Optional[Body]:
         return self._find(self.bodies, name)
@@ -423,6 +684,18 @@ class PhysicsScene:
 
     def tendon(self, name: Optional[str]) -> Optional[FixedTendon]:
         return self._find(self.tendons, name)
+
+    def site(self, name: Optional[str]) -> Optional[Site]:
+        return self._find(self.sites, name)
+
+    def camera(self, name: Optional[str]) -> Optional[Camera]:
+        return self._find(self.cameras, name)
+
+    def sensor(self, name: Optional[str]) -> Optional[Sensor]:
+        return self._find(self.sensors, name)
+
+    def keyframe(self, name: Optional[str]) -> Optional[Keyframe]:
+        return self._find(self.keyframes, name)
 
     def actuators(self) -> list[tuple[Actuator, Optional[Joint], Optional[Dof], Optional[FixedTendon]]]:
         """Every actuator with what it drives, joints first (in joint and DOF order), then tendons."""
