@@ -107,13 +107,21 @@ def write_mjcf(scene: PhysicsScene, path: str, surfaces: Optional[dict[str, Visu
 
 @dataclass
 class BuiltSpec:
-    """A compiled spec, the mesh and image files it needs and the warnings of building it."""
+    """A compiled spec, the mesh and image files it needs and the warnings of building it.
+
+    MuJoCo's bodies, actuators, sites and sensors carry the description's names. Joints may not (a D6
+    becomes one hinge/slide per DOF), so ``dof_joints`` maps each description joint to its MuJoCo
+    joints: joint name -> [(MuJoCo joint name, Dof)] in DOF order (a ball joint: its one MuJoCo joint
+    for each of its three DOFs; a fixed joint or one left out: absent). ``free_joints``: floating root
+    body -> its MuJoCo free joint's name ("" when unnamed: find it by the body)."""
 
     spec: object
     model: object  # MuJoCo's model of ``xml``, as the written file loads
     xml: str = ""
     files: dict[str, bytes] = field(default_factory=dict)  # assets folder: file name -> bytes
     warnings: list[str] = field(default_factory=list)
+    dof_joints: dict[str, list[tuple[str, Dof]]] = field(default_factory=dict)
+    free_joints: dict[str, str] = field(default_factory=dict)
 
 
 def build_spec(scene: PhysicsScene, path: str = "robot.xml", masses: Optional[dict[str, MassProperties]] = None,
@@ -284,7 +292,9 @@ class _SpecBuilder:
         xml, model = self.written(model)
         if self.unsayable:
             self.warnings.append("MJCF cannot say (left out): " + "; ".join(self.unsayable))
-        return BuiltSpec(spec=spec, model=model, xml=xml, files=self.files, warnings=self.warnings)
+        free_joints = {name: self.scene.body(name).free_joint_name or "" for name in self.free_roots}
+        return BuiltSpec(spec=spec, model=model, xml=xml, files=self.files, warnings=self.warnings,
+                         dof_joints=dict(self.dof_joints), free_joints=free_joints)
 
     def written(self, model) -> tuple[str, object]:
         """The XML and MuJoCo's model of it, loaded back as a user will load the file (``to_xml``
@@ -386,7 +396,9 @@ class _SpecBuilder:
             if body.kinematic:
                 spec_body.mocap = True
             else:
-                spec_body.add_freejoint()
+                free_joint = spec_body.add_freejoint()
+                if body.free_joint_name:
+                    free_joint.name = body.free_joint_name
                 self.free_roots.append(body.name)
         elif body.kinematic:
             self.say(f"kinematic body {body.name} inside a tree (MuJoCo moves only top-level mocap bodies)")
@@ -455,7 +467,7 @@ class _SpecBuilder:
         dofs = joint.active_dofs()
         names = []  # several hinges of a D6 in a row: MuJoCo composes them in order, as Newton's D6 does
         for dof in dofs:
-            name = joint.name if joint.type != JointType.D6 else f"{joint.name}_{dof.axis.value}"
+            name = dof.name or (joint.name if joint.type != JointType.D6 else f"{joint.name}_{dof.axis.value}")
             spec_joint = spec_body.add_joint()
             spec_joint.name = name
             spec_joint.type = mj.mjtJoint.mjJNT_HINGE if dof.axis.is_angular else mj.mjtJoint.mjJNT_SLIDE
