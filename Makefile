@@ -29,10 +29,29 @@ CORPUS ?= $(HOME)/.cache/articula/corpus
 PY := $(VENV)/bin/python
 PY45 := $(VENV45)/bin/python
 STAMP := .requirements-installed
+# The repository itself, installed editable into each development venv (tests import the package).
+PKG_STAMP := .articula-installed
 
 .PHONY: venv test demo extension bench test-in-blender clean distclean corpus urdf-corpus xacro-corpus
 
-venv: $(VENV)/$(STAMP) $(VENV45)/$(STAMP)
+venv: $(VENV)/$(PKG_STAMP) $(VENV45)/$(PKG_STAMP)
+
+# $(1): venv folder. Editable, no dependencies (the requirement files pinned them), offline: the build
+# backend comes from the wheelhouse too. setuptools leaves its egg-info in the source: it is not ours.
+define install_articula
+	$(1)/bin/python -m pip download --quiet --disable-pip-version-check --dest $(WHEELHOUSE) \
+		$$($(1)/bin/python -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"])')
+	$(1)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps --no-index \
+		--find-links $(WHEELHOUSE) -e .
+	rm -rf articula.egg-info
+	touch $(1)/$(PKG_STAMP)
+endef
+
+$(VENV)/$(PKG_STAMP): $(VENV)/$(STAMP) pyproject.toml
+	$(call install_articula,$(VENV))
+
+$(VENV45)/$(PKG_STAMP): $(VENV45)/$(STAMP) pyproject.toml
+	$(call install_articula,$(VENV45))
 
 # $(1): venv folder, $(2): its requirement file, $(3): the Python it needs (3.11 or 3.13), $(4): its path.
 define make_venv
@@ -120,14 +139,14 @@ test: venv corpus urdf-corpus xacro-corpus $(VENV_NV)/$(STAMP) $(VENV_PIN)/$(STA
 	tools/pytest-tier $(VENV_NV)/bin/python tests/nvidia $(PYTEST_ARGS) || status=1; \
 	exit $$status
 
-demo: $(VENV)/$(STAMP)
+demo: $(VENV)/$(PKG_STAMP)
 	$(PY) examples/demo.py
 
 # One validated zip per platform in dist/, built by Blender's own extension builder.
 extension: $(VENV)/$(STAMP)
 	$(PY) tools/extension.py
 
-bench: $(VENV)/$(STAMP)
+bench: $(VENV)/$(PKG_STAMP)
 	$(PY) bench/run_all.py
 
 # Optional, not run by CI: the Blender tier inside a real Blender executable through pytest-blender,

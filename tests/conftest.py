@@ -1,25 +1,15 @@
-"""Shared by every test tier: import the repository root as the package ``articula``.
+"""Shared by every test tier: the tests import the installed package ``articula``.
 
-The repository root is the extension package, whatever the clone's folder is called, so tests
-load it under its real name the way Blender loads the installed extension.
+The repository root is the package (``pip install -e .``, which ``make venv`` does). A package
+installed from another clone would test that clone's code: refuse it with the way out.
 """
 
-import importlib.util
-import sys
 from pathlib import Path
+
+import articula
 
 ROOT = Path(__file__).resolve().parents[1]
 
-
-def _load_articula():
-    if "articula" in sys.modules:
-        return
-    spec = importlib.util.spec_from_file_location(
-        "articula", ROOT / "__init__.py", submodule_search_locations=[str(ROOT)]
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["articula"] = module
-    spec.loader.exec_module(module)
-
-
-_load_articula()
+if Path(articula.__file__).resolve().parent != ROOT:
+    raise ImportError(f"articula is imported from {Path(articula.__file__).parent}, not from this clone "
+                      f"({ROOT}): run `python -m pip install --no-deps -e {ROOT}` in this venv")
