@@ -18,8 +18,9 @@ def register():
     for name in _LAYERS:
         _layer(name).register()
     # The bpy 4.5 module never exits while an add-on's classes are still registered (its static
-    # destructor waits on a sound thread that nothing stops). Blender itself disables add-ons before
-    # its Python ends, so this runs only in scripts that import bpy and never disable Articula.
+    # destructor waits on a sound thread that nothing stops). Blender itself disables the add-ons it
+    # enabled (addon_utils, extensions) after this handler runs: only a script that called register()
+    # itself, and never unregister(), needs it.
     atexit.register(_unregister_at_exit)
 
 
@@ -30,4 +31,12 @@ def unregister():
 
 
 def _unregister_at_exit():
-    unregister()
+    if not _enabled_by_blender():
+        unregister()
+
+
+def _enabled_by_blender() -> bool:
+    import bpy
+
+    preferences = bpy.context.preferences
+    return preferences is not None and __package__ in preferences.addons
