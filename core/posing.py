@@ -1,0 +1,75 @@
+"""Forward kinematics: where a robot's bodies stand for given joint positions.
+
+MuJoCo's ``mj_kinematics`` along the description's joint frames: each body starts at its rest pose
+relative to its parent (as posed), and each joint moving it (its tree joint, then the joints stacked
+on the same edge, in scene order) turns or slides it about that joint's frame on the body
+(``local_pose1``), by the joint's position away from its zero (the rest). A floating root stands where
+``root_poses`` puts it (a free joint's position is the body's world pose). What is not given stays at
+rest (zero). Bodies in no articulation (on a parent cycle) keep their rest pose.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Optional
+
+from .articulation import find_articulations
+from .model import Dof, DofMotion, Joint, JointType, Keyframe, PhysicsScene, Pose, Quat
+from .transforms import pose_inverse, pose_mul, pose_relative, quat_from_axis_angle, quat_normalize
+
+_AXIS_VECTORS = {"X": (1.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
+
+
+def posed_bodies(scene: PhysicsScene, joint_positions: Mapping[tuple[str, str], float] = {},
+                 ball_rotations: Mapping[str, Quat] = {}, root_poses: Mapping[str, Pose] = {}
+                 ) -> dict[str, Pose]:
+    """Body name -> world pose with the joints at ``joint_positions`` ((joint, DOF axis value) ->
+    rad or m), ball joints at ``ball_rotations`` and floating roots at ``root_poses``."""
+    poses: dict[str, Pose] = {}
+    for articulation in find_articulations(scene):
+        for name in articulation.bodies:  # parents first
+            rest = scene.body(name).pose
+            parent = articulation.parents.get(name)
+            if name in root_poses:
+                poses[name] = root_poses[name]
+                continue
+            if parent is None:
+                pose = rest
+            else:
+                pose = pose_mul(poses[parent], pose_relative(scene.body(parent).pose, rest))
+            for joint in articulation.edge_joints(name):
+                pose = pose_mul(pose, joint_motion(joint, joint_positions, ball_rotations.get(joint.name)))
+            poses[name] = pose
+    for body in scene.bodies:
+        poses.setdefault(body.name, body.pose)
+    return poses
+
+
+def keyframe_bodies(scene: PhysicsScene, keyframe: Keyframe) -> dict[str, Pose]:
+    """:func:`posed_bodies` for a keyframe's positions, ball rotations and root poses."""
+    return posed_bodies(scene, keyframe.joint_positions, keyframe.ball_rotations, keyframe.root_poses)
+
+
+def joint_motion(joint: Joint, positions: Mapping[tuple[str, str], float], ball: Optional[Quat] = None) -> Pose:
+    """How ``joint`` moves its body1, in body1's frame: its motion about its own frame on body1."""
+    if not joint.enabled or joint.type == JointType.FIXED:
+        return Pose()
+    if joint.type == JointType.SPHERICAL:
+        motion = Pose(rot=quat_normalize(ball)) if ball is not None else Pose()
+    else:
+        motion = Pose()
+        moving = [d for d in joint.dofs if d.motion != DofMotion.LOCKED]
+        for dof in sorted(moving, key=lambda d: d.axis.is_angular):  # translations, then rotations
+            value = positions.get((joint.name, dof.axis.value), 0.0)
+            if value:
+                motion = pose_mul(motion, _dof_motion(dof, value))
+    if motion == Pose():
+        return motion
+    frame = joint.local_pose1
+    return pose_mul(pose_mul(frame, motion), pose_inverse(frame))
+
+
+def _dof_motion(dof: Dof, value: float) -> Pose:
+    axis = _AXIS_VECTORS[dof.axis.letter]
+    if dof.axis.is_angular:
+        return Pose(rot=quat_from_axis_angle(axis, value))
+    return Pose(pos=tuple(value * c for c in axis))
