@@ -21,12 +21,14 @@ from array import array
 from operator import attrgetter
 from typing import Iterable, Optional
 
-from ...core.model import (Body, Joint, JointType, MassProperties, MeshData, PhysicsScene, Pose, Shape,
-                           ShapeKind, Visual, make_joint)
+from ...core.model import (Body, Camera, CameraMode, Joint, JointType, Keyframe, Light, LightKind, MassProperties,
+                           MeshData, PhysicsScene, Pose, Sensor, Shape, ShapeKind, Site, SiteKind, Visual,
+                           make_joint)
 from ...core.transforms import pose_inverse, pose_mul, pose_relative, quat_from_matrix, quat_normalize
 from ..properties.collider_props import MESH_KINDS, size_factors
-from .fields import (BODY_FIELDS, JOINT_FIELDS, SHAPE_FIELDS, read_dof, read_fields, read_material, read_mimic,
-                     read_optional, read_settings, read_tendon)
+from .fields import (BODY_FIELDS, JOINT_FIELDS, SHAPE_FIELDS, read_actuator, read_contact, read_contact_pair,
+                     read_dof, read_equality, read_fields, read_keyframe, read_material, read_mimic, read_optional,
+                     read_settings, read_spatial_tendon, read_tendon)
 
 SCALE_SNAP = 1e-6
 
@@ -357,7 +359,8 @@ def read_body(obj, bodies: set, frames: WorldFrames, props=None) -> Body:
     props = obj.articula.body if props is None else props
     parent, gap = parent_body(obj, bodies)
     return Body(name=obj.name, pose=frames.pose(obj), parent=parent.name if parent else None,
-                hierarchy_gap=gap, mass=read_mass(props), **read_fields(props, BODY_FIELDS))
+                hierarchy_gap=gap, mass=read_mass(props), free_joint_name=props.free_joint_name or None,
+                **read_fields(props, BODY_FIELDS))
 
 
 def read_joint(obj, frames: WorldFrames, props=None) -> Joint:
@@ -422,6 +425,7 @@ def read_shape(obj, bodies: set, frames: WorldFrames, props=None) -> Shape:
         scale=scale,
         material=material or None,
         density=read_optional(props, "density"),
+        contact=read_contact(props),
         **read_fields(props, SHAPE_FIELDS),
     )
 
@@ -532,7 +536,122 @@ def scene_from_blender(scene, objects: Optional[Iterable] = None,
         # only the joints with actuators have DOFs to look through for their prim names
         prim_names=prim_names(objects, settings.tendons,
                               [props.dofs for o, props in joint_roles if o in actuated]),
+        **read_mujoco_model(settings, objects, bodies, frames, [o for o, _ in joint_roles]),
     )
+
+
+# --- MuJoCo's frames, sensors and model beyond the tree ------------------------------------------
+
+def file_name(obj) -> str:
+    """The name ``obj`` leaves in a file: the file's own while the object keeps the name it came with
+    (the joint ``bthigh`` that is the object ``bthigh.001`` beside its body)."""
+    props = obj.articula
+    return props.file_name if props.file_name and props.file_name_for == obj.name else obj.name
+
+
+def described_name(obj) -> Optional[str]:
+    """``obj``'s name in the description read from Blender: a body's, joint's or collider's is the
+    object's (an export gives joints their file names back), a site's, camera's or sensor's its file name."""
+    if obj is None:
+        return None
+    props = obj.articula
+    if props.body.enabled or props.joint.enabled or props.collider.enabled:
+        return obj.name
+    return file_name(obj)
+
+
+def read_mujoco_model(settings, objects: list, bodies: set, frames: WorldFrames, joint_objects: list) -> dict:
+    """The description's sites, cameras, lights, sensors (objects), keyframes, equalities, contact
+    pairs, spatial tendons and frame actuators (the scene's lists), as ``PhysicsScene`` keywords.
+    Scene items whose objects are not among ``objects`` are left out."""
+    found = {"sites": [], "cameras": [], "lights": [], "sensors": []}
+    for obj in objects:
+        kind, props = obj.type, obj.articula
+        if kind == "CAMERA" and props.camera.enabled:
+            found["cameras"].append(read_camera(obj, bodies, frames))
+        elif kind == "LIGHT" and props.light.enabled:
+            found["lights"].append(read_light(obj, bodies, frames))
+        elif kind == "EMPTY" and props.site.enabled:
+            found["sites"].append(read_site(obj, bodies, frames))
+        elif kind == "EMPTY" and props.sensor.enabled:
+            found["sensors"].append(read_sensor(obj))
+    present = set(objects)
+    joints = {file_name(o): o.name for o in joint_objects}  # keyframes name joints as their file does
+
+    def name_of(obj):
+        return described_name(obj) if obj is None or obj in present else False
+
+    def complete(*names):
+        return all(n is not False for n in names)
+
+    equalities = [read_equality(e, name_of) for e in settings.equalities]
+    pairs = [read_contact_pair(p, name_of) for p in settings.contact_pairs]
+    tendons = [read_spatial_tendon(t, name_of) for t in settings.spatial_tendons]
+    actuators = [read_actuator(a) for a in settings.frame_actuators]
+    for actuator in actuators:
+        if actuator.target_kind == "joint":
+            actuator.target = joints.get(actuator.target, actuator.target)
+    return dict(
+        found,
+        keyframes=[_with_joint_names(read_keyframe(k), joints) for k in settings.keyframes],
+        equalities=[e for e in equalities if complete(e.body0, e.body1, e.site0, e.site1)],
+        contact_pairs=[p for p in pairs if complete(p.shape0, p.shape1)],
+        spatial_tendons=[t for t in tendons if all(complete(w.target, w.side_site) for w in t.path)],
+        frame_actuators=actuators,
+    )
+
+
+def _with_joint_names(keyframe: Keyframe, joints: dict) -> Keyframe:
+    """``keyframe`` with its joints by their description names (``joints``: file name -> it)."""
+    keyframe.joint_positions = {(joints.get(j, j), a): v for (j, a), v in keyframe.joint_positions.items()}
+    keyframe.joint_velocities = {(joints.get(j, j), a): v for (j, a), v in keyframe.joint_velocities.items()}
+    keyframe.ball_rotations = {joints.get(j, j): q for j, q in keyframe.ball_rotations.items()}
+    return keyframe
+
+
+def _placed(obj, bodies: set, frames: WorldFrames) -> tuple[Optional[str], Pose]:
+    """(the body ``obj`` sits on, its pose in that body's frame; the world's when on none)."""
+    owner = owner_body(obj, bodies)
+    pose = frames.pose(obj)
+    return (owner.name, frames.relative(owner, pose)) if owner is not None else (None, pose)
+
+
+def read_site(obj, bodies: set, frames: WorldFrames) -> Site:
+    props = obj.articula.site
+    body, pose = _placed(obj, bodies, frames)
+    return Site(name=file_name(obj), body=body, pose=pose, kind=SiteKind(props.kind), size=tuple(props.size),
+                color=tuple(props.color), group=props.group)
+
+
+def read_camera(obj, bodies: set, frames: WorldFrames) -> Camera:
+    props, data = obj.articula.camera, obj.data
+    body, pose = _placed(obj, bodies, frames)
+    return Camera(name=file_name(obj), body=body, pose=pose, fovy=data.angle_y, mode=CameraMode(props.mode),
+                  target=props.target.name if props.target is not None else None,
+                  resolution=tuple(props.resolution), clip_start=data.clip_start, clip_end=data.clip_end)
+
+
+_LIGHT_KINDS = {"SPOT": LightKind.SPOT, "SUN": LightKind.DIRECTIONAL}
+
+
+def read_light(obj, bodies: set, frames: WorldFrames) -> Light:
+    props, data = obj.articula.light, obj.data
+    body, pose = _placed(obj, bodies, frames)
+    cutoff = props.cutoff
+    if data.type == "SPOT" and not math.isclose(data.spot_size, min(2.0 * cutoff, math.pi), abs_tol=1e-6):
+        cutoff = data.spot_size / 2.0  # the user turned the spot size
+    return Light(name=file_name(obj), body=body, pose=pose, kind=_LIGHT_KINDS.get(data.type, LightKind.POINT),
+                 color=tuple(data.color), cutoff=cutoff, exponent=props.exponent,
+                 attenuation=tuple(props.attenuation), cast_shadow=data.use_shadow, active=props.active)
+
+
+def read_sensor(obj) -> Sensor:
+    props = obj.articula.sensor
+    target = described_name(props.target) if props.target is not None else (props.target_name or None)
+    settings = dict(item.split("=", 1) for item in props.settings.split(";") if "=" in item)
+    return Sensor(name=file_name(obj), kind=props.kind, target=target, target_kind=props.target_kind or None,
+                  reference=described_name(props.reference), reference_kind=props.reference_kind or None,
+                  noise=props.noise, cutoff=props.cutoff, settings=settings)
 
 
 def _joints_in_file_order(joint_roles: list) -> list:

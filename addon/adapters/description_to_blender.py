@@ -22,18 +22,23 @@ import bmesh
 import bpy
 from mathutils import Matrix, Quaternion, Vector
 
-from ...core.model import (Body, Joint, MeshData, PhysicsMaterial, PhysicsScene, Pose, Shape, ShapeKind,
-                           Visual)
+from ...core.model import (Body, Camera, Joint, LightKind, MeshData, PhysicsMaterial, PhysicsScene, Pose,
+                           Sensor, Shape, ShapeKind, Site, Visual)
 from ...core.transforms import pose_mul, pose_relative
 from ..properties.collider_props import MESH_KINDS, size_factors
 from ..properties.joint_props import dofs_unsynced
+from ..properties.site_props import EMPTY_DISPLAY
 from .blender_to_description import (PRIM_NAME, WorldFrames, mesh_data, parents_first, principled_node,
                                      world_pose_and_scale)
 from .fields import (BODY_FIELDS, DOF_FIELDS, JOINT_FIELDS, SETTINGS_FIELDS, SHAPE_FIELDS, read_material,
-                     write_actuators, write_fields, write_material, write_mimic, write_optional, write_tendon)
+                     write_actuator, write_actuators, write_contact, write_contact_pair, write_equality,
+                     write_fields, write_keyframe, write_material, write_mimic, write_mujoco, write_optional,
+                     write_spatial_tendon, write_tendon)
 
 BODY_EMPTY_SIZE = 0.05
 JOINT_EMPTY_SIZE = 0.1
+SENSOR_EMPTY_SIZE = 0.02
+LIGHT_TYPES = {LightKind.SPOT: "SPOT", LightKind.DIRECTIONAL: "SUN", LightKind.POINT: "POINT"}
 
 
 def pose_matrix(pose: Pose, scale=(1.0, 1.0, 1.0)) -> Matrix:
@@ -71,6 +76,7 @@ def apply_body(obj, body: Body) -> None:
     props = obj.articula.body
     props.enabled = True
     write_fields(props, body, BODY_FIELDS)
+    props.free_joint_name = body.free_joint_name or ""
     props.mass_mode = "MANUAL" if body.mass is not None else "AUTO"
     if body.mass is not None:
         props.mass = body.mass.mass
@@ -104,6 +110,7 @@ def apply_joint(obj, joint: Joint, objects: dict, frames: Optional[WorldFrames] 
             props.dofs.add()
     for target, dof in zip(props.dofs, joint.dofs):
         write_fields(target, dof, DOF_FIELDS)
+        target.name = dof.name or ""
         write_actuators(target.actuators, dof.actuators, prim_names or {})
         target.active_actuator_index = 0
     props.active_dof_index = 0
@@ -125,6 +132,7 @@ def apply_shape(obj, shape: Shape, scale) -> None:
     props.half_height = _unscale(shape.half_height, half_height)
     props.material = shape.material or ""
     write_optional(props, "density", shape.density)
+    write_contact(props, shape.contact)
 
 
 def _unscale(size: float, factor: float) -> float:
@@ -153,6 +161,7 @@ def apply_settings(scene, desc: PhysicsScene, keep_materials: bool = False) -> N
     props.world_name = desc.name
     props.robot_type = desc.robot_type or ""
     write_fields(props, desc.settings, SETTINGS_FIELDS)
+    write_mujoco(props.mujoco, desc.settings.mujoco)
     if keep_materials:
         return
     props.materials.clear()
@@ -215,6 +224,55 @@ def apply_tendons(scene, tendons, joint_objects: dict, prim_names: dict, append:
     for tendon in tendons:
         write_tendon(props.tendons.add(), tendon, joint_objects, prim_names)
     props.active_tendon_index = 0
+
+
+def keep_file_name(obj, name: str) -> None:
+    """Keep the file's ``name`` for ``obj`` where Blender had to call it otherwise (``bthigh.001``)."""
+    props = obj.articula
+    props.file_name, props.file_name_for = (name, obj.name) if obj.name != name else ("", "")
+
+
+def apply_site(obj, site: Site) -> None:
+    props = obj.articula.site
+    props.enabled = True
+    props.size, props.color, props.group = site.size, site.color, site.group
+    props.kind = site.kind.value  # last: its update draws the Empty by kind and size
+
+
+def apply_camera(obj, camera: Camera, bodies: dict) -> None:
+    """The camera data shows MuJoCo's vertical field of view (a vertical sensor fit) and clipping."""
+    data = obj.data
+    data.sensor_fit = "VERTICAL"
+    data.angle_y = camera.fovy
+    data.clip_start, data.clip_end = camera.clip_start, camera.clip_end
+    props = obj.articula.camera
+    props.enabled = True
+    props.mode, props.resolution = camera.mode.value, camera.resolution
+    props.target = bodies.get(camera.target)
+
+
+def apply_light(obj, light) -> None:
+    data = obj.data
+    data.color = light.color
+    data.use_shadow = light.cast_shadow
+    if data.type == "SPOT":
+        data.spot_size = min(max(2.0 * light.cutoff, math.radians(1.0)), math.pi)
+    props = obj.articula.light
+    props.enabled = True
+    props.cutoff, props.exponent, props.attenuation = light.cutoff, light.exponent, light.attenuation
+    props.active = light.active
+
+
+def apply_sensor(obj, sensor: Sensor, targets: dict) -> None:
+    """``targets``: (kind, description name) -> object, for what a sensor reads or measures in."""
+    props = obj.articula.sensor
+    props.enabled = True
+    props.kind, props.noise, props.cutoff = sensor.kind, sensor.noise, sensor.cutoff
+    props.target_kind, props.reference_kind = sensor.target_kind or "", sensor.reference_kind or ""
+    props.target = targets.get((sensor.target_kind, sensor.target))
+    props.target_name = (sensor.target or "") if props.target is None else ""
+    props.reference = targets.get((sensor.reference_kind, sensor.reference))
+    props.settings = ";".join(f"{k}={v}" for k, v in sensor.settings.items())
 
 
 def apply_filtered_pairs(scene, pairs, objects: dict, append: bool = False) -> None:
@@ -305,6 +363,8 @@ class _Builder:
         self.done_visuals: set[str] = set()
         self.frames = WorldFrames()  # objects never move once placed: read each world matrix once
         self.display_meshes: dict[tuple, bpy.types.Mesh] = {}  # primitive collider stand-ins by shape
+        self.site_objects: dict[str, bpy.types.Object] = {}
+        self.camera_objects: dict[str, bpy.types.Object] = {}
 
     def body_object(self, body: Body):
         visual = _own_item(self.desc.visuals, body.name, body.name)
@@ -345,6 +405,7 @@ class _Builder:
         self.made[(kind, name)] = obj
         if kind == "joint":
             self.joint_objects[name] = obj
+            keep_file_name(obj, name)
 
     def add_shape(self, shape: Shape) -> None:
         body = self.body_objects.get(shape.body) if shape.body else None
@@ -407,8 +468,74 @@ class _Builder:
             if visual.name not in self.done_visuals:
                 self.add_visual(visual)
         apply_filtered_pairs(self.scene, self.desc.filtered_pairs, self.body_objects, append=self.merge)
+        self.add_frames()
         self.link_actuation()
+        self.add_mujoco_model()
         return self.objects
+
+    # --- MuJoCo's frames, sensors and model beyond the tree -----------------------------------
+
+    def on_body(self, obj, body_name, pose: Pose) -> None:
+        """Place ``obj`` on its body (or the world) at ``pose`` in that body's frame."""
+        body = self.body_objects.get(body_name) if body_name else None
+        place(obj, body, pose_mul(self.frames.pose(body), pose))
+
+    def add_frames(self) -> None:
+        for site in self.desc.sites:
+            obj = new_object(site.name, self.collection, empty_display=EMPTY_DISPLAY[site.kind.value],
+                             size=max(max(site.size), 1e-4))
+            self.on_body(obj, site.body, site.pose)
+            apply_site(obj, site)
+            keep_file_name(obj, site.name)
+            self.site_objects[site.name] = obj
+        for camera in self.desc.cameras:
+            obj = new_object(camera.name, self.collection, bpy.data.cameras.new(camera.name))
+            self.on_body(obj, camera.body, camera.pose)
+            apply_camera(obj, camera, self.body_objects)
+            keep_file_name(obj, camera.name)
+            self.camera_objects[camera.name] = obj
+        for light in self.desc.lights:
+            obj = new_object(light.name, self.collection, bpy.data.lights.new(light.name, LIGHT_TYPES[light.kind]))
+            self.on_body(obj, light.body, light.pose)
+            apply_light(obj, light)
+            keep_file_name(obj, light.name)
+        targets = self.sensor_targets()
+        for sensor in self.desc.sensors:
+            obj = new_object(sensor.name, self.collection, empty_display="SINGLE_ARROW", size=SENSOR_EMPTY_SIZE)
+            apply_sensor(obj, sensor, targets)
+            holder = obj.articula.sensor.target or obj.articula.sensor.reference
+            place(obj, holder, self.frames.pose(holder) if holder is not None else Pose())
+            keep_file_name(obj, sensor.name)
+
+    def sensor_targets(self) -> dict:
+        targets = {("site", n): o for n, o in self.site_objects.items()}
+        targets.update((("camera", n), o) for n, o in self.camera_objects.items())
+        targets.update((("joint", n), o) for n, o in self.joint_objects.items())
+        for kind in ("body", "xbody"):
+            targets.update(((kind, n), o) for n, o in self.body_objects.items())
+        targets.update((("geom", n), o) for (kind, n), o in self.made.items() if kind == "shape")
+        return targets
+
+    def add_mujoco_model(self) -> None:
+        """Keyframes, equalities, contact pairs, spatial tendons and frame actuators: on the scene."""
+        props, desc = self.scene.articula, self.desc
+        lists = (props.keyframes, props.equalities, props.contact_pairs, props.spatial_tendons,
+                 props.frame_actuators)
+        if not self.merge:
+            for items in lists:
+                items.clear()
+        shapes = {n: o for (kind, n), o in self.made.items() if kind == "shape"}
+        for keyframe in desc.keyframes:
+            write_keyframe(props.keyframes.add(), keyframe)
+        for equality in desc.equalities:
+            write_equality(props.equalities.add(), equality, self.body_objects, self.site_objects)
+        for pair in desc.contact_pairs:
+            write_contact_pair(props.contact_pairs.add(), pair, shapes)
+        for tendon in desc.spatial_tendons:
+            write_spatial_tendon(props.spatial_tendons.add(), tendon, {**shapes, **self.site_objects},
+                                 desc.prim_names)
+        for actuator in desc.frame_actuators:
+            write_actuator(props.frame_actuators.add(), actuator, desc.prim_names.get(actuator.name, ""))
 
     def link_actuation(self) -> None:
         """What points at joints (mimic leaders, tendons) once every joint object exists; and each
@@ -597,6 +724,8 @@ class _Adopter(_Builder):
         _hide_from_render(self.hidden_from_render)
         self.claim_names()
         self.keep_prim_names()
+        for name, obj in self.joint_objects.items():  # after the claims: the names they ended with
+            keep_file_name(obj, name)
         return objects
 
     def sort_instancers(self) -> tuple[set, list]:

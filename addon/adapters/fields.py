@@ -11,8 +11,10 @@ from functools import lru_cache
 from operator import attrgetter, itemgetter
 from typing import Optional
 
-from ...core.model import (MJC_PRM_SIZE, Actuator, ActuatorKind, Dof, DofAxis, DofMotion, DriveType, FixedTendon,
-                           Mimic, PhysicsMaterial, SceneSettings, Solver, TendonJoint)
+from ...core.model import (MJC_PRM_SIZE, Actuator, ActuatorKind, ContactPair, ContactParams, Dof, DofAxis,
+                           DofMotion, DriveType, Equality, EqualityKind, FixedTendon, Keyframe, Mimic,
+                           MuJoCoOptions, PhysicsMaterial, Pose, SceneSettings, Solver, SpatialTendon, TendonJoint,
+                           TendonWrap, WrapKind)
 from ..properties import dof_props, joint_props
 
 DOF_FIELDS = {
@@ -32,6 +34,12 @@ MATERIAL_FIELDS = {name: None for name in ("static_friction", "dynamic_friction"
 SETTINGS_FIELDS = {"solver": Solver, **{name: None for name in (
     "gravity", "steps_per_second", "solver_iterations", "collision_filter_parent", "replicas",
     "replica_spacing", "ground_plane")}}
+
+MUJOCO_FIELDS = {name: None for name in (
+    "integrator", "cone", "impratio", "solver", "iterations", "tolerance", "ls_iterations", "ls_tolerance",
+    "noslip_iterations", "noslip_tolerance", "jacobian", "density", "viscosity", "wind", "magnetic",
+    "override_margin", "override_solref", "override_solimp", "override_friction")}
+CONTACT_FIELDS = {name: None for name in ("condim", "priority", "solref", "solimp", "solmix")}
 
 INFINITE_WHEN_OFF = {**dof_props.INFINITE_WHEN_OFF, **joint_props.INFINITE_WHEN_OFF}
 
@@ -116,7 +124,8 @@ def write_optional(props, name: str, value) -> None:
 
 
 def read_dof(props) -> Dof:
-    return Dof(actuators=[read_actuator(a) for a in props.actuators], **read_fields(props, DOF_FIELDS))
+    return Dof(actuators=[read_actuator(a) for a in props.actuators], name=props.name or None,
+               **read_fields(props, DOF_FIELDS))
 
 
 def read_material(props) -> PhysicsMaterial:
@@ -131,7 +140,34 @@ def write_material(props, material: PhysicsMaterial) -> None:
 
 
 def read_settings(props) -> SceneSettings:
-    return SceneSettings(**read_fields(props, SETTINGS_FIELDS))
+    return SceneSettings(mujoco=read_mujoco(props.mujoco), **read_fields(props, SETTINGS_FIELDS))
+
+
+def read_mujoco(props) -> MuJoCoOptions:
+    values = {name: tuple(v) if not isinstance(v, (str, int, float)) else v
+              for name, v in ((n, getattr(props, n)) for n in MUJOCO_FIELDS)}
+    return MuJoCoOptions(disabled=tuple(props.disabled.split()), enabled=tuple(props.enabled.split()), **values)
+
+
+def write_mujoco(props, options: MuJoCoOptions) -> None:
+    for name in MUJOCO_FIELDS:
+        setattr(props, name, getattr(options, name))
+    props.disabled, props.enabled = " ".join(options.disabled), " ".join(options.enabled)
+
+
+def read_contact(props):
+    """A collider's MuJoCo contact parameters (None: MuJoCo's defaults)."""
+    if not props.has_contact:
+        return None
+    return ContactParams(condim=props.condim, priority=props.priority, solref=tuple(props.solref),
+                         solimp=tuple(props.solimp), solmix=props.solmix)
+
+
+def write_contact(props, contact) -> None:
+    props.has_contact = contact is not None
+    if contact is not None:
+        for name in CONTACT_FIELDS:
+            setattr(props, name, getattr(contact, name))
 
 
 # --- actuators, tendons, coupled joints -------------------------------------------------------
@@ -157,7 +193,10 @@ def _write_range(props, name: str, value) -> None:
 def read_actuator(props) -> Actuator:
     """The actuator: its kind's gains, or, GENERAL, MuJoCo's raw vectors as stored."""
     common = dict(gear=props.gear, ctrl_range=_range(props, "ctrl"), force_range=_range(props, "force"),
-                  gravity_compensation=props.gravity_compensation, control=props.control)
+                  gravity_compensation=props.gravity_compensation, control=props.control,
+                  target_kind=props.target_kind or None, target=props.target or None,
+                  reference_site=props.reference_site or None,
+                  gear_vector=tuple(props.gear_vector) if any(props.gear_vector) else ())
     kind = ActuatorKind(props.kind)
     if kind == ActuatorKind.POSITION:
         return Actuator.position(props.name, props.kp, props.kv, **common)
@@ -184,6 +223,9 @@ def write_actuator(props, actuator: Actuator, prim_name: str = "") -> None:
     props.gain_prm, props.bias_prm = _padded(actuator.gain), _padded(actuator.bias)
     props.dyn_prm = _padded(actuator.dyn_params)
     props.dyn_type, props.gain_type = actuator.dyn_type, actuator.gain_type
+    props.target_kind, props.target = actuator.target_kind or "", actuator.target or ""
+    props.reference_site = actuator.reference_site or ""
+    props.gear_vector = tuple(actuator.gear_vector) + (0.0,) * (6 - len(actuator.gear_vector))
 
 
 def write_actuators(collection, actuators, prim_names: dict) -> None:
@@ -230,3 +272,110 @@ def write_tendon(props, tendon: FixedTendon, joint_objects: dict, prim_names: di
     if props.has_upper:
         props.upper = tendon.upper
     props.stiffness, props.damping = tendon.stiffness, tendon.damping
+
+
+# --- MuJoCo's model beyond the tree: keyframes, equalities, contact pairs, spatial tendons ---------
+
+def write_keyframe(props, keyframe: Keyframe) -> None:
+    props.name, props.time = keyframe.name, keyframe.time
+    props.values.clear()
+
+    def add(kind: str, target: str, values, axis: str = "") -> None:
+        item = props.values.add()
+        item.kind, item.target, item.axis = kind, target, axis
+        item.values = tuple(values) + (0.0,) * (7 - len(values))
+
+    for (joint, axis), value in keyframe.joint_positions.items():
+        add("POSITION", joint, (value,), axis)
+    for (joint, axis), value in keyframe.joint_velocities.items():
+        add("VELOCITY", joint, (value,), axis)
+    for joint, quat in keyframe.ball_rotations.items():
+        add("BALL", joint, quat)
+    for body, pose in keyframe.root_poses.items():
+        add("ROOT_POSE", body, (*pose.pos, *pose.rot))
+    for body, (linear, angular) in keyframe.root_velocities.items():
+        add("ROOT_VELOCITY", body, (*linear, *angular))
+    for actuator, value in keyframe.controls.items():
+        add("CONTROL", actuator, (value,))
+
+
+def read_keyframe(props) -> Keyframe:
+    keyframe = Keyframe(name=props.name, time=props.time)
+    for item in props.values:
+        v = tuple(item.values)
+        if item.kind == "POSITION":
+            keyframe.joint_positions[(item.target, item.axis)] = v[0]
+        elif item.kind == "VELOCITY":
+            keyframe.joint_velocities[(item.target, item.axis)] = v[0]
+        elif item.kind == "BALL":
+            keyframe.ball_rotations[item.target] = v[:4]
+        elif item.kind == "ROOT_POSE":
+            keyframe.root_poses[item.target] = Pose(v[:3], v[3:7])
+        elif item.kind == "ROOT_VELOCITY":
+            keyframe.root_velocities[item.target] = (v[:3], v[3:6])
+        elif item.kind == "CONTROL":
+            keyframe.controls[item.target] = v[0]
+    return keyframe
+
+
+def write_equality(props, equality: Equality, bodies: dict, sites: dict) -> None:
+    props.name, props.kind = equality.name, equality.kind.value
+    props.body0, props.body1 = bodies.get(equality.body0), bodies.get(equality.body1)
+    props.site0, props.site1 = sites.get(equality.site0), sites.get(equality.site1)
+    props.anchor, props.torque_scale, props.active = equality.anchor, equality.torque_scale, equality.active
+    props.solref, props.solimp = equality.solref, equality.solimp
+    props.has_relative_pose = equality.relative_pose is not None
+    if equality.relative_pose is not None:
+        props.relative_location = equality.relative_pose.pos
+        props.relative_rotation = equality.relative_pose.rot
+
+
+def read_equality(props, name_of) -> Equality:
+    """``name_of``: an object's name in the description (a site's or body's file name)."""
+    relative = Pose(tuple(props.relative_location), tuple(props.relative_rotation)) \
+        if props.has_relative_pose else None
+    return Equality(name=props.name, kind=EqualityKind(props.kind), body0=name_of(props.body0),
+                    body1=name_of(props.body1), anchor=tuple(props.anchor), relative_pose=relative,
+                    site0=name_of(props.site0), site1=name_of(props.site1), torque_scale=props.torque_scale,
+                    active=props.active, solref=tuple(props.solref), solimp=tuple(props.solimp))
+
+
+def write_contact_pair(props, pair: ContactPair, shapes: dict) -> None:
+    props.name = pair.name
+    props.shape0, props.shape1 = shapes.get(pair.shape0), shapes.get(pair.shape1)
+    props.condim, props.margin, props.gap = pair.condim, pair.margin, pair.gap
+    props.friction, props.solref, props.solimp = pair.friction, pair.solref, pair.solimp
+
+
+def read_contact_pair(props, name_of) -> ContactPair:
+    return ContactPair(name=props.name, shape0=name_of(props.shape0), shape1=name_of(props.shape1),
+                       condim=props.condim, friction=tuple(props.friction), solref=tuple(props.solref),
+                       solimp=tuple(props.solimp), margin=props.margin, gap=props.gap)
+
+
+def write_spatial_tendon(props, tendon: SpatialTendon, targets: dict, prim_names: dict) -> None:
+    """``targets``: site and collider objects by description name."""
+    props.name = tendon.name
+    props.path.clear()
+    for wrap in tendon.path:
+        item = props.path.add()
+        item.kind, item.divisor = wrap.kind.value, wrap.divisor
+        item.target, item.side_site = targets.get(wrap.target), targets.get(wrap.side_site)
+    write_actuators(props.actuators, tendon.actuators, prim_names)
+    props.has_lower, props.has_upper = tendon.lower != -math.inf, tendon.upper != math.inf
+    if props.has_lower:
+        props.lower = tendon.lower
+    if props.has_upper:
+        props.upper = tendon.upper
+    props.stiffness, props.damping, props.width = tendon.stiffness, tendon.damping, tendon.width
+    props.color = tendon.color
+
+
+def read_spatial_tendon(props, name_of) -> SpatialTendon:
+    return SpatialTendon(
+        name=props.name,
+        path=[TendonWrap(kind=WrapKind(w.kind), target=name_of(w.target), side_site=name_of(w.side_site),
+                         divisor=w.divisor) for w in props.path],
+        actuators=[read_actuator(a) for a in props.actuators],
+        lower=props.lower if props.has_lower else -math.inf, upper=props.upper if props.has_upper else math.inf,
+        stiffness=props.stiffness, damping=props.damping, width=props.width, color=tuple(props.color))

@@ -5,8 +5,10 @@ import importlib
 import bpy
 
 # A module's groups may point to groups of the modules before it.
-_MODULES = ("actuator_props", "tendon_props", "dof_props", "joint_props", "body_props", "collider_props", "object_props",
-            "material_props", "filtered_pair_props", "problem_props", "scene_props")
+_MODULES = ("actuator_props", "tendon_props", "dof_props", "joint_props", "body_props", "collider_props",
+            "site_props", "camera_props", "light_props", "sensor_props", "object_props", "material_props",
+            "filtered_pair_props", "problem_props", "keyframe_props", "equality_props", "contact_pair_props",
+            "spatial_tendon_props", "mujoco_props", "scene_props")
 
 
 def _classes():

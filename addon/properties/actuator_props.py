@@ -59,6 +59,14 @@ class ArticulaActuatorProps(bpy.types.PropertyGroup):
     gain_prm: _raw_vector("Gain Parameters", "MuJoCo gainprm (GENERAL actuators)")
     bias_prm: _raw_vector("Bias Parameters", "MuJoCo biasprm (GENERAL actuators)")
     dyn_prm: _raw_vector("Dynamics Parameters", "MuJoCo dynprm (GENERAL actuators)")
+    # On a site, body, ball joint or spatial tendon (``scene.articula.frame_actuators``): MuJoCo's
+    # transmission, by name; empty on a DOF or fixed tendon.
+    target_kind: StringProperty(name="Transmission", description="site, body, joint (ball) or tendon "
+                                "(spatial); empty: the DOF or tendon it sits on")
+    target: StringProperty(name="Target", description="The site, body, ball joint or spatial tendon it moves")
+    reference_site: StringProperty(name="Reference Site", description="A site actuator measures from this site")
+    gear_vector: FloatVectorProperty(name="Gear (6)", size=6, **UNBOUNDED, description="Site and ball "
+                                     "transmissions: MuJoCo's 6-vector gear (all zero: the gear alone)")
     dyn_type: StringProperty(name="Dynamics Type", default="none", options={"HIDDEN"})
     gain_type: StringProperty(name="Gain Type", default="fixed", options={"HIDDEN"})
 

@@ -9,7 +9,7 @@ or bake starts while it is at rest) and by Apply Pose as Rest; while the body is
 """
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, FloatVectorProperty, IntProperty
+from bpy.props import BoolProperty, EnumProperty, FloatVectorProperty, IntProperty, StringProperty
 
 from .common import UNBOUNDED, float_prop
 
@@ -44,6 +44,8 @@ class ArticulaBodyProps(bpy.types.PropertyGroup):
     fixed_base: BoolProperty(name="Fixed Base", description="Anchor this body (an articulation's root) to the "
                              "world: a fixed joint to the world, written to USD as a fixed joint with only "
                              "body 1")
+    free_joint_name: StringProperty(name="Free Joint Name", description="The name the file gives this "
+                                    "floating body's free joint (empty: unnamed)")
     posed: BoolProperty(name="Posed", description="The body shows a simulated state, away from its rest pose "
                         "(Apply Pose as Rest or Reset to Rest ends it)")
     rest_location: FloatVectorProperty(name="Rest Location", size=3, subtype="TRANSLATION", unit="LENGTH",

@@ -8,7 +8,7 @@ scale, half height by the scale along the axis), as ``core.model.Shape`` wants f
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatVectorProperty, IntProperty, StringProperty
 
-from ...core.model import ShapeKind
+from ...core.model import DEFAULT_SOLIMP, DEFAULT_SOLREF, ShapeKind
 from .common import AXIS_ITEMS, UNBOUNDED, enum_items, float_prop
 
 MESH_KINDS = (ShapeKind.MESH.value, ShapeKind.CONVEX_HULL.value)
@@ -63,6 +63,17 @@ class ArticulaColliderProps(bpy.types.PropertyGroup):
                                soft_min=0.0)
     contact_gap: float_prop("Contact Gap", "Contacts are generated below this separation", subtype="DISTANCE",
                             unit="LENGTH", soft_min=0.0)
+    # MuJoCo's contact model of this collider (core.model.ContactParams); off: MuJoCo's defaults.
+    has_contact: BoolProperty(name="MuJoCo Contact", description="Own MuJoCo contact parameters (condim, "
+                              "priority, solref, solimp, solmix); off: MuJoCo's defaults")
+    condim: IntProperty(name="Condim", default=3, min=1, max=6,
+                        description="1 frictionless, 3 sliding, 4 and torsional, 6 and rolling friction")
+    priority: IntProperty(name="Priority", description="The higher priority collider's parameters win")
+    solref: FloatVectorProperty(name="Solref", size=2, default=DEFAULT_SOLREF, **UNBOUNDED,
+                                description="MuJoCo's solver reference: time constant, damping ratio")
+    solimp: FloatVectorProperty(name="Solimp", size=5, default=DEFAULT_SOLIMP, **UNBOUNDED,
+                                description="MuJoCo's solver impedance: dmin, dmax, width, midpoint, power")
+    solmix: float_prop("Solmix", "Weight of this collider's parameters in a contact", default=1.0, soft_min=0.0)
 
 
 classes = (ArticulaColliderProps,)

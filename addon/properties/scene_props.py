@@ -3,11 +3,17 @@ tendons, problems."""
 
 import bpy
 from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatVectorProperty, IntProperty
-from bpy.props import StringProperty
+from bpy.props import PointerProperty, StringProperty
 
 from ...core.model import Solver
 from .common import UNBOUNDED, enum_items, float_prop
+from .actuator_props import ArticulaActuatorProps
+from .contact_pair_props import ArticulaContactPairProps
+from .equality_props import ArticulaEqualityProps
 from .filtered_pair_props import ArticulaFilteredPairProps
+from .keyframe_props import ArticulaKeyframeProps
+from .mujoco_props import ArticulaMuJoCoProps
+from .spatial_tendon_props import ArticulaSpatialTendonProps
 from .material_props import ArticulaMaterialProps
 from .problem_props import ArticulaProblemProps
 from .tendon_props import ArticulaTendonProps
@@ -53,6 +59,18 @@ class ArticulaSceneProps(bpy.types.PropertyGroup):
     active_filtered_pair_index: IntProperty(name="Active Filtered Pair", min=0)
     tendons: CollectionProperty(type=ArticulaTendonProps, name="Fixed Tendons")
     active_tendon_index: IntProperty(name="Active Tendon", min=0)
+    keyframes: CollectionProperty(type=ArticulaKeyframeProps, name="Keyframes")
+    active_keyframe_index: IntProperty(name="Active Keyframe", min=0)
+    equalities: CollectionProperty(type=ArticulaEqualityProps, name="Welds and Connects")
+    active_equality_index: IntProperty(name="Active Equality", min=0)
+    contact_pairs: CollectionProperty(type=ArticulaContactPairProps, name="Contact Pairs")
+    active_contact_pair_index: IntProperty(name="Active Contact Pair", min=0)
+    spatial_tendons: CollectionProperty(type=ArticulaSpatialTendonProps, name="Spatial Tendons")
+    active_spatial_tendon_index: IntProperty(name="Active Spatial Tendon", min=0)
+    frame_actuators: CollectionProperty(type=ArticulaActuatorProps, name="Frame Actuators",
+                                        description="Actuators on sites, bodies, ball joints and spatial tendons")
+    active_frame_actuator_index: IntProperty(name="Active Frame Actuator", min=0)
+    mujoco: PointerProperty(type=ArticulaMuJoCoProps, name="MuJoCo Options")
     problems: CollectionProperty(type=ArticulaProblemProps, name="Problems")
     active_problem_index: IntProperty(name="Active Problem", min=0)
 

@@ -1,0 +1,163 @@
+"""MuJoCo's sites, cameras, lights, sensors, keyframes, equalities, contact pairs, spatial tendons, options,
+contact parameters and names as Blender objects and settings, both ways through the adapters."""
+
+import math
+from dataclasses import asdict, fields
+
+import bpy
+import pytest
+
+from articula.addon.adapters.blender_to_description import scene_from_blender
+from articula.addon.adapters.description_to_blender import build_scene
+from articula.core import samples
+from articula.core.model import (Actuator, Camera, CameraMode, ContactPair, ContactParams, Equality,
+                                 EqualityKind, Keyframe, Light, LightKind, Pose, Sensor, Site, SiteKind,
+                                 SpatialTendon, TendonWrap, WrapKind)
+
+TURNED = (math.cos(0.3), 0.0, math.sin(0.3), 0.0)
+
+
+def mujoco_finger():
+    """The finger with one of everything MuJoCo adds to a robot."""
+    scene = samples.robotic_finger()
+    scene.settings.mujoco.integrator, scene.settings.mujoco.cone = "implicitfast", "elliptic"
+    scene.settings.mujoco.iterations, scene.settings.mujoco.wind = 40, (0.5, 0.0, 0.0)
+    scene.settings.mujoco.disabled = ("warmstart",)
+    scene.shapes[2].contact = ContactParams(condim=4, priority=1, solref=(0.01, 0.8),
+                                            solimp=(0.8, 0.9, 0.002, 0.4, 3.0), solmix=0.5)
+    scene.joints[1].dofs[0].name = "mcp_own"
+    scene.bodies[0].free_joint_name = "palm_free"
+    scene.sites = [Site("tip", "distal", Pose((0.0, 0.0, 0.02), TURNED), SiteKind.BOX, (0.01, 0.02, 0.03),
+                        (1.0, 0.0, 0.0, 1.0), group=3),
+                   Site("palm_site", "palm", Pose((0.01, 0.0, 0.0)))]
+    scene.cameras = [Camera("eye", "palm", Pose((0.0, -0.1, 0.05), TURNED), fovy=math.radians(60.0),
+                            mode=CameraMode.TARGETBODY, target="distal", resolution=(640, 480),
+                            clip_start=0.02, clip_end=20.0)]
+    scene.lights = [Light("lamp", "palm", Pose((0.0, 0.0, 0.3)), LightKind.SPOT, (0.9, 0.8, 0.7),
+                          cutoff=math.radians(30.0), exponent=4.0, attenuation=(1.0, 0.1, 0.0),
+                          cast_shadow=False),
+                    Light("sun", None, Pose((0.0, 0.0, 3.0)), LightKind.DIRECTIONAL)]
+    scene.sensors = [Sensor("tip_pos", "framepos", "tip", "site", "palm_site", "site", noise=0.01, cutoff=2.0),
+                     Sensor("mcp_pos", "jointpos", "metacarpophalangeal", "joint"),
+                     Sensor("touch", "contact", "distal_collider", "geom", settings={"data": "found", "num": "2"}),
+                     Sensor("act_force", "actuatorfrc", "site_motor", "actuator")]
+    scene.keyframes = [Keyframe("bent", time=0.5, joint_positions={("metacarpophalangeal", "rotZ"): 0.4},
+                                joint_velocities={("rotational", "rotZ"): -1.0},
+                                root_poses={"palm": Pose((0.0, 0.0, 0.1), TURNED)},
+                                controls={"site_motor": 0.25})]
+    scene.equalities = [Equality("hold", EqualityKind.WELD, "palm", "distal", anchor=(0.0, 0.0, 0.01),
+                                 relative_pose=Pose((0.0, 0.0, 0.1)), torque_scale=2.0,
+                                 solref=(0.05, 1.0)),
+                        Equality("pin", EqualityKind.CONNECT, None, "middle", anchor=(0.1, 0.0, 0.2),
+                                 site0="palm_site", site1="tip", active=False)]
+    scene.contact_pairs = [ContactPair("rub", "palm_collider", "distal_collider", condim=1,
+                                       friction=(0.5, 0.5, 0.01, 0.001, 0.001), margin=0.002, gap=0.001)]
+    scene.spatial_tendons = [SpatialTendon("string", [TendonWrap(WrapKind.SITE, "palm_site"),
+                                                      TendonWrap(WrapKind.GEOM, "middle_collider", "tip"),
+                                                      TendonWrap(WrapKind.SITE, "tip")],
+                                           [Actuator.motor("pull", ctrl_range=(0.0, 1.0))],
+                                           lower=0.01, upper=0.2, stiffness=3.0, width=0.002)]
+    scene.frame_actuators = [Actuator.motor("site_motor", target_kind="site", target="tip",
+                                            reference_site="palm_site", gear_vector=(0, 0, 1, 0, 0, 0))]
+    return scene
+
+
+def assert_close(a, b, where=""):
+    """Equal up to Blender's float32 storage."""
+    if isinstance(a, float) or isinstance(b, float):
+        assert math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-6), f"{where}: {a} != {b}"
+    elif isinstance(a, dict):
+        assert a.keys() == b.keys(), f"{where}: {a.keys()} != {b.keys()}"
+        for key in a:
+            assert_close(a[key], b[key], f"{where}.{key}")
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b), f"{where}: {a} != {b}"
+        for k, (x, y) in enumerate(zip(a, b)):
+            assert_close(x, y, f"{where}[{k}]")
+    else:
+        assert a == b, f"{where}: {a!r} != {b!r}"
+
+
+def shape(desc, name):
+    return next(s for s in desc.shapes if s.name == name)
+
+
+NEW_LISTS = ("sites", "cameras", "lights", "sensors", "keyframes", "equalities", "contact_pairs",
+             "spatial_tendons", "frame_actuators")
+
+
+@pytest.fixture
+def finger(clean_scene):
+    desc = mujoco_finger()
+    objects = build_scene(bpy.context, desc)
+    return clean_scene, desc, objects
+
+
+def test_everything_reads_back_as_it_was_built(finger):
+    scene, desc, _ = finger
+    back = scene_from_blender(scene)
+    for name in NEW_LISTS:
+        assert_close([asdict(i) for i in getattr(back, name)], [asdict(i) for i in getattr(desc, name)], name)
+    assert_close(asdict(back.settings.mujoco), asdict(desc.settings.mujoco), "mujoco")
+    assert_close(asdict(shape(back, "proximal_collider").contact), asdict(desc.shapes[2].contact), "contact")
+    assert shape(back, "palm_collider").contact is None
+    assert back.joint("metacarpophalangeal").dofs[0].name == "mcp_own"
+    assert back.joint("rotational").dofs[0].name is None
+    assert back.body("palm").free_joint_name == "palm_free"
+
+
+def test_each_is_an_ordinary_blender_object_on_its_body(finger):
+    _, _, objects = finger
+    tip, eye, lamp, sun = (bpy.data.objects[n] for n in ("tip", "eye", "lamp", "sun"))
+    assert tip.type == "EMPTY" and tip.parent == objects["distal"] and tip.empty_display_type == "CUBE"
+    assert tip.empty_display_size == pytest.approx(0.03)
+    assert eye.type == "CAMERA" and eye.parent == objects["palm"]
+    assert eye.data.sensor_fit == "VERTICAL" and eye.data.angle_y == pytest.approx(math.radians(60.0))
+    assert eye.articula.camera.target == objects["distal"]
+    assert lamp.type == "LIGHT" and lamp.data.type == "SPOT" and lamp.parent == objects["palm"]
+    assert lamp.data.spot_size == pytest.approx(math.radians(60.0)) and not lamp.data.use_shadow
+    assert sun.data.type == "SUN" and sun.parent is None
+    tip_pos, mcp_pos = bpy.data.objects["tip_pos"], bpy.data.objects["mcp_pos"]
+    assert tip_pos.parent == tip and tip_pos.articula.sensor.reference == bpy.data.objects["palm_site"]
+    assert mcp_pos.parent == objects["metacarpophalangeal"]
+    assert bpy.data.objects["act_force"].articula.sensor.target_name == "site_motor"
+    weld = bpy.context.scene.articula.equalities["hold"]
+    assert weld.body0 == objects["palm"] and weld.body1 == objects["distal"]
+
+
+def test_edits_in_blender_show_in_the_description(finger):
+    scene, _, objects = finger
+    bpy.data.objects["tip"].articula.site.size = (0.05, 0.05, 0.05)
+    bpy.data.objects["eye"].data.angle_y = math.radians(30.0)
+    bpy.data.objects["lamp"].data.color = (0.1, 0.2, 0.3)
+    bpy.data.objects["lamp"].data.spot_size = math.radians(90.0)
+    bpy.data.objects["tip_pos"].articula.sensor.noise = 0.5
+    scene.articula.equalities["pin"].active = True
+    scene.articula.mujoco.solver = "cg"
+    objects["distal_collider"].articula.collider.condim = 6
+    objects["distal_collider"].articula.collider.has_contact = True
+    back = scene_from_blender(scene)
+    assert back.site("tip").size == pytest.approx((0.05, 0.05, 0.05))
+    assert back.camera("eye").fovy == pytest.approx(math.radians(30.0))
+    lamp = next(light for light in back.lights if light.name == "lamp")
+    assert lamp.color == pytest.approx((0.1, 0.2, 0.3)) and lamp.cutoff == pytest.approx(math.radians(45.0))
+    assert back.sensor("tip_pos").noise == pytest.approx(0.5)
+    assert next(e for e in back.equalities if e.name == "pin").active
+    assert back.settings.mujoco.solver == "cg"
+    assert shape(back, "distal_collider").contact.condim == 6
+
+
+def test_a_renamed_target_keeps_its_link(finger):
+    scene, _, objects = finger
+    bpy.data.objects["tip"].name = "fingertip"
+    objects["distal"].name = "tip_link"
+    back = scene_from_blender(scene)
+    assert back.sensor("tip_pos").target == "fingertip"
+    assert next(e for e in back.equalities if e.name == "hold").body1 == "tip_link"
+    assert [w.target for w in back.spatial_tendons[0].path] == ["palm_site", "middle_collider", "fingertip"]
+
+
+def test_a_second_import_appends_to_the_scene_lists(finger):
+    scene, desc, _ = finger
+    build_scene(bpy.context, mujoco_finger(), merge=True)
+    assert len(scene.articula.keyframes) == 2 and len(scene.articula.equalities) == 4
