@@ -97,6 +97,10 @@ def _finish(operator, filepath: str, objects: dict, warnings: list[str]) -> set:
     for warning in warnings:
         operator.report({"WARNING"}, warning)
     bodies = sum(1 for obj in set(objects.values()) if obj.articula.body.enabled)
+    if bodies == 0:  # never a plain success: the file may not be what the user thinks it is
+        operator.report({"WARNING"}, f"Imported no rigid body from {filepath} "
+                                     f"({len(set(objects.values()))} objects): nothing will move")
+        return {"FINISHED"}
     operator.report({"INFO"}, f"Imported {bodies} rigid bodies ({len(set(objects.values()))} objects) "
                               f"from {filepath}")
     return {"FINISHED"}
@@ -107,6 +111,10 @@ def _build_or_report(operator, context, read, filepath: str) -> set:
         read.warnings = list(read.warnings) + _add_colliders(operator, read)
     except (RuntimeError, ValueError) as error:
         operator.report({"ERROR"}, f"file {filepath}: colliders from visuals failed, nothing was added ({error})")
+        return {"CANCELLED"}
+    if not read.scene.bodies and not read.scene.shapes and not read.scene.visuals:
+        reasons = "; ".join(read.warnings) or "the file describes no body, collider or visual"
+        operator.report({"ERROR"}, f"file {filepath}: nothing to import ({reasons}); nothing was added")
         return {"CANCELLED"}
     try:
         objects, notes = build_robot(context, read.scene, filepath, getattr(read, "mesh_sources", None),

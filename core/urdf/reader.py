@@ -120,7 +120,8 @@ class _UrdfReader(_Reader):
         try:
             with open(self.path, encoding="utf-8") as f:
                 text, notes = repair_text(f.read())
-            parser = ET.XMLParser(target=ET.TreeBuilder(insert_comments=True))  # keeps the line count
+            builder = _NamespaceRecorder(insert_comments=True)
+            parser = ET.XMLParser(target=builder)  # keeps the line count
             parser.feed(text.lstrip())  # blank lines before <?xml are common
             root = parser.close()
         except OSError as error:
@@ -129,7 +130,7 @@ class _UrdfReader(_Reader):
             raise UrdfReadError(self.path, f"not valid XML ({error})") from error
         if root.tag != "robot":
             raise UrdfReadError(self.path, f"the root element is <{root.tag}>, not <robot>")
-        _refuse_xacro(self.path, root)
+        _refuse_xacro(self.path, root, builder.uris_of("xacro"))
         self.xml = root
         try:
             check_tree(root)
@@ -454,18 +455,36 @@ def _transmission(element) -> _Transmission:
     return _Transmission(element.get("name", ""), kind, joints, interfaces, actuator)
 
 
-XACRO_NAMESPACE = "{http://www.ros.org/wiki/xacro}"
+XACRO_NAMESPACE = "http://www.ros.org/wiki/xacro"
 
 
-def _refuse_xacro(path: str, root) -> None:
+class _NamespaceRecorder(ET.TreeBuilder):
+    """A TreeBuilder that also records each ``xmlns:prefix`` declaration (ElementTree keeps only URIs)."""
+
+    def __init__(self, **options):
+        super().__init__(**options)
+        self.declared: list[tuple[str, str]] = []
+
+    def start_ns(self, prefix, uri):
+        self.declared.append((prefix, uri))
+
+    def uris_of(self, prefix: str) -> set[str]:
+        return {uri for declared, uri in self.declared if declared == prefix}
+
+
+def _refuse_xacro(path: str, root, xacro_uris=()) -> None:
     """A xacro file (macros, ``${...}`` expressions) is a program that writes a URDF: expanding it
-    means running Python expressions from the file, which Articula never does. Say how to expand it."""
+    means running Python expressions from the file, which Articula never does. Say how to expand it.
+
+    xacro goes by the ``xacro:`` prefix, whatever URI it is bound to (ROS files use several)."""
+    namespaces = tuple(f"{{{uri}}}" for uri in {XACRO_NAMESPACE, *xacro_uris})
     for element in root.iter():
         tag = element.tag if isinstance(element.tag, str) else ""
         expression = next((v for v in element.attrib.values() if "${" in v), None)
-        if tag.startswith(XACRO_NAMESPACE):
+        namespace = next((n for n in namespaces if tag.startswith(n)), None)
+        if namespace is not None:
             name = element.get("name")
-            found = f"<xacro:{tag[len(XACRO_NAMESPACE):]}{f' name={name!r}' if name else ''}>"
+            found = f"<xacro:{tag[len(namespace):]}{f' name={name!r}' if name else ''}>"
         elif expression is not None:
             found = f"<{tag} ... {expression!r}>"
         else:
@@ -522,4 +541,9 @@ def read_urdf(path: str, package_paths=()) -> UrdfRead:
 
     ``package_paths``: folders searched for ``package://`` meshes (after which the file's own folder
     and its parents are searched)."""
-    return _UrdfReader(path, package_paths).read()
+    reader = _UrdfReader(path, package_paths)
+    read = reader.read()
+    if not read.scene.bodies:
+        links = ", ".join(repr(link.get("name")) for link in reader.xml.iter("link")) or "none"
+        read.warnings.append(f"no link becomes a rigid body (links: {links}): nothing to simulate")
+    return read

@@ -36,7 +36,8 @@ class XacroError(Exception):
 
 
 def is_xacro(path: str) -> bool:
-    """True for a ``.xacro`` file or one that declares the xacro namespace (a ``.urdf`` written as xacro)."""
+    """True for a ``.xacro`` file or one that uses the ``xacro:`` prefix (a ``.urdf`` written as xacro),
+    whatever URI the prefix is bound to."""
     if path.lower().endswith(".xacro"):
         return True
     try:
@@ -44,7 +45,7 @@ def is_xacro(path: str) -> bool:
             head = f.read(65536)
     except OSError:
         return False
-    return "http://www.ros.org/wiki/xacro" in head or "<xacro:" in head
+    return "xmlns:xacro=" in head or "<xacro:" in head
 
 
 def parse_arguments(text: str) -> dict[str, str]:

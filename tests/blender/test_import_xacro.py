@@ -61,10 +61,21 @@ def _objects():
     return sorted(bpy.data.objects.keys())
 
 
-def test_an_untrusted_xacro_is_refused_naming_the_checkbox(clean_scene, robot, prefs):
+@pytest.mark.parametrize("uri", ["http://www.ros.org/wiki/xacro", "http://wiki.ros.org/xacro",
+                                 "http://ros.org/wiki/xacro"])
+def test_an_untrusted_xacro_is_refused_naming_the_checkbox(clean_scene, robot, prefs, uri):
+    robot.write_text(ROBOT.replace("http://www.ros.org/wiki/xacro", uri))
     with pytest.raises(RuntimeError) as error:
         bpy.ops.articula.import_urdf(filepath=str(robot))
     assert TRUST_LABEL in str(error.value) and str(robot) in str(error.value)
+    assert _objects() == []
+
+
+def test_a_urdf_without_any_rigid_body_is_refused(clean_scene, tmp_path, prefs):
+    path = tmp_path / "empty.urdf"
+    path.write_text('<robot name="empty"><link name="world"/></robot>')
+    with pytest.raises(RuntimeError, match="nothing to import \\(no link becomes a rigid body"):
+        bpy.ops.articula.import_urdf(filepath=str(path))
     assert _objects() == []
 
 

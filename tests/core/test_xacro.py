@@ -11,6 +11,7 @@ import pytest
 pytest.importorskip("xacro")
 
 from articula.core.mjcf import primitives  # noqa: E402
+from articula.core.urdf import UrdfReadError, read_urdf  # noqa: E402
 from articula.core.urdf.writer import _binary_stl  # noqa: E402
 from articula.core.urdf.xacro_expand import (XacroError, expand_xacro, is_xacro, parse_arguments,  # noqa: E402
                                              read_xacro)
@@ -85,6 +86,37 @@ def test_arguments_macros_includes_and_find_through_package_paths(package, tmp_p
     assert len(scene.visuals_of("left_link1")) == 1  # the package:// mesh was found
     defaults = read_xacro(str(package / "urdf" / "arm.xacro"), [str(tmp_path / "workspace")]).scene
     assert [b.name for b in defaults.bodies] == ["base", "link1", "link2", "link3"]
+
+
+# ROS files bind the xacro: prefix to any of these; xacro itself goes by the prefix.
+XACRO_URIS = ["http://www.ros.org/wiki/xacro", "http://wiki.ros.org/xacro", "http://ros.org/wiki/xacro"]
+SEGMENTS = """<?xml version="1.0"?>
+<robot xmlns:xacro="{uri}" name="segments">
+  <xacro:macro name="segment" params="index">
+    <link name="link${{index}}"><inertial><mass value="1"/>
+      <inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  </xacro:macro>
+  <xacro:segment index="1"/>
+</robot>
+"""
+
+
+@pytest.mark.parametrize("uri", XACRO_URIS)
+def test_a_xacro_is_refused_untrusted_and_expanded_trusted_whatever_its_namespace_uri(tmp_path, uri):
+    path = tmp_path / "segments.urdf"  # a .urdf written as xacro
+    path.write_text(SEGMENTS.format(uri=uri))
+    assert is_xacro(str(path))
+    with pytest.raises(UrdfReadError, match=r"a xacro file, not a URDF \(<xacro:macro name='segment'>\)"):
+        read_urdf(str(path))
+    assert [b.name for b in read_xacro(str(path)).scene.bodies] == ["link1"]
+
+
+def test_a_urdf_without_any_rigid_body_says_so(tmp_path):
+    path = tmp_path / "empty.urdf"
+    path.write_text('<robot name="empty"><link name="world"/></robot>')
+    read = read_urdf(str(path))
+    assert not read.scene.bodies
+    assert "no link becomes a rigid body (links: 'world'): nothing to simulate" in read.warnings
 
 
 def test_a_package_is_found_above_the_file_without_package_paths(package):
