@@ -12,7 +12,7 @@ from typing import Optional
 
 import bpy
 
-from .blender_to_description import (WorldFrames, blender_problems, children_index, principled_node,
+from .blender_to_description import (WorldFrames, blender_problems, children_index, file_name, principled_node,
                                      scene_from_blender, world_pose)
 
 
@@ -58,7 +58,59 @@ def robot_for_export(context, selected_only: bool, current_pose: bool,
     if current_pose:
         desc, notes = with_current_state(context.scene, desc)
         warnings += notes
-    return ExportInput(desc, objects, warnings)
+    return ExportInput(with_file_names(desc, joint_file_names(context.scene, desc)), objects, warnings)
+
+
+def joint_file_names(scene, desc) -> dict[str, str]:
+    """Joint name -> the name its file gave it, where Blender's differs (``bthigh.001`` -> ``bthigh``)
+    and no other joint of ``desc`` holds that name."""
+    names = {}
+    for joint in desc.joints:
+        obj = scene.objects.get(joint.name)
+        if obj is not None and obj.articula.joint.enabled and file_name(obj) != joint.name:
+            names[joint.name] = file_name(obj)
+    kept = {j.name for j in desc.joints if j.name not in names}
+    chosen = {}
+    for old, new in names.items():
+        if new not in kept:
+            chosen[old] = new
+            kept.add(new)
+    return chosen
+
+
+def with_file_names(desc, renames: dict[str, str]):
+    """``desc`` with its joints renamed (and everything naming them: mimic leaders, tendons, sensors,
+    frame actuators, keyframes, prim names, the robot's joint order)."""
+    if not renames:
+        return desc
+
+    def new(name):
+        return renames.get(name, name)
+
+    for joint in desc.joints:
+        joint.name = new(joint.name)
+        if joint.mimic is not None:
+            joint.mimic.leader = new(joint.mimic.leader)
+    for tendon in desc.tendons:
+        for item in tendon.joints:
+            item.joint = new(item.joint)
+    for sensor in desc.sensors:
+        if sensor.target_kind == "joint":
+            sensor.target = new(sensor.target)
+    for actuator in desc.frame_actuators:
+        if actuator.target_kind == "joint":
+            actuator.target = new(actuator.target)
+    for key in desc.keyframes:
+        key.joint_positions = {(new(j), a): v for (j, a), v in key.joint_positions.items()}
+        key.joint_velocities = {(new(j), a): v for (j, a), v in key.joint_velocities.items()}
+        key.ball_rotations = {new(j): q for j, q in key.ball_rotations.items()}
+    desc.robot_joints = [new(j) for j in desc.robot_joints]
+    prim_names = {}
+    for name, prim_name in desc.prim_names.items():
+        if prim_name != new(name):
+            prim_names.setdefault(new(name), prim_name)
+    desc.prim_names = prim_names
+    return desc
 
 
 def with_current_state(scene, desc):

@@ -110,7 +110,9 @@ def apply_joint(obj, joint: Joint, objects: dict, frames: Optional[WorldFrames] 
             props.dofs.add()
     for target, dof in zip(props.dofs, joint.dofs):
         write_fields(target, dof, DOF_FIELDS)
-        target.name = dof.name or ""
+        # a lone DOF named as its joint: the joint's own (file) name carries it, and follows a rename
+        redundant = len(joint.dofs) == 1 and dof.name == joint.name
+        target.name = "" if redundant or dof.name is None else dof.name
         write_actuators(target.actuators, dof.actuators, prim_names or {})
         target.active_actuator_index = 0
     props.active_dof_index = 0

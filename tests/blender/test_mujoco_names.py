@@ -1,0 +1,78 @@
+"""Names through Blender: a robot imported from MJCF and exported again keeps its file's joint names,
+even where Blender had to rename an object (a joint named like its body), per-DOF names and a named
+free joint."""
+
+import glob
+import os
+
+import bpy
+import pytest
+
+mujoco = pytest.importorskip("mujoco")
+
+from articula.addon.adapters.description_to_blender import build_scene  # noqa: E402
+from articula.core import samples  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_GYM = glob.glob(os.path.join(ROOT, ".venv-converter/lib/python3.*/site-packages/gymnasium/envs/mujoco/assets"))
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # MuJoCo writes MUJOCO_LOG.TXT into the working folder
+
+
+def gym(name):
+    if not _GYM:
+        pytest.skip("gymnasium's MJCF files come with `make corpus` (.venv-converter)")
+    return os.path.join(_GYM[0], name)
+
+
+def names(model, kind):
+    count = {"joint": model.njnt, "body": model.nbody, "actuator": model.nu}[kind]
+    return [getattr(model, kind)(k).name for k in range(count)]
+
+
+def round_trip(clean_scene, path, tmp_path):
+    assert bpy.ops.articula.import_mjcf(filepath=path) == {"FINISHED"}
+    out = str(tmp_path / "out.xml")
+    assert bpy.ops.articula.export_mjcf(filepath=out) == {"FINISHED"}
+    return mujoco.MjModel.from_xml_path(path), mujoco.MjModel.from_xml_path(out)
+
+
+def test_half_cheetah_joints_named_like_their_bodies_come_back(clean_scene, tmp_path):
+    source, exported = round_trip(clean_scene, gym("half_cheetah.xml"), tmp_path)
+    joint = bpy.data.objects["bthigh.001"]
+    assert joint.articula.joint.enabled and joint.articula.file_name == "bthigh"
+    assert sorted(names(exported, "joint")) == sorted(names(source, "joint"))
+    assert sorted(names(exported, "body")) == sorted(names(source, "body"))
+
+
+def test_humanoid_stacked_hinges_come_back_by_name(clean_scene, tmp_path):
+    source, exported = round_trip(clean_scene, gym("humanoid.xml"), tmp_path)
+    for name in ("abdomen_y", "abdomen_z", "right_hip_x", "right_hip_y", "right_hip_z"):
+        assert mujoco.mj_name2id(exported, mujoco.mjtObj.mjOBJ_JOINT, name) >= 0, name
+    hinges = [n for n in names(source, "joint") if n and source.joint(n).type[0] != 0]
+    assert sorted(n for n in names(exported, "joint") if n in hinges) == sorted(hinges)
+
+
+def test_a_renamed_joint_exports_under_its_new_name(clean_scene, tmp_path):
+    path = gym("half_cheetah.xml")
+    assert bpy.ops.articula.import_mjcf(filepath=path) == {"FINISHED"}
+    bpy.data.objects["bthigh.001"].name = "back_hip"
+    out = str(tmp_path / "out.xml")
+    assert bpy.ops.articula.export_mjcf(filepath=out) == {"FINISHED"}
+    exported = mujoco.MjModel.from_xml_path(out)
+    assert "back_hip" in names(exported, "joint") and "bthigh" not in names(exported, "joint")
+
+
+def test_free_joint_and_dof_names_leave_as_the_description_has_them(clean_scene, tmp_path):
+    desc = samples.six_dof_arm()
+    desc.joints = [j for j in desc.joints if j.body0 is not None]  # a floating arm
+    root = next(b for b in desc.bodies if b.parent is None)
+    root.free_joint_name = "floating_base"
+    build_scene(bpy.context, desc)
+    out = str(tmp_path / "out.xml")
+    assert bpy.ops.articula.export_mjcf(filepath=out) == {"FINISHED"}
+    exported = mujoco.MjModel.from_xml_path(out)
+    assert exported.joint("floating_base").type[0] == mujoco.mjtJoint.mjJNT_FREE
