@@ -36,7 +36,8 @@ class KernelBuild:
     def start(cls, solver: Solver | str, device: str = "auto") -> Optional["KernelBuild"]:
         """The build of ``solver``'s kernels on ``device`` (the running one if any), or None when an
         earlier run built them."""
-        solver, device = solver_to_run(solver), resolve_device(device)
+        solver = solver_to_run(solver)
+        device = resolve_device(device, solver)
         if kernels_cached(solver, device):
             return None
         key = (solver, device_kind(device))

@@ -90,6 +90,28 @@ def cacheable(solver) -> bool:
         and solver.model.world_count <= 1
 
 
+def take_spec(key: Optional[str]) -> Optional[Any]:
+    """The compiled MJCF export (``core.mjcf.writer.BuiltSpec``) kept under ``key``, removed from the
+    cache, or None. Its ``MjModel`` is never written by a run (each run makes its own ``MjData``)."""
+    if key is None:
+        return None
+    with _lock:
+        entry = _entries.pop(key, None)
+    return entry.built if entry is not None else None
+
+
+def give_back_spec(key: Optional[str], built) -> bool:
+    """Keep a simulation's compiled MJCF export under ``key`` for the next simulation (True when kept)."""
+    if key is None:
+        return False
+    with _lock:
+        _entries[key] = CachedBuild(built, None)
+        _entries.move_to_end(key)
+        while len(_entries) > CAPACITY:
+            _entries.popitem(last=False)
+    return True
+
+
 def take(key: Optional[str]) -> Optional[CachedBuild]:
     """The entry built under ``key``, removed from the cache and reset, or None (the caller builds)."""
     if key is None:

@@ -6,8 +6,8 @@
     sim.advance(1 / 24)                        # the spring pulls on every step
     grab.release()                             # no force left behind
 
-The hit test is Newton's picking ray cast (``newton.viewer.Picking``) on the simulation's own
-shapes, replica 0 only. The force is Newton's picking spring, evaluated before every physics step
+The hit test is MuJoCo's ``mj_ray`` on the MuJoCo path (:mod:`sim.mujoco_spec`), Newton's picking ray
+cast (``newton.viewer.Picking``) on Newton's, on the simulation's own colliders, replica 0 only. The force is Newton's picking spring, evaluated before every physics step
 on whichever path steps the simulation (:meth:`sim.simulation.Simulation.set_body_pull`): the grab
 point is pulled toward the target with an acceleration ``stiffness * offset - damping * velocity``,
 times the body's mass (its articulation's when it is massless), the force capped at
@@ -108,15 +108,9 @@ class Grab:
         if not math.isfinite(max_acceleration) or max_acceleration < 0:
             raise ValueError("the grab's maximum acceleration must be finite and not negative")
         self.max_acceleration = float(max_acceleration)
-        model = sim.model
-        self._mass, self._articulation_mass = articulation_masses(model)
-        self._inv_inertia = model.body_inv_inertia.numpy().astype(np.float64)
-        self._flags = model.body_flags.numpy()
-        self._welded = welded_to_world(model)
-        worlds = model.world_count
-        mask = wp.array([1] + [0] * (worlds - 1), dtype=int, device=model.device) if worlds > 1 else None
-        self._ray = _RayCast(model, visible_worlds_mask=mask)
-        self._row_of_body = {int(b): r for r, b in enumerate(sim.built.body_index)}
+        self._bodies = _MuJoCoBodies(sim) if hasattr(sim, "mj_model") else _NewtonBodies(sim)
+        self._mass, self._articulation_mass = self._bodies.mass, self._bodies.articulation_mass
+        self._inv_inertia = self._bodies.inv_inertia
         self.row = -1
         self._body = -1
         self.local_point: Optional[np.ndarray] = None  # the grab point in the body frame
@@ -131,17 +125,17 @@ class Grab:
     def hit(self, ray_start, ray_dir) -> PickResult:
         """What the ray hits first, replica 0 only."""
         start, direction = _ray(ray_start, ray_dir)
-        distance, body = self._ray.cast(self.sim.state_0, start, direction)
+        distance, row = self._bodies.cast(start, direction)
         if not math.isfinite(distance):
             return PickResult(MISSED)
         point = start + direction * distance
-        row = self._row_of_body.get(body, -1)
         if row < 0:
             return PickResult(STATIC, point=point)
         name = self.sim.body_keys[row][0]
-        if self._welded[body]:
+        body = self._bodies.of_row(row)
+        if self._bodies.welded[body]:
             return PickResult(STATIC, row, point, name)
-        kinematic = bool(self._flags[body] & int(newton.BodyFlags.KINEMATIC))
+        kinematic = bool(self._bodies.kinematic[body])
         weightless = self._mass[body] <= 0 and self._articulation_mass[body] <= 0  # nothing to pull
         return PickResult(KINEMATIC if kinematic or weightless else GRABBED, row, point, name)
 
@@ -156,7 +150,7 @@ class Grab:
     def grab_point(self, row: int, point, ray_start=None):
         """Hold body ``row`` at the world ``point`` (the target starts there)."""
         self.release()
-        self.row, self._body = row, int(self.sim.built.body_index[row])
+        self.row, self._body = row, self._bodies.of_row(row)
         pose = self.sim.body_poses()[row]
         rotation = _quat_wxyz_matrix(pose[3:])
         point = np.asarray(point, dtype=np.float64)
@@ -228,8 +222,8 @@ class Grab:
 def push(sim, row: int, point, direction, speed: float = 1.0):
     """An impulse at ``point`` (world) along ``direction``, of ``speed`` m/s times the body's
     articulation mass, given over the next step."""
-    _, articulation = articulation_masses(sim.model)
-    body = int(sim.built.body_index[row])
+    bodies = _MuJoCoBodies(sim) if hasattr(sim, "mj_model") else _NewtonBodies(sim)
+    articulation, body = bodies.articulation_mass, bodies.of_row(row)
     direction = np.asarray(direction, dtype=np.float64)
     direction = direction / (np.linalg.norm(direction) or 1.0)
     force = direction * speed * articulation[body] / sim.dt
@@ -244,6 +238,57 @@ def push(sim, row: int, point, direction, speed: float = 1.0):
 
     sim.set_body_pull(row, once)
     return force * sim.dt
+
+
+class _NewtonBodies:
+    """Newton's bodies of a simulation as picking reads them (by Newton body index)."""
+
+    def __init__(self, sim):
+        model = sim.model
+        self.mass, self.articulation_mass = articulation_masses(model)
+        self.inv_inertia = model.body_inv_inertia.numpy().astype(np.float64)
+        self.kinematic = (model.body_flags.numpy() & int(newton.BodyFlags.KINEMATIC)) != 0
+        self.welded = welded_to_world(model)
+        self._index = sim.built.body_index
+        self._row_of_body = {int(b): r for r, b in enumerate(self._index)}
+        self._model, self._sim = model, sim
+        self._ray = None
+
+    def of_row(self, row: int) -> int:
+        return int(self._index[row])
+
+    def cast(self, start, direction) -> tuple[float, int]:
+        if self._ray is None:
+            worlds = self._model.world_count
+            mask = wp.array([1] + [0] * (worlds - 1), dtype=int, device=self._model.device) if worlds > 1 else None
+            self._ray = _RayCast(self._model, visible_worlds_mask=mask)
+        distance, body = self._ray.cast(self._sim.state_0, start, direction)
+        return distance, self._row_of_body.get(body, -1)
+
+
+class _MuJoCoBodies:
+    """MuJoCo's bodies of a :class:`sim.mujoco_spec.MuJoCoSimulation` as picking reads them (by MuJoCo
+    body id): a mocap body is kinematic, a body welded to the world (``body_weldid`` 0) static, the
+    articulation's mass its tree's (``body_subtreemass`` of its root)."""
+
+    def __init__(self, sim):
+        m = sim.mj_model
+        self.mass = np.array(m.body_mass, dtype=np.float64)
+        self.articulation_mass = np.array(m.body_subtreemass[m.body_rootid], dtype=np.float64)
+        self.inv_inertia = np.zeros((m.nbody, 3, 3))
+        for b in range(m.nbody):
+            if (m.body_inertia[b] > 0).all():
+                turn = _quat_wxyz_matrix(m.body_iquat[b])
+                self.inv_inertia[b] = turn @ np.diag(1.0 / m.body_inertia[b]) @ turn.T  # about the COM, body frame
+        self.kinematic = np.array(m.body_mocapid) >= 0
+        self.welded = (np.array(m.body_weldid) == 0) & ~self.kinematic
+        self._ids, self._sim = sim.layout.body_ids, sim
+
+    def of_row(self, row: int) -> int:
+        return int(self._ids[row % len(self._ids)])
+
+    def cast(self, start, direction) -> tuple[float, int]:
+        return self._sim.ray_hit(start, direction)
 
 
 def _ray(start, direction) -> tuple[np.ndarray, np.ndarray]:

@@ -51,10 +51,18 @@ class SimulationDiverged(RuntimeError):
         super().__init__(f"simulation diverged at body {body!r}{where}")
 
 
-def resolve_device(device: str = "auto") -> str:
-    """"auto": CUDA when present, else CPU; "cpu"; "cuda" (raises when there is no CUDA device)."""
-    _init_warp()
+def resolve_device(device: str = "auto", solver: Solver | str | None = None, replicas: int = 1) -> str:
+    """"auto": CUDA when present, else CPU; "cpu"; "cuda" (raises when there is no CUDA device).
+
+    MuJoCo on "auto" stays on the CPU, its C library stepping a robot in microseconds, unless there
+    are at least :data:`sim.mujoco_spec.MUJOCO_CUDA_CROSSOVER_REPLICAS` replicas and a GPU."""
     device = (device or "auto").lower()
+    if device == "auto" and solver is not None and Solver(solver) == Solver.MUJOCO:
+        from .mujoco_spec import MUJOCO_CUDA_CROSSOVER_REPLICAS
+
+        if max(1, int(replicas)) < MUJOCO_CUDA_CROSSOVER_REPLICAS:
+            return "cpu"
+    _init_warp()
     if device == "auto":
         return "cuda:0" if wp.is_cuda_available() else "cpu"
     if device.startswith("cuda") and not wp.is_cuda_available():
@@ -62,6 +70,24 @@ def resolve_device(device: str = "auto") -> str:
     if device not in ("cpu",) and not device.startswith("cuda"):
         raise ValueError(f"unknown device {device!r}: 'auto', 'cpu' or 'cuda'")
     return device
+
+
+def on_mujoco_c(scene: PhysicsScene, device: str = "auto", solver: Solver | str | None = None,
+                mujoco_direct: bool = True) -> bool:
+    """True when ``Simulation(scene, device, solver)`` is MuJoCo's C library on the MJCF export
+    (:class:`sim.mujoco_spec.MuJoCoSimulation`): the MUJOCO solver on a CPU, unless asked for Newton's
+    path (``mujoco_direct`` False) or the replicas need MuJoCo Warp (:func:`sim.mujoco_spec.spec_refusal`)."""
+    from .mujoco_spec import spec_refusal
+
+    if Solver(solver or scene.settings.solver) != Solver.MUJOCO or not mujoco_direct:
+        return False
+    try:
+        import mujoco  # noqa: F401
+    except ImportError:
+        return False
+    if spec_refusal(scene) is not None:
+        return False
+    return resolve_device(device, Solver.MUJOCO, scene.settings.replicas) == "cpu"
 
 
 def _init_warp():
@@ -76,7 +102,10 @@ def _kernel_marker(solver: Solver, device: str) -> str:
 
 
 def kernels_cached(solver: Solver, device: str) -> bool:
-    """True when an earlier run built this solver's kernels into Warp's cache on this device kind."""
+    """True when an earlier run built this solver's kernels into Warp's cache on this device kind
+    (always for MuJoCo on a CPU: its C library needs no kernel)."""
+    if Solver(solver) == Solver.MUJOCO and not device.startswith("cuda"):
+        return True
     _init_warp()
     return os.path.exists(_kernel_marker(solver, device))
 
@@ -119,7 +148,8 @@ def _warmup_scene() -> PhysicsScene:
 
 def warm_kernels(solver: Solver | str, device: str = "auto", on_status=None) -> bool:
     """Build (or load) every kernel a simulation with ``solver`` needs; True when it had to build."""
-    solver, device = Solver(solver), resolve_device(device)
+    solver = Solver(solver)
+    device = resolve_device(device, solver)
     if kernels_cached(solver, device):
         return False
     if on_status:
@@ -232,22 +262,35 @@ def _room_for_long_chains(links: int):
 
 
 class Simulation:
-    """A physics description simulated with one Newton solver.
+    """A physics description simulated with one solver.
 
     ``dt`` defaults to ``1 / scene.settings.steps_per_second``; ``substeps`` splits each step
     further. ``on_status`` receives progress lines (e.g. :data:`KERNELS_BUILDING`).
 
-    On a CPU with the MUJOCO solver and one world, the steps are MuJoCo's C library on the
-    solver's own MjModel/MjData (:mod:`sim.mujoco_direct`), unless the scene needs Newton between
-    steps (:attr:`direct_refusal` says why) or ``mujoco_direct`` is False (Newton's conversion
-    around every step, the same physics). With replicas, each replica's MjData is stepped on that
-    compiled model across threads (:mod:`sim.mujoco_replicas`), unless the scene needs MuJoCo Warp.
+    The MUJOCO solver on a CPU (:func:`on_mujoco_c`) gives a :class:`sim.mujoco_spec.MuJoCoSimulation`
+    instead: MuJoCo's C library on the robot's MJCF export, no Newton model and no Warp kernel; it
+    starts from the description's keyframe ``keyframe`` when one is named. Everything else is Newton:
+    FEATHERSTONE, XPBD, MuJoCo Warp on CUDA, and MUJOCO through Newton's conversion when
+    ``mujoco_direct`` is False (there MuJoCo's C library still steps Newton's own compiled model,
+    :mod:`sim.mujoco_direct`, :mod:`sim.mujoco_replicas`).
     """
+
+    def __new__(cls, scene: PhysicsScene, device: str = "auto", solver: Solver | str | None = None,
+                substeps: int = 1, dt: Optional[float] = None,
+                on_status: Optional[Callable[[str], None]] = None, warm: bool = True,
+                mujoco_direct: bool = True, keyframe: Optional[str] = None):
+        if cls is Simulation and on_mujoco_c(scene, device, solver, mujoco_direct):
+            from .mujoco_spec import MuJoCoSimulation
+
+            return MuJoCoSimulation(scene, "cpu", solver, substeps, dt, on_status, warm, mujoco_direct, keyframe)
+        return super().__new__(cls)
 
     def __init__(self, scene: PhysicsScene, device: str = "auto", solver: Solver | str | None = None,
                  substeps: int = 1, dt: Optional[float] = None,
                  on_status: Optional[Callable[[str], None]] = None, warm: bool = True,
-                 mujoco_direct: bool = True):
+                 mujoco_direct: bool = True, keyframe: Optional[str] = None):
+        if keyframe is not None:
+            raise ValueError(f"keyframe {keyframe!r}: keyframes start MuJoCo's simulation on the CPU only")
         self.scene = scene
         self._want_direct = mujoco_direct
         self._replicas_why: Optional[str] = None  # why replicas keep MuJoCo Warp (_replicas_on_c)
