@@ -45,9 +45,11 @@ class ActuationReader:
     """Reads tendons, actuators and mimics once every joint is read (``reader`` is the stage reader:
     its ``value``/``warn``/``unique_name`` and the joint prim paths)."""
 
-    def __init__(self, reader, prims: list):
+    def __init__(self, reader, prims: list, frame_targets: Optional[dict] = None):
         self.r = reader
         self.prims = prims
+        # prim path -> (MuJoCo transmission, name) of sites, bodies and spatial tendons
+        self.frame_targets = frame_targets or {}
         self.joints_by_path: dict[Sdf.Path, Joint] = {}
         for joint in reader.scene.joints:
             path = reader.paths.get(f"joint:{joint.name}")
@@ -71,8 +73,9 @@ class ActuationReader:
         r = self.r
         kind = r.value(prim, "mjc:type", "token", "spatial")
         if kind != "fixed":
-            r.warn(prim, f"{kind} MjcTendon is not supported (fixed tendons only); skipped")
-            return
+            if kind != "spatial":
+                r.warn(prim, f"{kind} MjcTendon is not supported; skipped")
+            return  # spatial tendons: core/usd/mujoco_model.py
         targets = _targets(prim, "mjc:path")
         coefs = r.value(prim, "mjc:path:coef", "floats", [])
         indices = r.value(prim, "mjc:path:indices", "floats", None)
@@ -105,10 +108,37 @@ class ActuationReader:
         joint = self.joints_by_path.get(target)
         tendon = self.tendons_by_path.get(target)
         dof = _target_dof(joint) if joint is not None else None
+        if dof is None and tendon is None and target in self.frame_targets:
+            self._read_frame_actuator(prim, *self.frame_targets[target])
+            return
         if dof is None and tendon is None:
             what = "a joint without a moving DOF" if joint is not None else "no joint or fixed tendon read from this file"
             r.warn(prim, f"MjcActuator target {target} is {what}; actuator skipped")
             return
+        actuator = self._actuator(prim)
+        own_gear = r.value(prim, UNIT_GEAR_OF, default=None)
+        if own_gear and actuator.gear == 1.0 and tendon is None:
+            _from_unit_gear(actuator, own_gear)
+        if tendon is not None:
+            tendon.actuators.append(actuator)
+            return
+        actuator.gravity_compensation = bool(r.value(r.stage.GetPrimAtPath(target), GRAVCOMP, "bool", False))
+        dof.actuators.append(actuator)
+
+    def _read_frame_actuator(self, prim: Usd.Prim, kind: str, name: str) -> None:
+        """An actuator on a site, a body or a spatial tendon (``PhysicsScene.frame_actuators``)."""
+        r = self.r
+        actuator = self._actuator(prim, frame=True)
+        actuator.target_kind = r.value(prim, "articula:transmission", "token", kind)
+        actuator.target = name
+        references = _targets(prim, "mjc:refSite")
+        if references and references[0] in self.frame_targets:
+            actuator.reference_site = self.frame_targets[references[0]][1]
+        r.scene.frame_actuators.append(actuator)
+
+    def _actuator(self, prim: Usd.Prim, frame: bool = False) -> Actuator:
+        """The actuator's own numbers (``frame``: its whole gear vector kept, for site transmissions)."""
+        r = self.r
         actuator = Actuator(name=r.unique_name("actuator", prim))
         gain = r.value(prim, "mjc:gainPrm", "floats", [1.0])
         bias = r.value(prim, "mjc:biasPrm", "floats", [])
@@ -122,20 +152,15 @@ class ActuationReader:
         actuator.bias = tuple(bias) if bias_type != "none" else ()
         gear = r.value(prim, "mjc:gear", "floats", [1.0])
         actuator.gear = gear[0] if gear else 0.0
-        if any(gear[1:3]):
+        if frame and any(gear[1:]):
+            actuator.gear_vector = tuple(gear[:GEAR_SIZE])
+        elif any(gear[1:3]):
             r.warn(prim, "mjc:gear beyond its first value acts on sites only; ignored on a joint or tendon")
         actuator.ctrl_range = self._range(prim, "ctrl")
         actuator.force_range = self._range(prim, "force")
         actuator.control = r.value(prim, CONTROL, default=0.0)
         actuator.__post_init__()
-        own_gear = r.value(prim, UNIT_GEAR_OF, default=None)
-        if own_gear and actuator.gear == 1.0 and tendon is None:
-            _from_unit_gear(actuator, own_gear)
-        if tendon is not None:
-            tendon.actuators.append(actuator)
-            return
-        actuator.gravity_compensation = bool(r.value(r.stage.GetPrimAtPath(target), GRAVCOMP, "bool", False))
-        dof.actuators.append(actuator)
+        return actuator
 
     def _range(self, prim: Usd.Prim, what: str) -> Optional[tuple[float, float]]:
         r = self.r
@@ -348,7 +373,7 @@ def write_actuation(writer) -> None:
     rows = scene.actuators()
     if not scene.tendons and not rows:
         return
-    scope = writer.scope(PHYSICS_SCOPE)
+    scope = physics_scope(writer)
     tendon_paths = {}
     for tendon in scene.tendons:
         tendon_paths[tendon.name] = _write_tendon(writer, scope, tendon)
@@ -363,6 +388,14 @@ def write_actuation(writer) -> None:
             _write_actuator(writer, scope, at_unit_gear(actuator), target, own_gear=actuator.gear)
         else:
             _write_actuator(writer, scope, actuator, target)
+
+
+def physics_scope(writer) -> Sdf.Path:
+    """The ``Physics`` scope under ``writer``'s root, made the first time it is asked for."""
+    scope = getattr(writer, "physics_scope_path", None)
+    if scope is None:
+        scope = writer.physics_scope_path = writer.scope(PHYSICS_SCOPE)
+    return scope
 
 
 def write_mimics(writer) -> None:
@@ -418,6 +451,13 @@ def _mirrored_servo(dof: Dof) -> Optional[Actuator]:
 
 def _write_actuator(writer, scope: Sdf.Path, actuator: Actuator, target: Sdf.Path,
                     own_gear: Optional[float] = None) -> None:
+    write_actuator(writer, scope, actuator, target, own_gear)
+
+
+def write_actuator(writer, scope: Sdf.Path, actuator: Actuator, target: Sdf.Path,
+                   own_gear: Optional[float] = None, finish: bool = True):
+    """The ``MjcActuator`` prim of ``actuator`` on ``target``; ``finish`` False: left open (its
+    ``done`` not called) for more properties."""
     from .writer import T
     prim = writer.prim(writer.names.child(scope, actuator.name, writer.prim_name(actuator.name)), ACTUATOR_TYPE,
                        actuator.name)
@@ -446,7 +486,9 @@ def _write_actuator(writer, scope: Sdf.Path, actuator: Actuator, target: Sdf.Pat
         prim.set(CONTROL, T.Double, float(actuator.control), custom=True)
     if own_gear is not None:
         prim.set(UNIT_GEAR_OF, T.Double, float(own_gear), custom=True)
-    prim.done()
+    if finish:
+        prim.done()
+    return prim
 
 
 def write_joint_actuation(writer, prim, joint: Joint) -> None:

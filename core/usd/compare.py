@@ -36,6 +36,8 @@ def _values_differ(a, b, tol: float) -> bool:
         return a != b
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
         return not _close(float(a), float(b), tol)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() != b.keys() or any(_values_differ(a[k], b[k], tol) for k in a)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return len(a) != len(b) or any(_values_differ(x, y, tol) for x, y in zip(a, b))
     if dataclasses.is_dataclass(a) and type(a) is type(b):
@@ -69,6 +71,11 @@ def _dof_differences(subject: str, a: list, b: list, tol: float) -> list[str]:
             if _values_differ(getattr(left[axis], f.name), getattr(right[axis], f.name), tol)]
 
 
+#: The description's lists of MuJoCo's model beyond bodies and joints, compared by name as the rest.
+_MUJOCO_LISTS = ("sites", "cameras", "lights", "sensors", "keyframes", "equalities", "spatial_tendons",
+                 "contact_pairs", "frame_actuators")
+
+
 def scene_differences(a: PhysicsScene, b: PhysicsScene, tol: float = 1e-5,
                       skip_body_fields: tuple[str, ...] = ("hierarchy_gap",)) -> list[str]:
     """Readable lines for every field that differs; empty when the descriptions agree."""
@@ -81,6 +88,8 @@ def scene_differences(a: PhysicsScene, b: PhysicsScene, tol: float = 1e-5,
     found += _element_differences("visual", a.visuals, b.visuals, tol)
     found += _element_differences("material", a.materials, b.materials, tol)
     found += _element_differences("tendon", a.tendons, b.tendons, tol)
+    for kind in _MUJOCO_LISTS:
+        found += _element_differences(kind.rstrip("s"), getattr(a, kind), getattr(b, kind), tol)
     if a.prim_names != b.prim_names:
         found.append(f"prim_names: {a.prim_names!r} != {b.prim_names!r}")
     pairs_a = {frozenset(p) for p in a.filtered_pairs}

@@ -25,6 +25,7 @@ from pxr import Gf, Sdf, Usd, UsdGeom, Vt
 from . import dialect as D
 from .actuation import write_actuation
 from .isaac import LINK_API, robot_order
+from .mujoco_model import write_mujoco_model
 from .writer import (PreparedPrims, T, _LayerWriter, _Namer, _Prim, _Recording, _set_pose, _validation_problems,
                      record_prims)
 from ..articulation import Articulation, find_articulations
@@ -341,6 +342,7 @@ class _OntoWriter(_LayerWriter):
         self._write_collision_groups()
         self._mark_visuals()
         self._write_object_colors()
+        write_mujoco_model(self)
         self._write_isaac()
 
     def _wrap_fixed_bases(self, roots: list[str]) -> None:

@@ -24,6 +24,7 @@ from . import physics_parse
 from .actuation import ActuationReader
 from .errors import UsdReadError
 from .isaac import is_generated_material, read_robot_schema
+from .mujoco_model import MujocoModelReader, is_equality_prim
 from ..articulation import infer_parents
 from ..collision import should_collide
 from ..mass import MassError, mass_properties, shape_volume
@@ -491,13 +492,17 @@ class _StageReader:
         for prim in meshes:
             self._read_visual(prim)
         for prim in self.of_type(prims, UsdPhysics.Joint):
-            self._read_joint(prim)
-        ActuationReader(self, prims).read()
+            if not is_equality_prim(prim):  # a MuJoCo weld or connect: read as an Equality below
+                self._read_joint(prim)
+        mujoco = MujocoModelReader(self, prims)
+        mujoco.read_frames()
+        ActuationReader(self, prims, mujoco.frame_targets()).read()
         self._read_collision_groups(prims)
         self._read_filtered_pairs(bodies)
         self._assign_parents(bodies)
         self._read_articulation_roots(prims)
         self._check_joint_cycles()
+        mujoco.read_rest()
         self._complete_masses()
         self._read_robot_schema()
         return ReadResult(self.scene, self.warnings, self.paths, self._articulation_wrappers())

@@ -23,6 +23,7 @@ from pxr import Gf, Sdf, Tf, Usd, UsdGeom, Vt
 from . import dialect as D
 from .actuation import undriven_actuator_warnings, write_actuation, write_derived_drive, write_joint_actuation
 from .errors import UsdWriteError
+from .mujoco_model import write_mujoco_model
 from ..articulation import Articulation, find_articulations
 from ..collision import collision_group_filters, collision_group_name
 from ..files import replaced_file_mode
@@ -115,7 +116,8 @@ class _Prim:
         self.resolve = resolve  # (kind, name) -> path, for targets written as _Recording's are
         self.spec = spec = Sdf.CreatePrimInLayer(layer, path)
         spec.specifier = Sdf.SpecifierDef
-        spec.typeName = type_name
+        if type_name:  # "": a typeless prim
+            spec.typeName = type_name
         if name is not None and name != path.name:
             self.spec.SetInfo("displayName", name)
         self.schemas: list[str] = []
@@ -360,6 +362,7 @@ class _LayerWriter:
         self._write_attachments()
         self._write_filtered_pairs()
         self._write_collision_groups()
+        write_mujoco_model(self)
         self._write_isaac()
 
     def _write_isaac(self) -> None:
