@@ -193,6 +193,25 @@ def keyframe_from_arrays(scene: PhysicsScene, name: str, qpos: list, qvel: list,
 
 
 # ------------------------------------------------------------------------------------------ writing
+_DEFAULT_CONTACT = ContactParams()
+
+
+def write_contact_params(prim, shape) -> None:
+    """On a collider's prim (or recording), whose MjcCollisionAPI the writer applies: its MuJoCo
+    contact parameters that differ from MuJoCo's defaults, and its margin and gap."""
+    from .writer import T
+    contact = shape.contact or _DEFAULT_CONTACT
+    for name, type_name, value, default in (
+            ("condim", T.Int, contact.condim, 3), ("priority", T.Int, contact.priority, 0),
+            ("solref", T.DoubleArray, tuple(contact.solref), DEFAULT_SOLREF),
+            ("solimp", T.DoubleArray, tuple(contact.solimp), DEFAULT_SOLIMP),
+            ("solmix", T.Double, contact.solmix, 1.0), ("margin", T.Double, shape.contact_margin, 0.0),
+            ("gap", T.Double, shape.contact_gap, 0.0)):
+        if value != default:
+            value = Vt.DoubleArray(list(value)) if type_name == T.DoubleArray else value
+            prim.set(f"mjc:{name}", type_name, value, uniform=True)
+
+
 def write_mujoco_model(writer) -> None:
     """Everything of this module for ``writer`` (a ``_LayerWriter`` whose bodies, joints, colliders
     and actuators are written: its ``body_paths``, ``joint_paths``, ``shape_paths``)."""
@@ -210,7 +229,6 @@ class _ModelWriter:
 
     def write(self) -> None:
         self._write_options()
-        self._write_contact_params()
         self._write_names()
         for site in self.scene.sites:
             self._write_site(site)
@@ -282,25 +300,6 @@ class _ModelWriter:
     def _root_children(self) -> list[Sdf.Path]:
         spec = self.w.layer.GetPrimAtPath(self.w.root)
         return [child.path for child in spec.nameChildren] if spec is not None else []
-
-    def _write_contact_params(self) -> None:
-        T = self.T
-        for shape in self.scene.shapes:
-            path = self.w.shape_paths.get(shape.name)
-            contact = shape.contact
-            if path is None or contact is None:
-                continue
-            prim = self._spec_prim(path)
-            prim.apply(COLLISION_API)
-            prim.set("mjc:condim", T.Int, int(contact.condim), uniform=True)
-            prim.set("mjc:priority", T.Int, int(contact.priority), uniform=True)
-            prim.set("mjc:solref", T.DoubleArray, Vt.DoubleArray(list(contact.solref)), uniform=True)
-            prim.set("mjc:solimp", T.DoubleArray, Vt.DoubleArray(list(contact.solimp)), uniform=True)
-            prim.set("mjc:solmix", T.Double, float(contact.solmix), uniform=True)
-            if shape.contact_margin or shape.contact_gap:
-                prim.set("mjc:margin", T.Double, float(shape.contact_margin), uniform=True)
-                prim.set("mjc:gap", T.Double, float(shape.contact_gap), uniform=True)
-            prim.done()
 
     def _write_names(self) -> None:
         T = self.T

@@ -23,7 +23,7 @@ from pxr import Gf, Sdf, Tf, Usd, UsdGeom, Vt
 from . import dialect as D
 from .actuation import undriven_actuator_warnings, write_actuation, write_derived_drive, write_joint_actuation
 from .errors import UsdWriteError
-from .mujoco_model import write_mujoco_model
+from .mujoco_model import COLLISION_API, write_contact_params, write_mujoco_model
 from ..articulation import Articulation, find_articulations
 from ..collision import collision_group_filters, collision_group_name
 from ..files import replaced_file_mode
@@ -677,7 +677,8 @@ class _LayerWriter:
         scale = self._write_geometry(prim, shape)
         _set_pose(prim, shape.pose, scale)
         prim.set("purpose", T.Token, D.PURPOSE_COLLIDER, uniform=True)
-        prim.apply("PhysicsCollisionAPI")
+        prim.apply("PhysicsCollisionAPI", COLLISION_API)  # MuJoCo's on every collider (NVIDIA's MUJOCO.COL.001)
+        write_contact_params(prim, shape)
         if shape.kind in D.APPROXIMATION_TOKENS:
             prim.apply("PhysicsMeshCollisionAPI")
             prim.set(D.APPROXIMATION, T.Token, D.APPROXIMATION_TOKENS[shape.kind], uniform=True)
