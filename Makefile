@@ -139,7 +139,7 @@ test: venv corpus urdf-corpus xacro-corpus $(VENV_NV)/$(STAMP) $(VENV_PIN)/$(STA
 	tools/pytest-tier $(VENV_NV)/bin/python tests/nvidia $(PYTEST_ARGS) || status=1; \
 	exit $$status
 
-demo: $(VENV)/$(PKG_STAMP)
+demo: $(VENV)/$(PKG_STAMP) $(PYBULLET_DATA)/.extracted
 	$(PY) examples/demo.py
 
 # One validated zip per platform in dist/, built by Blender's own extension builder.
