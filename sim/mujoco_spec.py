@@ -22,6 +22,7 @@ around MuJoCo's step:
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -56,6 +57,12 @@ def spec_refusal(scene: PhysicsScene) -> Optional[str]:
         if shape.body is None and shape.kind.value != "PLANE":
             return f"static shape {shape.name!r} is shared by every replica (it is in no world)"
     return None
+
+
+def physics_only(scene: PhysicsScene) -> PhysicsScene:
+    """``scene`` without its visuals: drawn geoms (no contact, no mass) change nothing MuJoCo computes,
+    and their meshes are most of what the export writes and the cache's fingerprint reads."""
+    return dataclasses.replace(scene, visuals=[]) if scene.visuals else scene
 
 
 def _bad_state_count(mujoco, data) -> int:
@@ -111,8 +118,9 @@ class MuJoCoSimulation:
         _check_depth_for_mujoco(scene)
         _route_mujoco_warnings()
         self.dt = (dt or 1.0 / scene.settings.steps_per_second) / max(1, int(substeps))
-        self._cache_key = model_cache.fingerprint(scene, "MUJOCO-MJCF", "cpu", self.dt,
-                                                  scene.settings.solver_iterations)
+        self._physics = physics_only(scene)
+        # The fingerprint (pickling the description) only when something may be kept, else at close().
+        self._cache_key = self._fingerprint() if model_cache.size() else None
         self.built = model_cache.take_spec(self._cache_key) or self._build()
         self.mj_model = m = self.built.model
         if dt is None and substeps <= 1:  # the written file's step (6 digits), so it steps as MuJoCo runs the file
@@ -143,12 +151,16 @@ class MuJoCoSimulation:
 
     # construction ------------------------------------------------------------------------
 
+    def _fingerprint(self) -> Optional[str]:
+        return model_cache.fingerprint(self._physics, "MUJOCO-MJCF", "cpu", self.dt,
+                                       self.scene.settings.solver_iterations)
+
     def _build(self):
         from ..core.mjcf.writer import MjcfWriteError, build_spec
         from .builder import SimulationBuildError
 
         try:
-            return build_spec(self.scene)
+            return build_spec(self._physics)
         except MjcfWriteError as error:
             raise SimulationBuildError("MuJoCo cannot simulate the robot: " + "; ".join(error.problems)) from error
 
@@ -349,7 +361,7 @@ class MuJoCoSimulation:
         self.closed = True
         if self._pool is not None:
             self._pool.shutdown(wait=False)
-        model_cache.give_back_spec(self._cache_key, self.built)
+        model_cache.give_back_spec(self._cache_key or self._fingerprint(), self.built)
 
     # reading -----------------------------------------------------------------------------
 

@@ -1,0 +1,113 @@
+"""From "Bake" to the first frame with the MuJoCo solver on the CPU: an empty Warp cache against a warm
+one, and against MuJoCo's own compile and first frame of the same robot, in one run.
+
+Each Articula start runs in its own process (imports done first, not timed: Blender has them loaded
+when Bake is pressed, and an installed add-on's bytecode compiled): ``Simulation(scene, solver="MUJOCO")`` (the MJCF export compiled in memory),
+one frame (``advance(1 / 24)``) and its poses (``body_poses()``), with ``WARP_CACHE_PATH`` a fresh
+empty folder (cold: a first run on a new machine) or one an earlier run filled (warm).
+
+RATIO cold_start_mujoco_<robot> = warm time / cold time. Aim >= 0.667 (cold at most 1.5x warm: no Warp
+kernel to build on this path).
+RATIO warm_start_mujoco_<robot> = MuJoCo's own time / Articula's warm time, MuJoCo's being
+``MjModel.from_xml_path`` of the original file, ``MjData``, the frame's ``mj_step`` calls and
+``mj_kinematics``. Aim >= 0.2.
+INFO lines: each run's seconds, and the imports' (not in the ratios).
+
+Robot: gymnasium's humanoid (``make corpus``), else Newton's ``nv_humanoid.xml``.
+"""
+
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FPS = 24
+COLD_RUNS, WARM_RUNS, MUJOCO_RUNS = 3, 3, 5
+
+START = """
+import json, sys, time
+started = time.perf_counter()
+from articula.core.mjcf.reader import read_mjcf
+from articula.sim.simulation import Simulation
+import articula.core.mjcf.writer, articula.sim.mujoco_spec  # the path's modules (an installed add-on's are compiled)
+scene = read_mjcf(sys.argv[1]).scene
+imported = time.perf_counter()
+sim = Simulation(scene, solver="MUJOCO")
+sim.advance(1.0 / {fps})
+sim.body_poses()
+done = time.perf_counter()
+print(json.dumps({{"start": done - imported, "imports": imported - started, "kind": type(sim).__name__}}))
+""".format(fps=FPS)
+
+
+def robot_file() -> tuple[str, str]:
+    found = sorted(glob.glob(str(ROOT / ".venv-converter/lib/python3.*/site-packages/gymnasium/envs/mujoco/assets/"
+                                       "humanoid.xml")))
+    if found:
+        return "humanoid", found[0]
+    found = sorted(glob.glob(str(ROOT / ".venv/lib/python3.*/site-packages/newton/examples/assets/nv_humanoid.xml")))
+    if not found:
+        raise SystemExit("no humanoid MJCF: gymnasium's comes with `make corpus`, Newton's with the dev venv")
+    return "nv_humanoid", found[0]
+
+
+def articula_start(path: str, cache: str) -> dict:
+    env = dict(os.environ, WARP_CACHE_PATH=cache)
+    done = subprocess.run([sys.executable, "-c", START, path], env=env, capture_output=True, text=True, cwd=ROOT)
+    if done.returncode != 0:
+        raise SystemExit(f"the start failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def mujoco_start(path: str) -> float:
+    import mujoco
+
+    best = float("inf")
+    for _ in range(MUJOCO_RUNS):
+        started = time.perf_counter()
+        model = mujoco.MjModel.from_xml_path(path)
+        data = mujoco.MjData(model)
+        mujoco.mj_step(model, data, max(1, round(1.0 / FPS / model.opt.timestep)))
+        mujoco.mj_kinematics(model, data)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def files_in(folder: str) -> int:
+    return sum(len(files) for _, _, files in os.walk(folder))
+
+
+def main() -> None:
+    name, path = robot_file()
+    with tempfile.TemporaryDirectory() as scratch:
+        warm_cache = os.path.join(scratch, "warm")
+        os.mkdir(warm_cache)
+        articula_start(path, warm_cache)  # fills the cache if this path used one
+        colds, warms = [], []
+        for k in range(max(COLD_RUNS, WARM_RUNS)):  # taken in turns: the machine's load falls on both alike
+            if k < COLD_RUNS:
+                cache = os.path.join(scratch, f"cold{k}")
+                os.mkdir(cache)
+                colds.append(articula_start(path, cache))
+                print(f"INFO cold run {k}: {colds[-1]['start']:.4f} s to the first frame ({colds[-1]['kind']}), "
+                      f"imports {colds[-1]['imports']:.2f} s, {files_in(cache)} files in the Warp cache after it")
+            if k < WARM_RUNS:
+                warms.append(articula_start(path, warm_cache))
+                print(f"INFO warm run {k}: {warms[-1]['start']:.4f} s to the first frame, "
+                      f"imports {warms[-1]['imports']:.2f} s")
+    cold, warm = min(r["start"] for r in colds), min(r["start"] for r in warms)
+    own = mujoco_start(path)
+    print(f"INFO MuJoCo's own compile and first frame of {Path(path).name}: {own:.4f} s (best of {MUJOCO_RUNS})")
+    print(f"RATIO cold_start_mujoco_{name} {warm / cold:.3f} 0.667 warm {warm:.4f} s / cold {cold:.4f} s "
+          f"(best of {WARM_RUNS} and {COLD_RUNS}, empty WARP_CACHE_PATH each cold run)")
+    print(f"RATIO warm_start_mujoco_{name} {own / warm:.3f} 0.2 MuJoCo's own {own:.4f} s / Articula's warm "
+          f"{warm:.4f} s (Simulation() + first frame + poses)")
+
+
+if __name__ == "__main__":
+    main()
