@@ -42,6 +42,7 @@ from ..model import (Actuator, Body, Dof, FixedTendon, Joint, JointType, MassPro
 from ..transforms import pose_inverse, pose_mul, quat_normalize
 from . import primitives
 from .compiler import compile_spec
+from .read_extras import ExtrasReader
 
 #: MuJoCo draws geom groups 0, 1 and 2 by default.
 DRAWN_GROUPS = range(0, 3)
@@ -119,7 +120,7 @@ def _name(mujoco, model, kind, index: int, fallback: str) -> str:
     return mujoco.mj_id2name(model, kind, index) or fallback
 
 
-class _Reader:
+class _Reader(ExtrasReader):
     Error = MjcfReadError
 
     def __init__(self, path: str, visuals_from_colliders: bool = True):
@@ -180,8 +181,11 @@ class _Reader:
         name = m.names[:m.names.find(b"\0")].decode() if m.names else ""
         scene = PhysicsScene(name=name or os.path.splitext(os.path.basename(self.path))[0])
         self.scene = scene
+        # MuJoCo's iterations are its own option; solver_iterations (Newton's) stays at its default.
         scene.settings = SceneSettings(gravity=_vec(m.opt.gravity), steps_per_second=1.0 / m.opt.timestep,
-                                       solver=Solver.MUJOCO, solver_iterations=int(m.opt.iterations))
+                                       solver=Solver.MUJOCO, mujoco=self.mujoco_options(),
+                                       collision_filter_parent=not m.opt.disableflags
+                                       & int(mujoco.mjtDisableBit.mjDSBL_FILTERPARENT))
         # Unnamed bodies are called as Newton's add_mjcf calls them (its index: MuJoCo's - 1).
         self.body_names = [""] + [_name(mujoco, m, mujoco.mjtObj.mjOBJ_BODY, i, f"body_{i - 1}")
                                   for i in range(1, m.nbody)]
@@ -193,11 +197,18 @@ class _Reader:
             self.add_body(i)
         for i in range(1, m.nbody):
             self.add_joints(i)
+        self.geom_names = self._geom_names()
+        self.add_sites()
+        self.add_cameras()
+        self.add_lights()
         self.add_tendons()
         self.add_actuators()
         self.add_equalities()
         self.add_geoms()
         self.add_excludes()
+        self.add_contact_pairs()
+        self.add_keyframes()
+        self.add_sensors()
         self.finish()
         self.list_unsupported()
         return MjcfRead(scene=scene, warnings=self.warnings, mesh_sources=self.mesh_sources,
@@ -265,6 +276,8 @@ class _Reader:
                 if count > 1 or parent != 0:
                     self.warn(f"body {body_name}: a free joint with other joints or under a body is not "
                               "representable; the body floats")
+                else:
+                    self.scene.body(body_name).free_joint_name = mj.mj_id2name(m, mj.mjtObj.mjOBJ_JOINT, j)
                 continue
             self.scene.joints.append(self.joint(i, j, body0))
 
@@ -298,6 +311,7 @@ class _Reader:
         joint = make_joint(name, joint_type, body0, self.body_names[i], axis=letter,
                            local_pose0=local0, local_pose1=local1)
         d = joint.dofs[0]
+        d.name = name
         self._dof_values(d, j, dof)
         ref = float(m.qpos0[m.jnt_qposadr[j]])
         if m.jnt_limited[j]:
@@ -325,15 +339,20 @@ class _Reader:
         damper); spatial tendons and what a fixed one carries beyond that are named as not carried."""
         m, mj = self.model, self.mujoco
         joint_wrap = int(mj.mjtWrap.mjWRAP_JOINT)
+        self.spatial_tendons: dict[int, object] = {}  # MuJoCo tendon id -> SpatialTendon
         self.tendons: dict[int, object] = {}  # MuJoCo tendon id -> FixedTendon
+        self.tendon_names: list[str] = []
         spatial, extras = [], []
         for t in range(m.ntendon):
-            name = self._unique(_name(mj, m, mj.mjtObj.mjOBJ_TENDON, t, f"tendon_{t}"),
-                                {x.name for x in self.scene.tendons})
+            name = self._unique(_name(mj, m, mj.mjtObj.mjOBJ_TENDON, t, f"tendon_{t}"), set(self.tendon_names))
+            self.tendon_names.append(name)
             first, count = int(m.tendon_adr[t]), int(m.tendon_num[t])
             wraps = range(first, first + count)
+            if m.tendon_frictionloss[t] or getattr(m, "tendon_armature", [0.0] * (t + 1))[t]:
+                extras.append(f"{name} (frictionloss/armature)")
             if any(int(m.wrap_type[w]) != joint_wrap for w in wraps):
-                spatial.append(name)
+                self.spatial_tendons[t] = self.spatial_tendon(t, name)
+                self.scene.spatial_tendons.append(self.spatial_tendons[t])
                 continue
             joints = [TendonJoint(joint=self.joint_names[int(m.wrap_objid[w])], coef=float(m.wrap_prm[w]))
                       for w in wraps]
@@ -344,12 +363,10 @@ class _Reader:
                                  damping=float(m.tendon_damping[t]))
             if m.tendon_limited[t]:
                 tendon.lower, tendon.upper = (float(v) for v in m.tendon_range[t])
-            if m.tendon_frictionloss[t] or getattr(m, "tendon_armature", [0.0] * (t + 1))[t]:
-                extras.append(f"{name} (frictionloss/armature)")
             self.tendons[t] = tendon
             self.scene.tendons.append(tendon)
         if spatial:
-            self.unsupported.append(f"{len(spatial)} spatial tendons ({_listed(spatial)})")
+            self.unsupported.append(f"{len(spatial)} fixed tendons ({_listed(spatial)})")
         if extras:
             self.unsupported.append(f"tendon friction and armature ({_listed(extras)})")
 
@@ -365,10 +382,10 @@ class _Reader:
         trn = mj.mjtTrn
         joint_trns = (int(trn.mjTRN_JOINT), int(trn.mjTRN_JOINTINPARENT))
         skipped, activation = [], []
-        taken: set = set()
+        self.actuator_names: list[str] = []
         for a in range(m.nu):
-            name = self._unique(_name(mj, m, mj.mjtObj.mjOBJ_ACTUATOR, a, f"actuator_{a}"), taken)
-            taken.add(name)
+            name = self._unique(_name(mj, m, mj.mjtObj.mjOBJ_ACTUATOR, a, f"actuator_{a}"), set(self.actuator_names))
+            self.actuator_names.append(name)
             trntype, target = int(m.actuator_trntype[a]), int(m.actuator_trnid[a][0])
             biastype = int(m.actuator_biastype[a])
             if biastype not in (int(mj.mjtBias.mjBIAS_NONE), int(mj.mjtBias.mjBIAS_AFFINE)):
@@ -380,13 +397,9 @@ class _Reader:
                 actuators, gravcomp = owner.dofs[0].actuators, bool(m.jnt_actgravcomp[target])
             elif trntype == int(trn.mjTRN_TENDON) and target in self.tendons:
                 actuators, gravcomp = self.tendons[target].actuators, False
-            elif trntype in joint_trns:
-                skipped.append(f"{name} (on a joint that is no hinge/slide)")
-                continue
-            elif trntype == int(trn.mjTRN_TENDON):
-                skipped.append(f"{name} (on a tendon that is not fixed)")
-                continue
-            else:  # a site, body or slider-crank
+            elif self.frame_target(a) is not None:
+                actuators, gravcomp = self.scene.frame_actuators, False
+            else:  # a slider-crank, or a free joint
                 skipped.append(f"{name} (on a {_enum_name(mj.mjtTrn(trntype))} transmission)")
                 continue
             actuator = Actuator(
@@ -402,6 +415,9 @@ class _Reader:
                 actuator.force_range = tuple(float(v) for v in m.actuator_forcerange[a])
             if m.actuator_actlimited[a] or int(m.actuator_actnum[a]) > 1:
                 activation.append(name)
+            if actuators is self.scene.frame_actuators:
+                actuator.target_kind, actuator.target, actuator.reference_site = self.frame_target(a)
+                actuator.gear_vector = tuple(float(g) for g in m.actuator_gear[a])
             actuators.append(actuator)
         if skipped:
             self.unsupported.append(f"{len(skipped)} actuators ({_listed(skipped)})")
@@ -411,6 +427,27 @@ class _Reader:
                           if m.jnt_actgravcomp[j] and not self._has_actuator(self.joint_names[j])]
         if gravcomp_alone:
             self.unsupported.append(f"actuatorgravcomp on joints without an actuator ({_listed(gravcomp_alone)})")
+
+    def frame_target(self, a: int) -> Optional[tuple[str, str, Optional[str]]]:
+        """(transmission keyword, target, reference site) of an actuator on a site, a body, a ball
+        joint or a spatial tendon; None for any other."""
+        m, trn = self.model, self.mujoco.mjtTrn
+        trntype, target, other = int(m.actuator_trntype[a]), int(m.actuator_trnid[a][0]), int(m.actuator_trnid[a][1])
+        if trntype == int(trn.mjTRN_SITE):
+            return "site", self.site_names[target], self.site_names[other] if other >= 0 else None
+        if trntype == int(trn.mjTRN_BODY):
+            return "body", self.body_names[target], None
+        if trntype == int(trn.mjTRN_TENDON) and target in self.spatial_tendons:
+            return "tendon", self.tendon_names[target], None
+        if trntype not in (int(trn.mjTRN_JOINT), int(trn.mjTRN_JOINTINPARENT)):
+            return None
+        keyword = "joint" if trntype == int(trn.mjTRN_JOINT) else "jointinparent"
+        if int(m.jnt_type[target]) == int(self.mujoco.mjtJoint.mjJNT_BALL):
+            return keyword, self.joint_names[target], None
+        body = self.scene.body(self.body_names[int(m.jnt_bodyid[target])])
+        if body.free_joint_name:  # a floating root's named free joint (the writer names it so)
+            return keyword, body.free_joint_name, None
+        return None
 
     def _has_actuator(self, joint_name: str) -> bool:
         joint = self.scene.joint(joint_name)
@@ -427,6 +464,10 @@ class _Reader:
             kind = int(m.eq_type[e])
             name = _name(mj, m, mj.mjtObj.mjOBJ_EQUALITY, e, f"equality_{e}")
             what = _enum_name(mj.mjtEq(kind))
+            frame_equality = self.frame_equality(e, name)
+            if frame_equality is not None:
+                self.scene.equalities.append(frame_equality)
+                continue
             if kind != joint_eq:
                 skipped.append(f"{name} ({what})")
                 continue
@@ -456,29 +497,47 @@ class _Reader:
         return name
 
     # --- geoms -----------------------------------------------------------------------------
+    def referenced_geoms(self) -> set:
+        """Geoms that explicit contact pairs and spatial tendons name: colliders whatever their masks."""
+        if getattr(self, "_referenced_geoms", None) is None:
+            m, mj = self.model, self.mujoco
+            geom_wraps = (int(mj.mjtWrap.mjWRAP_SPHERE), int(mj.mjtWrap.mjWRAP_CYLINDER))
+            self._referenced_geoms = {int(g) for g in m.pair_geom1} | {int(g) for g in m.pair_geom2} | \
+                {int(m.wrap_objid[w]) for w in range(m.nwrap) if int(m.wrap_type[w]) in geom_wraps}
+        return self._referenced_geoms
+
+    def _geom_names(self) -> list[str]:
+        """Each geom's name: its own, else ``<body>_geom_<index>``, unique among bodies and joints."""
+        m, mj = self.model, self.mujoco
+        self.used_names = used = {b.name for b in self.scene.bodies} | {j.name for j in self.scene.joints}
+        names = []
+        for g in range(m.ngeom):
+            b = int(m.geom_bodyid[g])
+            base = _name(mj, m, mj.mjtObj.mjOBJ_GEOM, g, "") or f"{self.body_names[b] if b else 'world'}_geom_{g}"
+            name, count = base, 1
+            while name in used:
+                name, count = f"{base}_{count}", count + 1
+            used.add(name)
+            names.append(name)
+        return names
+
     def add_geoms(self) -> None:
         m, mj = self.model, self.mujoco
         materials: dict[tuple, str] = {}
         self.geom_classes: dict[str, tuple[int, int]] = {}
         collider_masks = []
-        used = {b.name for b in self.scene.bodies} | {j.name for j in self.scene.joints}
+        used = self.used_names
         for g in range(m.ngeom):
-            name = _name(mj, m, mj.mjtObj.mjOBJ_GEOM, g, "")
+            name = self.geom_names[g]
             b = int(m.geom_bodyid[g])
             body = self.body_names[b] if b else None
-            base = name or f"{body or 'world'}_geom_{g}"
-            name = base
-            count = 1
-            while name in used:
-                name, count = f"{base}_{count}", count + 1
-            used.add(name)
             spec_geom = self.spec.geom(mj.mj_id2name(m, mj.mjtObj.mjOBJ_GEOM, g)) if m.name_geomadr[g] >= 0 \
                 and mj.mj_id2name(m, mj.mjtObj.mjOBJ_GEOM, g) else None
             geom_class = getattr(getattr(spec_geom, "classname", None), "name", "") if spec_geom else ""
             contype, conaffinity = int(m.geom_contype[g]), int(m.geom_conaffinity[g])
             is_visual = geom_class.startswith("visual") or (contype == 0 and conaffinity == 0)
-            if geom_class.startswith("collision"):
-                is_visual = False
+            if geom_class.startswith("collision") or g in self.referenced_geoms():
+                is_visual = False  # a pair's or a tendon's geom stays one (collision group 0: touches nothing)
             pose = Pose(_vec(m.geom_pos[g]), _quat(m.geom_quat[g]))
             if body is None:
                 pose = Pose(_vec(self.data.geom_xpos[g]), _quat(_mat_to_quat(self.data.geom_xmat[g])))
@@ -493,6 +552,8 @@ class _Reader:
                             name=material, static_friction=friction[0], dynamic_friction=friction[0],
                             torsional_friction=friction[1], rolling_friction=friction[2]))
                     shape.material = material
+                    shape.contact = self.contact_params(g)
+                    shape.contact_margin, shape.contact_gap = float(m.geom_margin[g]), float(m.geom_gap[g])
                     if body is None:
                         shape.world = -1
                     self.scene.shapes.append(shape)
@@ -647,6 +708,9 @@ class _Reader:
             return
         by_body: dict[Optional[str], set] = {}
         for shape, c, a in colliders:
+            if (c, a) not in live:  # touches nothing (a geom only explicit pairs or tendons use)
+                shape.collision_group = 0
+                continue
             by_body.setdefault(shape.body, set()).add((c, a))
         names = [n for n in by_body if n is not None]
         for k, x in enumerate(names):
@@ -666,10 +730,7 @@ class _Reader:
     # --- what cannot be represented -----------------------------------------------------
     def unsupported_counts(self) -> list[tuple[str, int]]:
         m = self.model
-        return [("sites", m.nsite),
-                  ("sensors", m.nsensor), ("explicit contact pairs", m.npair), ("keyframes", m.nkey),
-                  ("cameras", m.ncam), ("lights", m.nlight), ("height fields", m.nhfield),
-                ("flexes", getattr(m, "nflex", 0)), ("skins", m.nskin)]
+        return [("height fields", m.nhfield), ("flexes", getattr(m, "nflex", 0)), ("skins", m.nskin)]
 
     def list_unsupported(self) -> None:
         parts = [f"{n} {what}" for what, n in self.unsupported_counts() if n] + self.unsupported

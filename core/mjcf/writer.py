@@ -55,6 +55,7 @@ from ..model import (Actuator, Body, Dof, DofMotion, DriveType, Joint, JointType
 from ..transforms import pose_inverse, pose_mul, pose_relative, quat_conjugate, quat_mul, quat_normalize, quat_rotate
 from ..validation import blocks_writing, validate_with_masses
 from .compiler import compile_spec
+from .write_extras import ExtrasWriter
 
 #: MuJoCo's geom group conventions (its own models and menagerie): visuals 2, colliders 3.
 VISUAL_GROUP = 2
@@ -241,7 +242,7 @@ def _finite(value: float) -> bool:
     return math.isfinite(value)
 
 
-class _SpecBuilder:
+class _SpecBuilder(ExtrasWriter):
     def __init__(self, scene: PhysicsScene, path: str, masses: dict[str, MassProperties],
                  surfaces: dict[str, VisualSurface]):
         self.scene, self.path, self.masses, self.surfaces = scene, path, masses, surfaces
@@ -261,6 +262,8 @@ class _SpecBuilder:
         self.geom_names: set = set()
         self.excludes: set = set()
         self.exclude_list: list[tuple[str, str]] = []
+        self.shape_geoms: dict[str, str] = {}  # collider name -> its geom's name
+        self.tendon_names: set = set()
 
     def say(self, what: str) -> None:
         if what not in self.unsayable:
@@ -280,14 +283,21 @@ class _SpecBuilder:
         disabled = [j.name for j in scene.joints if not j.enabled]
         if disabled:  # no joint in any tree: the child is welded (or free at the root)
             self.say("disabled joints " + ", ".join(disabled) + " (MJCF has none: left out)")
+        self.sites()
+        self.cameras()
+        self.lights()
         self.geoms()
         self.tendons()
+        self.spatial_tendons()
         self.actuators()
         self.equalities(articulations)
+        self.frame_equalities()
         self.contact_excludes(articulations)
+        self.contact_pairs()
+        self.sensors()
         self.scene_extras()
         model = self.compile()
-        if self.keyframe(model):
+        if self.keyframes(model):
             model = self.compile()
         xml, model = self.written(model)
         if self.unsayable:
@@ -325,7 +335,7 @@ class _SpecBuilder:
         settings, option = self.scene.settings, self.spec.option
         option.timestep = 1.0 / float(settings.steps_per_second)
         option.gravity = list(settings.gravity)
-        option.iterations = int(settings.solver_iterations)
+        self.mujoco_options(settings.mujoco)
         if not settings.collision_filter_parent:
             option.disableflags |= int(self.mj.mjtDisableBit.mjDSBL_FILTERPARENT)
         if settings.replicas > 1:
@@ -556,6 +566,8 @@ class _SpecBuilder:
             geom.meshname = self.mesh_asset(geom.name, shape.mesh, shape.scale)
         geom.pos, geom.quat = list(pose.pos), list(quat_normalize(pose.rot))
         geom.contype, geom.conaffinity = masks[shape.name]
+        self.shape_geoms[shape.name] = geom.name
+        self.geom_contact(geom, shape)
         geom.mass = 0.0  # the body's <inertial> is its mass: geoms add none
         geom.density = 0.0
         material = self.scene.material(shape.material)
@@ -566,8 +578,6 @@ class _SpecBuilder:
                 self.say(f"static above dynamic friction of material {material.name} (the dynamic is kept)")
             if material.restitution:
                 self.say(f"restitution of material {material.name}")
-        if shape.contact_margin or shape.contact_gap:
-            self.say(f"contact margin/gap of {shape.name}")
 
     def visual(self, visual: Visual) -> None:
         mj = self.mj
@@ -711,7 +721,6 @@ class _SpecBuilder:
 
     def tendons(self) -> None:
         mj = self.mj
-        self.tendon_names = set()
         for tendon in self.scene.tendons:
             joints = [(self.dof_joint_name(tj.joint, tj.axis), tj.coef) for tj in tendon.joints]
             if not joints or any(name is None for name, _ in joints):
@@ -744,6 +753,7 @@ class _SpecBuilder:
                 self.say(f"actuator {actuator.name} (on a ball joint)")
                 continue
             self.actuator(actuator, self.mj.mjtTrn.mjTRN_JOINT, target)
+        self.frame_actuators()
         for joint in self.scene.joints:
             for dof in joint.active_dofs():
                 if dof.drive_enabled:
@@ -753,7 +763,7 @@ class _SpecBuilder:
         return next((name for name, d in self.dof_joints.get(joint.name, []) if d is dof
                      and joint.type != JointType.SPHERICAL), None)
 
-    def actuator(self, actuator: Actuator, trntype, target: str) -> None:
+    def actuator(self, actuator: Actuator, trntype, target: str):
         mj = self.mj
         spec_actuator = self.spec.add_actuator()
         spec_actuator.name = actuator.name
@@ -777,6 +787,7 @@ class _SpecBuilder:
         else:
             spec_actuator.forcelimited = mj.mjtLimited.mjLIMITED_FALSE
         self.controls.append(float(actuator.control))
+        return spec_actuator
 
     def drive(self, joint: Joint, dof: Dof) -> None:
         """An Articula drive as a MuJoCo servo: position (kp, kv) toward its target position, or
@@ -846,8 +857,13 @@ class _SpecBuilder:
         equality.data = data
 
     # --- state ----------------------------------------------------------------------------------
-    def keyframe(self, model) -> bool:
-        """The state as keyframe ``initial`` when it differs from rest; True when one was added."""
+    def keyframes(self, model) -> bool:
+        """The description's keyframes, then the state as keyframe ``initial`` (``initial_1``... when
+        a keyframe has that name) when it differs from rest; True when any was added."""
+        self.file_keyframes(model)
+        return self.initial_keyframe(model) or bool(self.scene.keyframes)
+
+    def initial_keyframe(self, model) -> bool:
         mj = self.mj
         qpos, qvel = np.array(model.qpos0, dtype=float), np.zeros(model.nv)
         for joint in self.scene.joints:
@@ -870,7 +886,7 @@ class _SpecBuilder:
         if not (np.any(qpos != model.qpos0) or np.any(qvel) or np.any(ctrl)):
             return False
         key = self.spec.add_key()
-        key.name = KEYFRAME
+        key.name = self.initial_name
         key.qpos, key.qvel = qpos, qvel
         if model.nu:
             key.ctrl = ctrl

@@ -2,8 +2,8 @@
 solver) moves like MuJoCo's own simulation of the original file (the ``mujoco`` C library, same
 timestep): every body within 1 mm after 1 s, starting from a pose away from rest.
 
-The reference runs MuJoCo's implicitfast integrator, the one Newton's MuJoCo solver steps with (the
-description carries no integrator; the pusher's and half_cheetah's files ask for Euler).
+The reference runs the file as it is, its own integrator included: the description carries MuJoCo's
+``<option>`` (``SceneSettings.mujoco``), and the MUJOCO simulation steps the export with it.
 gymnasium's pusher (an arm, no gravity), half_cheetah (a planar robot: two slides and a hinge to
 the world) and the inverted pendulums (falling from upright onto their hinge limits: a hard limit is
 MuJoCo's own limit constraint) are compared. Written exceptions, measured on 2026-11-24:
@@ -68,8 +68,7 @@ def test_contact_free_fixed_base_robot_moves_like_mujoco(key):
     sim.advance(1.0)
     ours = dict(zip(sim.body_names, sim.body_poses()[:, :3]))
 
-    model = mujoco.MjModel.from_xml_path(path)
-    model.opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST  # the one Newton's MuJoCo solver runs
+    model = mujoco.MjModel.from_xml_path(path)  # its own integrator: the description carries <option>
     model.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
     data = mujoco.MjData(model)
     for name, (value, speed) in start.items():  # the description's zero is MuJoCo's ref (qpos0)

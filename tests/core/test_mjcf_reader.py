@@ -132,11 +132,24 @@ def test_colliders_visuals_masses_and_groups(arm):
     assert not scene.filtered_pairs
 
 
-def test_what_cannot_be_represented_is_one_warning(arm):
-    listed = [w for w in arm.warnings if "not carried over" in w]
+def test_sites_and_sensors_are_read_so_nothing_is_left_out(arm):
+    assert [(s.name, s.body) for s in arm.scene.sites] == [("tip", "lower")]
+    (sensor,) = arm.scene.sensors
+    assert (sensor.name, sensor.kind, sensor.target, sensor.target_kind) == ("sensor_0", "jointpos", "shoulder", "joint")
+    assert not [w for w in arm.warnings if "not carried over" in w]
+
+
+def test_what_cannot_be_represented_is_one_warning(tmp_path):
+    path = tmp_path / "crank.xml"
+    path.write_text(ARM.replace('<motor name="m" joint="elbow" gear="3" ctrlrange="-1 2"/>',
+                                '<motor name="m" cranksite="tip" slidersite="tip" cranklength="0.1"/>')
+                    .replace("</worldbody>", '<geom type="hfield" hfield="h"/></worldbody>')
+                    .replace("<worldbody>", '<asset><hfield name="h" nrow="2" ncol="2" size="1 1 0.1 0.1"/></asset>'
+                             "<worldbody>"))
+    listed = [w for w in read_mjcf(str(path)).warnings if "not carried over" in w]
     assert len(listed) == 1
-    assert "1 sites" in listed[0] and "1 sensors" in listed[0]
-    assert "tendon" not in listed[0] and "actuator" not in listed[0]  # the fixed tendon and both actuators are read
+    assert "1 height fields" in listed[0] and "m (on a slidercrank transmission)" in listed[0]
+    assert "site" not in listed[0].replace("slidercrank", "") and "sensor" not in listed[0]
 
 
 def test_free_joint_floats(tmp_path):
