@@ -3,7 +3,7 @@
 from ..addon.registration import module_registrar
 
 # Registered in this order, unregistered in reverse.
-register, unregister = module_registrar(__package__, ("authoring", "robot_state", "validate", "io_usd", "io_robot_formats",
+register, unregister = module_registrar(__package__, ("authoring", "robot_state", "mujoco_model", "validate", "io_usd", "io_robot_formats",
                                                       "io_mjcf_export",
                                                       "io_urdf_export",
                                                       "simulate", "bake"))

@@ -250,6 +250,8 @@ class ARTICULA_PT_body(_NonJointPanel, bpy.types.Panel):
         anchor = world_joint_of(context.scene, context.object)
         if anchor is not None:
             col.label(text=f"Held by the world through joint '{anchor.name}'", icon="PINNED")
+        elif context.object.parent is None:
+            col.prop(props, "free_joint_name")
         col.prop(props, "self_collision")
         col.prop(props, "mass_mode", expand=True)
         if props.mass_mode == "MANUAL":
@@ -270,6 +272,7 @@ def draw_dof(layout, dof, joint_type: str) -> None:
     col = layout.column()
     spherical = joint_type == JointType.SPHERICAL.value
     if joint_type == JointType.D6.value:
+        col.prop(dof, "name", text="Own Joint Name")
         col.row().prop(dof, "motion", expand=True)
         if dof.motion == "LOCKED":
             col.label(text="Locked: this axis does not move", icon="LOCKED")
@@ -355,7 +358,8 @@ class ARTICULA_PT_joint(_PhysicsPanel, bpy.types.Panel):
     def poll(cls, context):
         obj = context.object
         return obj is not None and (obj.type == "EMPTY" or obj.articula.joint.enabled) \
-            and not obj.articula.body.enabled
+            and not obj.articula.body.enabled and not obj.articula.site.enabled \
+            and not obj.articula.sensor.enabled
 
     def draw_header(self, context):
         self.layout.prop(context.object.articula.joint, "enabled", text="")
@@ -372,6 +376,9 @@ class ARTICULA_PT_joint(_PhysicsPanel, bpy.types.Panel):
         if props.type != JointType.FIXED.value and props.type != JointType.D6.value:
             col.prop(props, "axis", expand=True)
         col.prop(props, "active")
+        names = context.object.articula
+        if names.file_name and names.file_name_for == context.object.name:
+            col.label(text=f"Exported as {names.file_name} (its file's name)", icon="FILE_TEXT")
         col.prop(props, "collide_bodies")
         col.prop(props, "exclude_from_articulation")
         if props.type == JointType.SPHERICAL.value:
@@ -481,8 +488,18 @@ class ARTICULA_PT_collider(_NonJointPanel, bpy.types.Panel):
         col.prop(props, "collider_only")
         col.prop(props, "contact_margin")
         col.prop(props, "contact_gap")
+        draw_mujoco_contact(layout.box().column(), props)
         row = layout.row(align=True)
         row.operator_menu_enum("articula.set_collider", "shape", text="Fit Collider", icon="MESH_CUBE")
+
+
+def draw_mujoco_contact(layout, props) -> None:
+    layout.use_property_split = True
+    layout.prop(props, "has_contact")
+    sub = layout.column()
+    sub.active = props.has_contact
+    for name in ("condim", "priority", "solref", "solimp", "solmix"):
+        sub.prop(props, name)
 
 
 class ARTICULA_PT_collision(_PhysicsPanel, bpy.types.Panel):

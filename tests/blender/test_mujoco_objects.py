@@ -161,3 +161,27 @@ def test_a_second_import_appends_to_the_scene_lists(finger):
     scene, desc, _ = finger
     build_scene(bpy.context, mujoco_finger(), merge=True)
     assert len(scene.articula.keyframes) == 2 and len(scene.articula.equalities) == 4
+
+
+def test_mujoco_panels_draw_on_every_new_object(finger, capfd):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_panels_draw import BLENDER_UI_ERRORS, draw_panel
+
+    from articula.panels import mujoco as mujoco_panels
+    from articula.panels import physics
+
+    panels = [c for c in (*physics.classes, *mujoco_panels.classes) if issubclass(c, bpy.types.Panel)]
+    drawn = set()
+    for name in ("tip", "eye", "lamp", "sun", "tip_pos", "act_force", "palm", "distal_collider",
+                 "metacarpophalangeal"):
+        for panel_cls in panels:
+            if draw_panel(panel_cls, bpy.data.objects[name])[0]:
+                drawn.add(panel_cls.__name__)
+    assert {"ARTICULA_PT_site", "ARTICULA_PT_sensor", "ARTICULA_PT_camera", "ARTICULA_PT_light",
+            "ARTICULA_PT_keyframes", "ARTICULA_PT_equalities", "ARTICULA_PT_contact_pairs",
+            "ARTICULA_PT_spatial_tendons", "ARTICULA_PT_mujoco_options"} <= drawn
+    err = capfd.readouterr().err
+    assert not any(marker in err for marker in BLENDER_UI_ERRORS), err
