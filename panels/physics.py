@@ -272,11 +272,11 @@ def draw_dof(layout, dof, joint_type: str) -> None:
     col = layout.column()
     spherical = joint_type == JointType.SPHERICAL.value
     if joint_type == JointType.D6.value:
-        col.prop(dof, "name", text="Own Joint Name")
         col.row().prop(dof, "motion", expand=True)
         if dof.motion == "LOCKED":
             col.label(text="Locked: this axis does not move", icon="LOCKED")
             return
+        col.prop(dof, "name", text="Own Joint Name")
     elif not spherical:
         row = col.row(align=True)
         row.prop_enum(dof, "motion", "FREE")
