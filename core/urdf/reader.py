@@ -47,7 +47,7 @@ from ..mjcf.reader import MeshSource, MjcfRead, _quat, _Reader, _vec  # noqa: F4
 from .collada import ColladaReadError, read_collada
 from .stl import StlReadError, mujoco_reads_stl, read_stl
 from .repairs import TreeError, add_planes, check_tree, repair_text, repair_tree
-from ..model import INF, Actuator, JointType, MassProperties, Pose
+from ..model import INF, Actuator, DofMotion, JointType, MassProperties, Pose
 from ..transforms import quat_from_matrix, quat_mul, quat_normalize
 
 #: What a moving link without an <inertial> gets (MuJoCo cannot compile a massless moving body).
@@ -142,9 +142,11 @@ class _UrdfReader(_Reader):
         self.spherical_limits = repaired.spherical
         self.velocity_limits = {}
         self.fixed_joints = {}
+        self.written_kinds = {}
         for joint in root.findall("joint"):
             name = joint.get("name", "")
             limit = joint.find("limit")
+            self.written_kinds[name] = (joint.get("type"), _written_range(limit))
             if limit is not None and limit.get("velocity") is not None:
                 try:
                     self.velocity_limits[name] = float(limit.get("velocity"))
@@ -349,7 +351,22 @@ class _UrdfReader(_Reader):
         own = self.fixed_joints.get(self.body_names[i])
         return own if own and not any(j.name == own for j in self.scene.joints) else self._free_joint_name(name)
 
+    def keep_written_kinds(self) -> None:
+        """Each joint's kind and range as the file has them, as urdfdom reads it: a continuous joint
+        has no limit whatever its <limit> says, and a revolute or prismatic joint limited to
+        lower = upper (0 0 included, which MuJoCo reads as no limit) stays limited there."""
+        for joint in self.scene.joints:
+            kind, written = self.written_kinds.get(joint.name, (None, None))
+            if len(joint.dofs) != 1:
+                continue
+            dof = joint.dofs[0]
+            if kind == "continuous":
+                dof.motion, dof.lower, dof.upper = DofMotion.FREE, -INF, INF
+            elif kind in ("revolute", "prismatic") and written is not None and written[0] <= written[1]:
+                dof.motion, (dof.lower, dof.upper) = DofMotion.LIMITED, written
+
     def finish(self) -> None:
+        self.keep_written_kinds()
         for joint in self.scene.joints:
             cone = self.spherical_limits.get(joint.name)
             if cone is not None and joint.type == JointType.SPHERICAL:  # pybullet's twist axis is Z
@@ -420,6 +437,14 @@ class _UrdfReader(_Reader):
         result = super().read()
         return UrdfRead(scene=result.scene, warnings=result.warnings, left_out_meshes=self.left_out,
                         mesh_sources=self.mesh_sources)
+
+
+def _written_range(limit) -> Optional[tuple[float, float]]:
+    """(lower, upper) of a <limit> that writes both as numbers, else None."""
+    try:
+        return float(limit.get("lower")), float(limit.get("upper"))
+    except (AttributeError, TypeError, ValueError):
+        return None
 
 
 @dataclass

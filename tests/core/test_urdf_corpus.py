@@ -108,6 +108,10 @@ SKIPS["pybullet/cube_no_rotation.urdf"] = (
     ("joint_limit_lower", "joint_limit_upper", "joint_effort_limit"),
     "<limit lower=\"1\" upper=\"-1\" effort=\"0\">: pybullet reads a lower limit above the upper as no "
     "limit and effort 0 as none (Articula's repair, named in the warning); Newton keeps them as written")
+for key in ("pybullet/r2d2.urdf", "pybullet/racecar/racecar.urdf"):
+    SKIPS[key] = (("joint_limit_lower", "joint_limit_upper"),
+                  "a continuous joint with a <limit lower upper>: urdfdom (ROS) ignores the range, so does "
+                  "Articula; Newton's add_urdf keeps it")
 #: Effort limits without a drive are written as MuJoCo's joint force range (mjc:actuatorfrcrange),
 #: which Newton's add_usd reads as the joint's effort limit: compared everywhere.
 ALWAYS_SKIPPED = ()

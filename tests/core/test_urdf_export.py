@@ -89,6 +89,8 @@ def test_pybullet_urdf_round_trip_is_the_same_pinocchio_model(key, tmp_path):
     if code != 0:
         pytest.skip("urdfdom cannot read the original (it needs Articula's repairs)")
     original = json.loads(out)
+    unranged = {j.get("name") for j in ET.parse(path).getroot().iter("joint")
+                if j.get("type") == "revolute" and (j.find("limit") is None or j.find("limit").get("lower") is None)}
     read = read_urdf(path)
     out, _ = export(read.scene, tmp_path / "out")
     ours = pinocchio(out)
@@ -113,10 +115,8 @@ def test_pybullet_urdf_round_trip_is_the_same_pinocchio_model(key, tmp_path):
         if joint["parent"] == "root_joint":  # the original floats: Articula's reader fixes its root
             joint["parent"] = "universe"
         limits = ("kind", "lower", "upper")
-        if joint["kind"] == "revolute" and joint["lower"] == joint["upper"] == 0.0:
-            limits = ()  # <limit lower="0" upper="0">: MuJoCo's URDF compiler (the reader) reads no limit
-        if joint["kind"] == "continuous" and theirs["kind"] == "revolute":
-            limits = ()  # MuJoCo's URDF compiler keeps the <limit> of a continuous joint (URDF ignores it)
+        if name in unranged:
+            limits = ()  # a revolute <limit> without lower/upper: urdfdom reads 0 0, the readers no limit
         for what in ("kind", "parent"):
             if what in limits + ("parent",) and joint[what] != theirs[what]:
                 found.append(f"joint {name} {what}: {joint[what]} != {theirs[what]}")
@@ -332,3 +332,37 @@ def test_a_failure_while_writing_leaves_the_old_files_and_no_temporary_ones(tmp_
     assert sorted(p.name for p in folder.iterdir()) == ["meshes", "robot.urdf"]
     with pytest.raises(UrdfWriteError, match="does not exist"):
         write_urdf(samples.quadruped(), str(tmp_path / "missing" / "robot.urdf"))
+
+
+KINDS = """<robot name="kinds">
+  <link name="base"/>
+  <link name="a"/><link name="b"/><link name="c"/>
+  <joint name="spin" type="continuous"><parent link="base"/><child link="a"/><axis xyz="0 0 1"/>
+    <limit lower="-0.38" upper="0" effort="5" velocity="2"/></joint>
+  <joint name="stuck" type="revolute"><parent link="a"/><child link="b"/><axis xyz="0 0 1"/>
+    <limit lower="0" upper="0" effort="5" velocity="2"/></joint>
+  <joint name="slide" type="prismatic"><parent link="b"/><child link="c"/><axis xyz="1 0 0"/>
+    <limit lower="0.1" upper="0.1" effort="5" velocity="2"/></joint>
+</robot>
+"""
+
+
+def test_joint_kinds_and_limits_come_back_as_the_file_has_them(tmp_path):
+    """urdfdom ignores a continuous joint's <limit> range, and a revolute or prismatic joint limited to
+    lower = upper stays so (MuJoCo's compiler reads 0 0 as no limit): the export keeps both."""
+    inertial = '<inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/>' \
+               '</inertial>'
+    source = tmp_path / "kinds.urdf"
+    source.write_text(KINDS.replace('<link name="a"/><link name="b"/><link name="c"/>',
+                                    "".join(f'<link name="{n}">{inertial}</link>' for n in "abc")))
+    original = pinocchio(str(source))["joints"]
+    scene = read_urdf(str(source)).scene
+    spin, stuck, slide = (scene.joint(n).dofs[0] for n in ("spin", "stuck", "slide"))
+    assert (spin.motion, stuck.motion, slide.motion) == (DofMotion.FREE, DofMotion.LIMITED, DofMotion.LIMITED)
+    assert (stuck.lower, stuck.upper, slide.lower, slide.upper) == (0.0, 0.0, 0.1, 0.1)
+    out, _ = export(scene, tmp_path / "out")
+    back = pinocchio(out)["joints"]
+    for name in ("spin", "stuck", "slide"):
+        for what in ("kind", "lower", "upper"):
+            assert back[name][what] == pytest.approx(original[name][what]), (name, what)
+    assert [back[n]["kind"] for n in ("spin", "stuck", "slide")] == ["continuous", "revolute", "prismatic"]
