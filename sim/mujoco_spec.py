@@ -118,6 +118,7 @@ class MuJoCoSimulation:
         _check_depth_for_mujoco(scene)
         _route_mujoco_warnings()
         self.dt = (dt or 1.0 / scene.settings.steps_per_second) / max(1, int(substeps))
+        self._asked_dt = self.dt
         self._physics = physics_only(scene)
         # The fingerprint (pickling the description) only when something may be kept, else at close().
         self._cache_key = self._fingerprint() if model_cache.size() else None
@@ -152,7 +153,7 @@ class MuJoCoSimulation:
     # construction ------------------------------------------------------------------------
 
     def _fingerprint(self) -> Optional[str]:
-        return model_cache.fingerprint(self._physics, "MUJOCO-MJCF", "cpu", self.dt,
+        return model_cache.fingerprint(self._physics, "MUJOCO-MJCF", "cpu", self._asked_dt,
                                        self.scene.settings.solver_iterations)
 
     def _build(self):
