@@ -67,6 +67,8 @@ KEYFRAMES_SCOPE, SENSORS_SCOPE, PAIRS_SCOPE = "Keyframes", "Sensors", "ContactPa
 SITE_KIND_ATTR = "articula:siteKind"
 DOF_NAMES_ATTR = "articula:dofNames"
 FREE_JOINT_NAME_ATTR = "articula:freeJointName"
+LAYOUT_ATTR = "articula:qposLayout"  # a keyframe's qpos entries: free:<body>, ball:<joint>, dof:<joint>:<axis>
+CONTROLS_ATTR = "articula:ctrlNames"  # the actuators its ctrl is in
 SENSOR = "mjc:sensor:"
 PAIR = "mjc:pair:"
 CAMERA = "mjc:camera:"
@@ -145,6 +147,19 @@ def control_order(scene: PhysicsScene) -> list[str]:
     return names + [actuator.name for actuator in scene.frame_actuators]
 
 
+def layout_tokens(layout: list) -> list[str]:
+    """The layout as strings (``free:<body>``, ``ball:<joint>``, ``dof:<joint>:<axis>``)."""
+    return [":".join(entry) for entry in layout]
+
+
+def layout_from_tokens(tokens: list[str]) -> list[tuple]:
+    entries = []
+    for token in tokens:
+        kind, _, rest = token.partition(":")
+        entries.append((kind, *rest.rsplit(":", 1)) if kind == "dof" else (kind, rest))
+    return entries
+
+
 def keyframe_arrays(scene: PhysicsScene, key: Keyframe, layout: list) -> tuple[list, list, list]:
     """(qpos, qvel, ctrl) of ``key``; what it leaves out is at rest."""
     qpos, qvel = [], []
@@ -165,13 +180,14 @@ def keyframe_arrays(scene: PhysicsScene, key: Keyframe, layout: list) -> tuple[l
 
 
 def keyframe_from_arrays(scene: PhysicsScene, name: str, qpos: list, qvel: list, ctrl: list,
-                         layout: list) -> Keyframe:
-    """The key of MuJoCo arrays, keeping only what is not at rest."""
+                         layout: list, controls: Optional[list] = None) -> Keyframe:
+    """The key of MuJoCo arrays, keeping only what is not at rest. ``controls``: the actuator names
+    ``ctrl`` is in (None: :func:`control_order`)."""
     key = Keyframe(name=name)
     p = v = 0
     for entry in layout:
         if entry[0] == "free":
-            if p + 7 <= len(qpos):
+            if p + 7 <= len(qpos) and scene.body(entry[1]) is not None:
                 pose = Pose(pos=tuple(qpos[p:p + 3]), rot=tuple(qpos[p + 3:p + 7]))
                 if not poses_close(pose, scene.body(entry[1]).pose, 1e-9, 1e-12):
                     key.root_poses[entry[1]] = pose
@@ -188,7 +204,7 @@ def keyframe_from_arrays(scene: PhysicsScene, name: str, qpos: list, qvel: list,
             if v < len(qvel) and qvel[v]:
                 key.joint_velocities[entry[1:]] = qvel[v]
             p, v = p + 1, v + 1
-    key.controls = {n: c for n, c in zip(control_order(scene), ctrl) if c}
+    key.controls = {n: c for n, c in zip(controls or control_order(scene), ctrl) if c}
     return key
 
 
@@ -228,6 +244,7 @@ class _ModelWriter:
         self.object_paths = getattr(writer, "object_paths", None) or {}
 
     def write(self) -> None:
+        self._drop_objects([sensor.name for sensor in self.scene.sensors])
         self._write_options()
         self._write_names()
         for site in self.scene.sites:
@@ -359,16 +376,33 @@ class _ModelWriter:
         prim.set("xformOpOrder", T.TokenArray, Vt.TokenArray(["xformOp:translate", "xformOp:orient",
                                                               "xformOp:scale"]), uniform=True)
 
-    def _replace_object(self, name: str, body: Optional[str], pose: Pose) -> Sdf.Path:
-        """The path for an element's own prim: where Blender wrote its object (that prim is replaced,
-        its children kept away), else a new child of its body."""
+    def _blender_object(self, name: str) -> Optional[Sdf.PrimSpec]:
+        """The prim Blender wrote for the object ``name`` (an Empty's Xform), if it is no body's."""
         path = self.object_paths.get(name)
-        if path is not None and self.w.layer.GetPrimAtPath(path) is not None and path not in \
-                self.w.body_paths.values():
-            spec = self.w.layer.GetPrimAtPath(path)
-            del self.w.layer.GetPrimAtPath(path.GetParentPath()).nameChildren[spec.name]
-            return path
-        return self._named_path(self._parent(body), name)
+        spec = self.w.layer.GetPrimAtPath(path) if path is not None else None
+        if spec is None or path in self.w.body_paths.values() or path in self.w.joint_paths.values():
+            return None
+        return spec
+
+    def _drop_objects(self, names: list[str]) -> None:
+        """Blender's prims of objects that stand for what this module writes elsewhere (a sensor's
+        Empty: the sensor goes to the Sensors scope), where nothing hangs below them."""
+        for name in names:
+            spec = self._blender_object(name)
+            if spec is not None and not spec.nameChildren:
+                del self.w.layer.GetPrimAtPath(spec.path.GetParentPath()).nameChildren[spec.name]
+
+    def _replace_object(self, name: str, body: Optional[str], pose: Pose) -> Sdf.Path:
+        """The path for an element's own prim: where Blender wrote its object (that prim is replaced;
+        one with children stays, the element's prim goes below it), else a new child of its body."""
+        spec = self._blender_object(name)
+        if spec is None:
+            return self._named_path(self._parent(body), name)
+        path = spec.path
+        if spec.nameChildren:
+            return self._named_path(path, name)
+        del self.w.layer.GetPrimAtPath(path.GetParentPath()).nameChildren[spec.name]
+        return path
 
     def _pose_at(self, path: Sdf.Path, body: Optional[str], pose: Pose) -> Pose:
         """``pose`` (in ``body``'s frame) as the local pose of a prim at ``path``."""
@@ -439,6 +473,11 @@ class _ModelWriter:
             prim.set("inputs:shadow:enable", T.Bool, bool(light.cast_shadow))
         prim.set(LIGHT + "kind", T.Token, light.kind.value, custom=True, uniform=True)
         prim.set(LIGHT + "attenuation", T.Double3, Gf.Vec3d(*light.attenuation), custom=True, uniform=True)
+        # MuJoCo's own numbers, whatever a light's writer (Blender's) made of them in UsdLux
+        prim.set(LIGHT + "cutoff", T.Double, float(light.cutoff), custom=True, uniform=True)
+        prim.set(LIGHT + "exponent", T.Double, float(light.exponent), custom=True, uniform=True)
+        prim.set(LIGHT + "castShadow", T.Bool, bool(light.cast_shadow), custom=True, uniform=True)
+        prim.set(LIGHT + "color", T.Double3, Gf.Vec3d(*light.color), custom=True, uniform=True)
         if not light.active:
             prim.set(LIGHT + "active", T.Bool, False, custom=True, uniform=True)
         prim.done()
@@ -599,8 +638,11 @@ class _ModelWriter:
             prim = self.w.prim(self._named_path(scope, key.name), KEYFRAME_TYPE, key.name)
             prim.set("mjc:qpos", T.DoubleArray, Vt.DoubleArray(qpos))
             prim.set("mjc:qvel", T.DoubleArray, Vt.DoubleArray(qvel))
+            prim.set(LAYOUT_ATTR, T.StringArray, Vt.StringArray(layout_tokens(layout)), custom=True, uniform=True)
             if ctrl:
                 prim.set("mjc:ctrl", T.DoubleArray, Vt.DoubleArray(ctrl))
+                prim.set(CONTROLS_ATTR, T.StringArray, Vt.StringArray(control_order(self.scene)), custom=True,
+                         uniform=True)
             if key.time:
                 prim.set("mjc:time", T.Double, float(key.time), custom=True)
             prim.done()
@@ -885,13 +927,14 @@ class MujocoModelReader:
             light.kind = LightKind.DIRECTIONAL
         else:
             light.kind = LightKind.SPOT if r.authored(prim, "inputs:shaping:cone:angle") else LightKind.POINT
-        color = r.value(prim, "inputs:color", "vec3", None)
-        if color is not None:
-            light.color = color
-        light.cutoff = math.radians(r.value(prim, "inputs:shaping:cone:angle", default=math.degrees(light.cutoff)))
-        light.exponent = r.value(prim, "inputs:shaping:focus", default=light.exponent)
+        light.color = r.value(prim, LIGHT + "color", "vec3", None) or r.value(prim, "inputs:color", "vec3", light.color)
+        cone = r.value(prim, "inputs:shaping:cone:angle", default=math.degrees(light.cutoff))
+        light.cutoff = r.value(prim, LIGHT + "cutoff", default=math.radians(cone))
+        light.exponent = r.value(prim, LIGHT + "exponent", default=r.value(prim, "inputs:shaping:focus",
+                                                                            default=light.exponent))
         light.attenuation = r.value(prim, LIGHT + "attenuation", "vec3", light.attenuation)
-        light.cast_shadow = r.value(prim, "inputs:shadow:enable", "bool", True)
+        light.cast_shadow = r.value(prim, LIGHT + "castShadow", "bool", r.value(prim, "inputs:shadow:enable",
+                                                                                "bool", True))
         light.active = r.value(prim, LIGHT + "active", "bool", True)
         self.scene.lights.append(light)
 
@@ -982,7 +1025,10 @@ class MujocoModelReader:
         if layout is None:
             layout = self._layout = keyframe_layout(self.scene)
         arrays = [list(self._floats(prim, f"mjc:{name}", ())) for name in ("qpos", "qvel", "ctrl")]
-        key = keyframe_from_arrays(self.scene, r.unique_name("keyframe", prim), *arrays, layout)
+        if r.authored(prim, LAYOUT_ATTR):  # the writer's own order of the robot (another tool's may differ)
+            layout = layout_from_tokens(list(prim.GetAttribute(LAYOUT_ATTR).Get()))
+        controls = list(prim.GetAttribute(CONTROLS_ATTR).Get()) if r.authored(prim, CONTROLS_ATTR) else None
+        key = keyframe_from_arrays(self.scene, r.unique_name("keyframe", prim), *arrays, layout, controls)
         key.time = r.value(prim, "mjc:time", default=0.0)
         self.scene.keyframes.append(key)
 

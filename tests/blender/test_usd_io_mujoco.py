@@ -1,0 +1,57 @@
+"""MuJoCo's model beyond bodies and joints through Blender's own USD export and Articula's USDHook, on
+both Blenders: a robot holding every item (tests/core/test_usd_mujoco_model.py) built in Blender and
+exported with ``articula.export_usd`` reads back with the same sites, cameras, lights, sensors,
+keyframes, equalities, spatial tendons, contact pairs, frame actuators, options and contact
+parameters. Blender writes the cameras and lights itself: the hook adds only MuJoCo's part to them."""
+
+import sys
+from pathlib import Path
+
+import bpy
+import pytest
+
+from articula.addon.adapters.description_to_blender import build_scene
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
+try:
+    from test_usd_mujoco_model import _every_item_scene
+finally:
+    sys.path.pop(0)
+
+from pxr import Usd  # noqa: E402
+
+from articula.core.usd.compare import _MUJOCO_LISTS, scene_differences  # noqa: E402
+from articula.core.usd.reader import read_usd  # noqa: E402
+
+
+@pytest.fixture
+def exported(clean_scene, tmp_path):
+    scene = _every_item_scene()
+    build_scene(bpy.context, scene)
+    path = str(tmp_path / "every_item.usda")
+    assert bpy.ops.articula.export_usd(filepath=path, layout="NESTED") == {"FINISHED"}
+    return scene, path
+
+
+def _mujoco_differences(a, b) -> list[str]:
+    """scene_differences of the MuJoCo items, options and contact parameters only."""
+    kinds = tuple(kind.rstrip("s") + " " for kind in _MUJOCO_LISTS)
+    return [d for d in scene_differences(a, b) if d.startswith(kinds) or d.startswith("settings")
+            or ".contact" in d or ".free_joint_name" in d or ".name:" in d]
+
+
+def test_every_mujoco_item_leaves_blender_as_it_came(exported):
+    scene, path = exported
+    back = read_usd(path)
+    assert _mujoco_differences(scene, back.scene) == []
+
+
+def test_blender_writes_cameras_and_lights_once(exported):
+    scene, path = exported
+    stage = Usd.Stage.Open(path)
+    cameras = [p for p in stage.Traverse() if p.GetTypeName() == "Camera"]
+    lights = [p for p in stage.Traverse() if p.GetTypeName() in ("SphereLight", "DistantLight")]
+    assert len(cameras) == len(scene.cameras) and len(lights) == len(scene.lights)
+    head_cam = next(p for p in cameras if "head_cam" in str(p.GetPath()))
+    assert "/head/" in str(head_cam.GetPath())  # which body it rides on is the prim hierarchy
+    assert head_cam.GetAttribute("mjc:camera:mode").Get() == "TARGETBODY"
