@@ -284,6 +284,7 @@ def write_keyframe(props, keyframe: Keyframe) -> None:
         item = props.values.add()
         item.kind, item.target, item.axis = kind, target, axis
         item.values = tuple(values) + (0.0,) * (7 - len(values))
+        item.values_low = [v - high for v, high in zip(tuple(values) + (0.0,) * 7, item.values)]
 
     for (joint, axis), value in keyframe.joint_positions.items():
         add("POSITION", joint, (value,), axis)
@@ -302,7 +303,7 @@ def write_keyframe(props, keyframe: Keyframe) -> None:
 def read_keyframe(props) -> Keyframe:
     keyframe = Keyframe(name=props.name, time=props.time)
     for item in props.values:
-        v = tuple(item.values)
+        v = tuple(high + low for high, low in zip(item.values, item.values_low))
         if item.kind == "POSITION":
             keyframe.joint_positions[(item.target, item.axis)] = v[0]
         elif item.kind == "VELOCITY":

@@ -16,12 +16,21 @@ VALUE_KINDS = [
 ]
 
 
+def _edited(self, _context):
+    """A value typed in is the value: the low part of the one before goes."""
+    if any(self.values_low):
+        self.values_low = (0.0,) * 7
+
+
 class ArticulaKeyframeValueProps(bpy.types.PropertyGroup):
     kind: EnumProperty(name="Kind", items=VALUE_KINDS, default="POSITION")
     target: StringProperty(name="Target", description="The joint, body or actuator, by its file name")
     axis: StringProperty(name="Axis", description="The DOF's axis (rotX, transZ...)")
-    values: FloatVectorProperty(name="Values", size=7, **UNBOUNDED,
+    values: FloatVectorProperty(name="Values", size=7, **UNBOUNDED, update=_edited,
                                 description="The value (first), quaternion or pose and velocity")
+    # What float32 ``values`` leave off each float64 value: a state is kept as the file wrote it (a free
+    # root's quaternion turns its angular velocity, so float32 noise would show in MuJoCo's qvel).
+    values_low: FloatVectorProperty(name="Values (Low Part)", size=7, **UNBOUNDED, options={"HIDDEN"})
 
 
 class ArticulaKeyframeProps(bpy.types.PropertyGroup):

@@ -185,3 +185,10 @@ def test_mujoco_panels_draw_on_every_new_object(finger, capfd):
             "ARTICULA_PT_spatial_tendons", "ARTICULA_PT_mujoco_options"} <= drawn
     err = capfd.readouterr().err
     assert not any(marker in err for marker in BLENDER_UI_ERRORS), err
+
+
+def test_a_keyframe_value_typed_in_is_exactly_that_value(finger):
+    scene, _, _ = finger
+    value = scene.articula.keyframes["bent"].values[0]
+    value.values[0] = 0.0
+    assert scene_from_blender(scene).keyframe("bent").joint_positions[("metacarpophalangeal", "rotZ")] == 0.0
