@@ -6,6 +6,7 @@ The layers register bottom-up and unregister top-down. Blender modules are impor
 
 import atexit
 import importlib
+import sys
 
 _LAYERS = ("addon", "operators", "panels")
 
@@ -36,7 +37,6 @@ def _unregister_at_exit():
 
 
 def _enabled_by_blender() -> bool:
-    import bpy
-
+    bpy = sys.modules["bpy"]  # registered: Blender is loaded (imported here, it would not be at import time)
     preferences = bpy.context.preferences
     return preferences is not None and __package__ in preferences.addons
