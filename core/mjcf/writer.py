@@ -66,6 +66,8 @@ TINY_INERTIA = 1e-10
 #: contype/conaffinity are 32-bit masks: one bit per collision group.
 MAX_MASK_GROUPS = 30  # and one bit for colliders of group 0
 KEYFRAME = "initial"
+#: The most triangles MuJoCo's STL reader takes (3.17: "number of faces should be between 1 and 200000").
+STL_MAX_FACES = 200_000
 _AXES = {"X": (1.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
 _HALF = math.sqrt(0.5)
 #: Rotation taking MuJoCo's +Z (capsule and cylinder axis) onto the shape's axis.
@@ -143,12 +145,15 @@ class VisualSurface:
 
 
 # ------------------------------------------------------------------------------------------- files
-def obj_text(mesh: MeshData, uvs) -> bytes:
-    """A Wavefront OBJ of the mesh with one texture coordinate per triangle corner."""
+def obj_text(mesh: MeshData, uvs=None) -> bytes:
+    """A Wavefront OBJ of the mesh, with one texture coordinate per triangle corner when ``uvs`` is given."""
     lines = [f"v {x:.9g} {y:.9g} {z:.9g}" for x, y, z in mesh.vertices]
-    lines += [f"vt {u:.9g} {v:.9g}" for u, v in uvs]
-    lines += [f"f {a + 1}/{3 * t + 1} {b + 1}/{3 * t + 2} {c + 1}/{3 * t + 3}"
-              for t, (a, b, c) in enumerate(mesh.triangles)]
+    if uvs is None:
+        lines += [f"f {a + 1} {b + 1} {c + 1}" for a, b, c in mesh.triangles]
+    else:
+        lines += [f"vt {u:.9g} {v:.9g}" for u, v in uvs]
+        lines += [f"f {a + 1}/{3 * t + 1} {b + 1}/{3 * t + 2} {c + 1}/{3 * t + 3}"
+                  for t, (a, b, c) in enumerate(mesh.triangles)]
     return ("\n".join(lines) + "\n").encode()
 
 
@@ -607,6 +612,9 @@ class _SpecBuilder(ExtrasWriter):
         if surface is not None:
             file_name = file_name[:-4] + ".obj"
             self.files[file_name] = obj_text(mesh, surface.uvs)
+        elif len(mesh.triangles) > STL_MAX_FACES:  # MuJoCo's STL reader refuses more; its OBJ reader does not
+            file_name = file_name[:-4] + ".obj"
+            self.files[file_name] = obj_text(mesh)
         else:
             self.files[file_name] = binary_stl(mesh)
         spec_mesh = self.spec.add_mesh()

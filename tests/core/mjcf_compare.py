@@ -270,9 +270,10 @@ HELD_AS = {int(mujoco.mjtGeom.mjGEOM_ELLIPSOID): int(mujoco.mjtGeom.mjGEOM_MESH)
 def _collider_rows(m, n: Names) -> dict:
     """Body name -> sorted contact rows of the geoms that may collide by their contype/conaffinity."""
     rows: dict = {}
-    affinity = int(np.bitwise_or.reduce(m.geom_conaffinity)) if m.ngeom else 0
+    types = int(np.bitwise_or.reduce(m.geom_contype)) if m.ngeom else 0
+    affinities = int(np.bitwise_or.reduce(m.geom_conaffinity)) if m.ngeom else 0
     for g in range(m.ngeom):
-        if not (m.geom_conaffinity[g] or m.geom_contype[g] & affinity):
+        if not (int(m.geom_contype[g]) & affinities or int(m.geom_conaffinity[g]) & types):
             continue  # touches nothing by its masks (a visual, or a geom only explicit pairs use)
         kind = int(m.geom_type[g])
         row = (HELD_AS.get(kind, kind), int(m.geom_condim[g]), int(m.geom_priority[g]),
