@@ -63,7 +63,7 @@ def visible_points(scene, frames, ground_z=0.0) -> list[Vector]:
     return points
 
 
-def frame_points(camera, points, view, margin=1.1) -> None:
+def frame_points(camera, points, view, margin=1.1, size=FRAME_SIZE) -> None:
     """Aim ``camera`` along ``-view`` at the points' box centre, just far enough to see them all."""
     low = Vector([min(p[i] for p in points) for i in range(3)])
     high = Vector([max(p[i] for p in points) for i in range(3)])
@@ -72,7 +72,7 @@ def frame_points(camera, points, view, margin=1.1) -> None:
     rotation = (-back).to_track_quat("-Z", "Y")
     right, up = rotation @ Vector((1.0, 0.0, 0.0)), rotation @ Vector((0.0, 1.0, 0.0))
     half_width = camera.data.sensor_width / 2.0 / camera.data.lens  # tan of the half field of view
-    half_height = half_width * FRAME_SIZE[1] / FRAME_SIZE[0]
+    half_height = half_width * size[1] / size[0]
     distance = max(max((p - centre).dot(back) + abs((p - centre).dot(right)) * margin / half_width,
                        (p - centre).dot(back) + abs((p - centre).dot(up)) * margin / half_height)
                    for p in points)
@@ -82,7 +82,7 @@ def frame_points(camera, points, view, margin=1.1) -> None:
     camera.data.clip_end = distance * 1000.0
 
 
-def build_stage(scene, frames, view=(1.0, -1.6, 0.7), ground_z=0.0) -> None:
+def build_stage(scene, frames, view=(1.0, -1.6, 0.7), ground_z=0.0, size=FRAME_SIZE) -> None:
     """A camera framing the motion over ``frames`` from direction ``view``, a sun and a ground.
 
     The stage lives in its own collection. The ground is a plain mesh (no collider), so it does
@@ -92,7 +92,8 @@ def build_stage(scene, frames, view=(1.0, -1.6, 0.7), ground_z=0.0) -> None:
     scene.collection.children.link(stage)
     camera = bpy.data.objects.new("camera", bpy.data.cameras.new("camera"))
     camera.data.lens = 50.0
-    frame_points(camera, visible_points(scene, frames, ground_z), view)
+    camera.data.sensor_fit = "HORIZONTAL"  # the sensor's width is the frame's width, portrait too
+    frame_points(camera, visible_points(scene, frames, ground_z), view, size=size)
     stage.objects.link(camera)
     scene.camera = camera
 
@@ -119,15 +120,15 @@ def build_stage(scene, frames, view=(1.0, -1.6, 0.7), ground_z=0.0) -> None:
         world.use_nodes = True
     world.node_tree.nodes["Background"].inputs["Color"].default_value = (0.62, 0.7, 0.8, 1.0)
     world.node_tree.nodes["Background"].inputs["Strength"].default_value = 0.8
-    configure_cycles(scene)
+    configure_cycles(scene, size)
 
 
-def configure_cycles(scene) -> None:
+def configure_cycles(scene, size=FRAME_SIZE) -> None:
     scene.render.engine = "CYCLES"
     scene.cycles.device = "CPU"
     scene.cycles.samples = SAMPLES
     scene.cycles.use_denoising = True
-    scene.render.resolution_x, scene.render.resolution_y = FRAME_SIZE
+    scene.render.resolution_x, scene.render.resolution_y = size
     scene.render.resolution_percentage = 100
     scene.render.image_settings.file_format = "PNG"
     scene.render.image_settings.color_mode = "RGB"

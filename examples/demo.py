@@ -16,6 +16,11 @@
 5. render four frames of the bake with Cycles (CPU) into ``out/renders/`` and tile them into
    ``out/<name>.png``; plot the arm's joint angles against its animated targets.
 
+Then a real robot from a file another tool wrote, pybullet's Franka Panda (``examples/franka_panda.py``,
+URDF with textured OBJ meshes, from ``make urdf-corpus``): imported with ``articula.import_urdf``, given
+keyed PD drives, baked, exported to USD, MJCF and URDF (each loaded by Newton or compiled by MuJoCo),
+grabbed by the hand in the live simulation (Simulate with Record, Ctrl + drag) and rendered.
+
 ``--update-docs`` copies the pictures into ``docs/`` for the README. ``--only NAME`` runs one robot.
 A step whose operator is not available is skipped with the reason, never imitated; a step that
 fails is reported and makes the demo exit with status 1.
@@ -30,11 +35,13 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import bpy
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _render  # noqa: E402
 import _support  # noqa: E402
 import collision_showcase  # noqa: E402
+import franka_panda  # noqa: E402
 import quadruped  # noqa: E402
 import robotic_finger  # noqa: E402
 import six_dof_arm  # noqa: E402
@@ -150,7 +157,7 @@ def export_and_import(example, report: Report, objects: dict) -> dict:
     with report.step(f"load {'both files' if len(exports) > 1 else 'it'} in Newton (ModelBuilder.add_usd)"):
         for path in exports:
             print(f"    {path.name}: {newton_summary(path)}")
-    export_mjcf_and_urdf(example, report)
+    export_mjcf_and_urdf(example.NAME, report)
     if operator_missing("import_usd"):
         report.skip("import", operator_missing("import_usd") + "; baking the authored scene instead")
         return objects
@@ -164,12 +171,12 @@ def export_and_import(example, report: Report, objects: dict) -> dict:
     return objects
 
 
-def export_mjcf_and_urdf(example, report: Report) -> None:
+def export_mjcf_and_urdf(name: str, report: Report) -> None:
     """Export the robot for MuJoCo (MJCF) and ROS (URDF) too, and compile both with MuJoCo."""
-    for name, fmt, suffix in (("export_mjcf", "MJCF", ".xml"), ("export_urdf", "URDF", ".urdf")):
-        path = OUT / f"{example.NAME}{suffix}"
+    for operator, fmt, suffix in (("export_mjcf", "MJCF", ".xml"), ("export_urdf", "URDF", ".urdf")):
+        path = OUT / f"{name}{suffix}"
         with report.step(f"export {fmt} and compile it with MuJoCo"):
-            if run_operator(name, report, f"{fmt} export", filepath=str(path)):
+            if run_operator(operator, report, f"{name} {fmt} export", filepath=str(path)):
                 print(f"    {report.wrote(path).name}: {mujoco_summary(path)}")
 
 
@@ -256,9 +263,58 @@ def run(example, report: Report) -> list[Path]:
     return pictures(example, report, objects, baked)
 
 
+def real_robot(report: Report) -> list[Path]:
+    """pybullet's Franka Panda: import, drives, bake, exports, grab, render (``franka_panda.py``)."""
+    robot = franka_panda
+    print(f"\n== {robot.NAME} (pybullet's URDF)", flush=True)
+    if robot.missing():
+        report.skip(robot.NAME, robot.missing())
+        return []
+    scene = _support.empty_scene()
+    with report.step("import panda.urdf (articula.import_urdf)"):
+        objects = robot.import_robot(bpy.context)
+        bodies = sum(o.articula.body.enabled for o in scene.objects)
+        print(f"    {bodies} bodies, {sum(o.articula.joint.enabled for o in scene.objects)} joints, "
+              f"{sum(o.type == 'MESH' and not o.articula.collider.enabled for o in scene.objects)} visual meshes")
+    with report.step("add PD drives and key their targets"):
+        robot.add_drives(objects)
+        robot.animate(objects)
+        check(scene, "validation")
+    report.wrote(_support.save_blend(OUT / f"{robot.NAME}_authored.blend"))
+    scene.frame_start, scene.frame_end = 1, robot.FRAME_END
+    with report.step(f"simulate and bake frames 1-{robot.FRAME_END} (MuJoCo)"):
+        if not run_operator("bake", report, "Panda bake", frame_start=1, frame_end=robot.FRAME_END):
+            return []
+    hand = objects[robot.HAND]
+    scene.frame_set(robot.FRAME_END)
+    print(f"    the hand at frame {scene.frame_current}: {tuple(round(x, 3) for x in hand.matrix_world.translation)} m")
+    scene.frame_set(1)
+    export_all(robot.NAME, report)
+    with report.step("Simulate with Record: grab the wrist (Ctrl + drag), pull, let go, keep"):
+        played = robot.grab_and_record(bpy.context)
+        moved = played["pulled"] - played["start"]
+        print(f"    grabbed {played['body']!r}; pulled {np.linalg.norm(moved):.2f} m with at most "
+              f"{played['largest']:.0f} N (cap {played['cap']:.0f} N); {played['frames']} frames recorded")
+    frames = [1, robot.READY_FRAME, max(played["held"]), scene.frame_start + played["frames"] - 1]
+    with report.step(f"render frames {frames} (Cycles, CPU)"):
+        paths = robot.render(scene, frames, played["held"], OUT / "renders")
+        report.wrote(_support.save_blend(OUT / f"{robot.NAME}.blend"))
+        return [report.wrote(_render.contact_sheet(paths, OUT / f"{robot.NAME}.png", columns=len(paths)))]
+
+
+def export_all(name: str, report: Report) -> None:
+    """The scene's robot as NESTED USD (loaded by Newton), MJCF and URDF (compiled by MuJoCo)."""
+    usda = OUT / f"{name}.usda"
+    with report.step("export nested USD and load it in Newton"):
+        if run_operator("export_usd", report, f"{name} USD export", filepath=str(usda), layout="NESTED"):
+            print(f"    {report.wrote(usda).name}: {newton_summary(usda)}")
+    export_mjcf_and_urdf(name, report)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=[e.NAME for e in EXAMPLES], help="run one example robot")
+    parser.add_argument("--only", choices=[e.NAME for e in EXAMPLES] + [franka_panda.NAME],
+                        help="run one example robot")
     parser.add_argument("--update-docs", action="store_true", help="copy the pictures into docs/")
     args = parser.parse_args(argv)
 
@@ -269,6 +325,8 @@ def main(argv=None) -> int:
     for example in EXAMPLES:
         if args.only in (None, example.NAME):
             made += run(example, report)
+    if args.only in (None, franka_panda.NAME):
+        made += real_robot(report)
     if args.update_docs:
         DOCS.mkdir(exist_ok=True)
         for path in made:
