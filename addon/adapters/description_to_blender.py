@@ -482,23 +482,34 @@ class _Builder:
         body = self.body_objects.get(body_name) if body_name else None
         place(obj, body, pose_mul(self.frames.pose(body), pose))
 
+    def frame_object(self, item, object_type: str, make):
+        """The object for a site, camera or light: ``make()`` (the adopter takes Blender's own first)."""
+        return make()
+
     def add_frames(self) -> None:
         for site in self.desc.sites:
-            obj = new_object(site.name, self.collection, empty_display=EMPTY_DISPLAY[site.kind.value],
-                             size=max(max(site.size), 1e-4))
+            obj = self.frame_object(site, "EMPTY", lambda: new_object(
+                site.name, self.collection, empty_display=EMPTY_DISPLAY[site.kind.value],
+                size=max(max(site.size), 1e-4)))
             self.on_body(obj, site.body, site.pose)
             apply_site(obj, site)
             keep_file_name(obj, site.name)
             self.site_objects[site.name] = obj
         for camera in self.desc.cameras:
-            obj = new_object(camera.name, self.collection, bpy.data.cameras.new(camera.name))
+            obj = self.frame_object(camera, "CAMERA", lambda: new_object(
+                camera.name, self.collection, bpy.data.cameras.new(camera.name)))
             self.on_body(obj, camera.body, camera.pose)
+            obj.data.name = camera.name  # Blender's USD export names the Camera prim after its data
             apply_camera(obj, camera, self.body_objects)
             keep_file_name(obj, camera.name)
             self.camera_objects[camera.name] = obj
         for light in self.desc.lights:
-            obj = new_object(light.name, self.collection, bpy.data.lights.new(light.name, LIGHT_TYPES[light.kind]))
+            obj = self.frame_object(light, "LIGHT", lambda: new_object(
+                light.name, self.collection, bpy.data.lights.new(light.name, LIGHT_TYPES[light.kind])))
+            if obj.data.type != LIGHT_TYPES[light.kind]:
+                obj.data.type = LIGHT_TYPES[light.kind]
             self.on_body(obj, light.body, light.pose)
+            obj.data.name = light.name
             apply_light(obj, light)
             keep_file_name(obj, light.name)
         targets = self.sensor_targets()
@@ -715,6 +726,8 @@ class _Adopter(_Builder):
         self.orphans: list = []  # Blender's data replaced by ours (removed when left unused)
         self.children: dict = {}  # object -> its children (children_index), kept up to date
         self.hidden_from_render: list = []  # colliders Blender made, hidden from renders at the end
+        self._frames: Optional[dict] = None  # (parent prim path, prim name) -> Blender's objects there
+        self.stand_ins: list = []  # Blender's objects for prims Articula makes its own object for
 
     def build(self) -> dict:
         drawn_by_instances, stripped = self.sort_instancers()
@@ -723,6 +736,7 @@ class _Adopter(_Builder):
             items = {self.prim_objects[path] for path in self.prim_paths.values() if path in self.prim_objects}
             _strip_instancers(stripped, items, self.children, self.prim_objects)
         objects = super().build()
+        self.remove_stand_ins()
         _hide_from_render(self.hidden_from_render)
         self.claim_names()
         self.keep_prim_names()
@@ -783,6 +797,45 @@ class _Adopter(_Builder):
                     holder.name = item.name
                 else:  # free, or Blender suffixes it (``bthigh.001``), as build_scene's objects
                     obj.name = item.name
+
+    def frame_object(self, item, object_type: str, make):
+        """Blender's object for the site's, camera's or light's prim (a child of its body's prim named
+        after it), else ``make()``."""
+        if self._frames is None:
+            self._frames = {}
+            for path, obj in self.prim_objects.items():
+                parent, _, leaf = path.rpartition("/")
+                self._frames.setdefault((parent, leaf), []).append(obj)
+        body_path = self.prim_paths.get(f"body:{item.body}") if item.body else None
+        leaf = self.desc.prim_names.get(item.name, item.name)
+        if body_path is not None:
+            candidates = self._frames.get((body_path, leaf), [])
+        else:
+            bodies = {p for k, p in self.prim_paths.items() if k.startswith("body:")}
+            candidates = [o for (parent, name), found in self._frames.items() if name == leaf and parent not in bodies
+                          for o in found]
+        obj = next((o for o in candidates if o not in self.adopted), None)
+        if obj is not None and obj.type != object_type:
+            if object_type == "EMPTY" and obj.type == "MESH" and not self.children.get(obj):
+                self.stand_ins.append(obj)  # a site's gprim Blender drew: the site's Empty replaces it
+            obj = None
+        if obj is None:
+            return make()
+        self.adopted.add(obj)
+        return obj
+
+    def remove_stand_ins(self) -> None:
+        gone = {obj.as_pointer() for obj in self.stand_ins}
+        for path in [path for path, obj in self.prim_objects.items() if obj.as_pointer() in gone]:
+            del self.prim_objects[path]
+        meshes = {obj.data for obj in self.stand_ins if obj.data is not None}
+        bpy.data.batch_remove(self.stand_ins)
+        bpy.data.batch_remove([m for m in meshes if m.users == 0])
+        self.stand_ins = []
+        for name, obj in self.site_objects.items():  # the names the stand-ins held are free now
+            if obj.name != name and bpy.data.objects.get(name) is None:
+                obj.name = name
+                keep_file_name(obj, name)
 
     def imported(self, kind: str, name: str):
         path = self.prim_paths.get(f"{kind}:{name}")
