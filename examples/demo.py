@@ -1,6 +1,6 @@
 """Articula end to end: build example robots, export, import, bake, render and plot.
 
-``make demo`` runs it with Blender 5.0 as the ``bpy`` module. For each example robot
+``make demo`` runs it with Blender 5.2 as the ``bpy`` module. For each example robot
 (``examples/<name>.py``):
 
 1. build it in an empty scene with the example's script and check it with Articula's validation;
@@ -185,7 +185,8 @@ def mujoco_summary(path: Path) -> str:
     import mujoco
 
     model = mujoco.MjModel.from_xml_path(str(path))
-    return f"{model.nbody - 1} bodies, {model.njnt} joints, {model.nv} DOFs, {model.ngeom} geoms, {model.nu} actuators"
+    return (f"{model.nbody - 1} bodies, {model.njnt} joints, {model.nv} DOFs, {model.ngeom} geoms, "
+            f"{model.nu} actuators")
 
 
 def newton_summary(path: Path) -> str:
@@ -274,8 +275,9 @@ def real_robot(report: Report) -> list[Path]:
     with report.step("import panda.urdf (articula.import_urdf)"):
         objects = robot.import_robot(bpy.context)
         bodies = sum(o.articula.body.enabled for o in scene.objects)
-        print(f"    {bodies} bodies, {sum(o.articula.joint.enabled for o in scene.objects)} joints, "
-              f"{sum(o.type == 'MESH' and not o.articula.collider.enabled for o in scene.objects)} visual meshes")
+        joints = sum(o.articula.joint.enabled for o in scene.objects)
+        visuals = sum(o.type == "MESH" and not o.articula.collider.enabled for o in scene.objects)
+        print(f"    {bodies} bodies, {joints} joints, {visuals} visual meshes")
     with report.step("add PD drives and key their targets"):
         robot.add_drives(objects)
         robot.animate(objects)
@@ -287,7 +289,8 @@ def real_robot(report: Report) -> list[Path]:
             return []
     hand = objects[robot.HAND]
     scene.frame_set(robot.FRAME_END)
-    print(f"    the hand at frame {scene.frame_current}: {tuple(round(x, 3) for x in hand.matrix_world.translation)} m")
+    where = tuple(round(x, 3) for x in hand.matrix_world.translation)
+    print(f"    the hand at frame {scene.frame_current}: {where} m")
     scene.frame_set(1)
     export_all(robot.NAME, report)
     with report.step("Simulate with Record: grab the wrist (Ctrl + drag), pull, let go, keep"):

@@ -5,10 +5,10 @@ it from pybullet's pinned source archive, never installing pybullet). The script
 
 1. *File > Import > Articula Robot (.urdf)* (``bpy.ops.articula.import_urdf``): links, joints, limits,
    colliders and the textured visual meshes;
-2. gives each arm joint a PD drive (the URDF has none) and keys its targets: a wave from the
-   upright rest pose into Franka's "ready" pose and a reach to the side;
-3. grabs the wrist in the live simulation (*Simulate* with *Record*, Ctrl + drag), pulls it sideways
-   and lets go, keeping the recording as keyframes (:func:`grab_and_record`).
+2. gives each arm joint a PD drive (the URDF has none) and keys its targets: from the upright rest
+   pose into Franka's "ready" pose;
+3. grabs the wrist in the live simulation (*Simulate* with *Record*, Ctrl + drag), pulls it forward
+   and up and lets go, keeping the recording as keyframes (:func:`grab_and_record`).
 
 ``make demo`` runs it between the bake, the exports (USD, MJCF, URDF) and the renders.
 Run on its own: ``.venv/bin/python examples/franka_panda.py`` imports it and saves
@@ -34,20 +34,21 @@ HAND = "panda_hand"
 WRIST = "panda_link7"  # the flange just above the hand, where the mouse grabs the arm
 ABOVE_HAND = np.array((0.0, 0.0, 0.04))  # m: the grab's aim, on the flange
 FRAME_END = 72  # the bake: 3 s at 24 fps
+READY_FRAME = 40
 # Drive targets (rad) of panda_joint1 ... 7 at each key frame: from the upright rest pose (the file's
 # zero, joint 4 at its upper limit) down into Franka's "ready" pose, then held.
 POSES = {
     1: (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
-    40: (0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785),
+    READY_FRAME: (0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785),
 }
-FINGER_OPEN = {1: 0.0, 40: 0.04}  # m
-READY_FRAME = 40
+FINGER_OPEN = {1: 0.0, READY_FRAME: 0.04}  # m
 VIEW = (0.35, -1.6, 0.45)  # the renders' camera: in front of the arm's plane of motion, a little above
 PULL = (0.15, 0.0, 0.3)  # m: the mouse moves the grabbed wrist forward and up
 LOOK = np.array((0.0, 1.0, 0.0))  # the grab's mouse ray: from the front, at the wrist
 FRAME_SIZE = (240, 270)  # px: an upright arm fills a tall frame; four make a 960x270 strip
 GRAB_STIFFNESS = 8000.0  # 1/s²: the panel's Grab Stiffness, firm enough to move a driven arm
-STIFFNESS, DAMPING = 1000.0, 80.0  # N·m/rad, N·m·s/rad; the file's effort limits cap the torque
+STIFFNESS, DAMPING = 1000.0, 80.0  # N·m/rad, N·m·s/rad: the arm's drives
+FINGER_STIFFNESS, FINGER_DAMPING = 2000.0, 100.0  # N/m, N·s/m
 
 
 def missing() -> str | None:
@@ -71,9 +72,9 @@ def add_drives(objects) -> None:
         dof = objects[name].articula.joint.dofs[0]
         dof.drive_enabled = True
         dof.drive_type = "FORCE"
-        linear = name == FINGER
-        dof.drive_stiffness = 2000.0 if linear else STIFFNESS
-        dof.drive_damping = 100.0 if linear else DAMPING
+        finger = name == FINGER
+        dof.drive_stiffness = FINGER_STIFFNESS if finger else STIFFNESS
+        dof.drive_damping = FINGER_DAMPING if finger else DAMPING
 
 
 def animate(objects, poses=POSES) -> None:

@@ -56,7 +56,7 @@ def broken_links(page: Path) -> list[str]:
         if not where.exists():
             problems.append(f"{target}: no file {os.path.relpath(where, ROOT)}")
         elif anchor and where.suffix == ".md" and unquote(anchor) not in anchors(where):
-            problems.append(f"{target}: no heading with the anchor #{anchor} in {os.path.relpath(where, ROOT)}")
+            problems.append(f"{target}: no heading #{anchor} in {os.path.relpath(where, ROOT)}")
     return problems
 
 
