@@ -129,11 +129,10 @@ class ExtrasReader:
                 continue
             target_kind = self._object_kind(int(m.sensor_objtype[i]))
             reference_kind = self._object_kind(int(m.sensor_reftype[i]))
-            sensor = Sensor(name=name, kind=kind, target_kind=target_kind,
-                            target=self.object_name(target_kind, int(m.sensor_objid[i])) if target_kind else None,
-                            reference_kind=reference_kind,
-                            reference=self.object_name(reference_kind, int(m.sensor_refid[i]))
-                            if reference_kind else None,
+            target = self.object_name(target_kind, int(m.sensor_objid[i])) if target_kind else None
+            reference = self.object_name(reference_kind, int(m.sensor_refid[i])) if reference_kind else None
+            sensor = Sensor(name=name, kind=kind, target_kind=target_kind, target=target,
+                            reference_kind=reference_kind, reference=reference,
                             noise=float(m.sensor_noise[i]), cutoff=float(m.sensor_cutoff[i]))
             sensor.settings = self._sensor_settings(i, kind)
             self.scene.sensors.append(sensor)
@@ -174,10 +173,10 @@ class ExtrasReader:
                 body = int(m.jnt_bodyid[j])
                 if int(m.jnt_type[j]) == free:
                     if int(m.body_parentid[body]) == 0 and int(m.body_jntnum[body]) == 1:
-                        rot = _quat(qpos[q + 3:q + 7])
-                        key.root_poses[self.body_names[body]] = Pose(_vec(qpos[q:q + 3]), rot)
-                        key.root_velocities[self.body_names[body]] = (_vec(qvel[v:v + 3]),
-                                                                      quat_rotate(rot, _vec(qvel[v + 3:v + 6])))
+                        rot, root = _quat(qpos[q + 3:q + 7]), self.body_names[body]
+                        key.root_poses[root] = Pose(_vec(qpos[q:q + 3]), rot)
+                        angular = quat_rotate(rot, _vec(qvel[v + 3:v + 6]))  # MuJoCo's is in the body frame
+                        key.root_velocities[root] = (_vec(qvel[v:v + 3]), angular)
                     continue
                 joint = self.scene.joint(self.joint_names[j])
                 if int(m.jnt_type[j]) == ball:
@@ -227,8 +226,9 @@ class ExtrasReader:
 
     def spatial_tendon(self, t: int, name: str) -> SpatialTendon:
         m, mj = self.model, self.mujoco
-        tendon = SpatialTendon(name=name, stiffness=float(m.tendon_stiffness[t]), damping=float(m.tendon_damping[t]),
-                               width=float(m.tendon_width[t]), color=_vec(m.tendon_rgba[t]))
+        tendon = SpatialTendon(name=name, stiffness=float(m.tendon_stiffness[t]),
+                               damping=float(m.tendon_damping[t]), width=float(m.tendon_width[t]),
+                               color=_vec(m.tendon_rgba[t]))
         if m.tendon_limited[t]:
             tendon.lower, tendon.upper = (float(v) for v in m.tendon_range[t])
         first, count = int(m.tendon_adr[t]), int(m.tendon_num[t])
@@ -255,7 +255,8 @@ class ExtrasReader:
         m = self.model
         for i, name in enumerate(self._names("pair", m.npair)):
             self.scene.contact_pairs.append(ContactPair(
-                name=name, shape0=self.geom_names[int(m.pair_geom1[i])], shape1=self.geom_names[int(m.pair_geom2[i])],
+                name=name, shape0=self.geom_names[int(m.pair_geom1[i])],
+                shape1=self.geom_names[int(m.pair_geom2[i])],
                 condim=int(m.pair_dim[i]), friction=_vec(m.pair_friction[i]), solref=_vec(m.pair_solref[i]),
                 solimp=_vec(m.pair_solimp[i]), margin=float(m.pair_margin[i]), gap=float(m.pair_gap[i])))
 
@@ -267,13 +268,15 @@ class ExtrasReader:
         enabled = tuple(keyword(bit) for bit in mj.mjtEnableBit.__members__.values()
                         if bit.name != "mjNENABLE" and opt.enableflags & int(bit))
         return MuJoCoOptions(
-            integrator=keyword(mj.mjtIntegrator(int(opt.integrator))), cone=keyword(mj.mjtCone(int(opt.cone))),
-            impratio=float(opt.impratio), solver=keyword(mj.mjtSolver(int(opt.solver))),
-            iterations=int(opt.iterations), tolerance=float(opt.tolerance), ls_iterations=int(opt.ls_iterations),
+            integrator=keyword(mj.mjtIntegrator(int(opt.integrator))),
+            cone=keyword(mj.mjtCone(int(opt.cone))), impratio=float(opt.impratio),
+            solver=keyword(mj.mjtSolver(int(opt.solver))), iterations=int(opt.iterations),
+            tolerance=float(opt.tolerance), ls_iterations=int(opt.ls_iterations),
             ls_tolerance=float(opt.ls_tolerance), noslip_iterations=int(opt.noslip_iterations),
             noslip_tolerance=float(opt.noslip_tolerance), jacobian=keyword(mj.mjtJacobian(int(opt.jacobian))),
             density=float(opt.density), viscosity=float(opt.viscosity), wind=_vec(opt.wind),
-            magnetic=_vec(opt.magnetic), override_margin=float(opt.o_margin), override_solref=_vec(opt.o_solref),
+            magnetic=_vec(opt.magnetic), override_margin=float(opt.o_margin),
+            override_solref=_vec(opt.o_solref),
             override_solimp=_vec(opt.o_solimp), override_friction=_vec(opt.o_friction),
             disabled=disabled, enabled=enabled)
 

@@ -23,8 +23,16 @@ numbers; nothing here reads XML. What becomes what:
   the rest -> colliders (which MuJoCo also draws: a visual copy is added for each one in a drawn
   group 0-2); friction -> physics materials; contype/conaffinity -> collision groups where exact,
   else filtered body pairs plus a warning; ``<exclude>`` -> filtered pairs;
-- what the description cannot hold (spatial tendons, weld/connect equalities, site/body
-  transmissions, sites, sensors, explicit contact pairs, keyframes, ...) is named in one warning.
+- MuJoCo's own model (read_extras.py): sites, cameras, lights, sensors (by MJCF keyword),
+  keyframes (decoded by joint, ball, floating root, mocap body and actuator), weld/connect equalities
+  -> ``Equality``, spatial tendons -> ``SpatialTendon``, actuators on sites, bodies, ball joints,
+  named free joints and spatial tendons -> ``frame_actuators``, ``<pair>`` -> ``ContactPair``,
+  ``<option>`` -> ``SceneSettings.mujoco`` (``solver_iterations``, Newton's, keeps its default),
+  each collider's condim/priority/solref/solimp/solmix -> ``Shape.contact`` (None: all defaults),
+  margin/gap -> ``contact_margin``/``contact_gap``, a DOF's joint name -> ``Dof.name``, a named
+  free joint -> ``Body.free_joint_name``; geoms that pairs and tendons name stay colliders;
+- what the description cannot hold (height fields, flexes, skins, slider-crank and muscle
+  actuators, tendon and flex equalities, tactile sensors, ...) is named in one warning.
 """
 
 from __future__ import annotations
@@ -336,7 +344,8 @@ class _Reader(ExtrasReader):
     # --- actuators, tendons, coupled joints ------------------------------------------------
     def add_tendons(self) -> None:
         """Fixed tendons -> :class:`FixedTendon` (joints with coefficients, length limits, spring and
-        damper); spatial tendons and what a fixed one carries beyond that are named as not carried."""
+        damper), spatial tendons -> :class:`SpatialTendon`; a tendon's friction and armature, and a fixed
+        tendon on a ball or free joint, are named as not carried."""
         m, mj = self.model, self.mujoco
         joint_wrap = int(mj.mjtWrap.mjWRAP_JOINT)
         self.spatial_tendons: dict[int, object] = {}  # MuJoCo tendon id -> SpatialTendon
@@ -377,7 +386,8 @@ class _Reader(ExtrasReader):
         """Each actuator on a hinge/slide joint or a fixed tendon -> an :class:`Actuator` in MuJoCo's
         general form, as the compiled model holds it (defaults, autolimits and dampratio resolved):
         gainprm, biasprm, gear[0], ctrl/force ranges where limited, the joint's actgravcomp, dynamics
-        kept verbatim. ctrl starts at 0, as in MuJoCo. Other transmissions are named as not carried."""
+        kept verbatim. ctrl starts at 0, as in MuJoCo. Site, body, ball and named free joint, spatial
+        tendon transmissions -> ``frame_actuators``; others (slider-crank) are named as not carried."""
         m, mj = self.model, self.mujoco
         trn = mj.mjtTrn
         joint_trns = (int(trn.mjTRN_JOINT), int(trn.mjTRN_JOINTINPARENT))
@@ -456,7 +466,8 @@ class _Reader(ExtrasReader):
     def add_equalities(self) -> None:
         """Joint equalities between two hinge/slide joints -> ``Joint.mimic`` of joint1 (joint1 =
         polycoef[0] + polycoef[1] * joint2, both from the file's pose, as MuJoCo measures them);
-        higher polynomial terms are dropped with a warning. Other equalities are named as not carried."""
+        higher polynomial terms are dropped with a warning; weld and connect -> :class:`Equality`. Other
+        equalities are named as not carried."""
         m, mj = self.model, self.mujoco
         joint_eq = int(mj.mjtEq.mjEQ_JOINT)
         skipped = []

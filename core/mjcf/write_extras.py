@@ -76,9 +76,11 @@ class ExtrasWriter:
         for camera in self.scene.cameras:
             spec_camera = self.parent_of(camera.body).add_camera()
             spec_camera.name = camera.name
-            spec_camera.pos, spec_camera.quat = _floats(camera.pose.pos), _floats(quat_normalize(camera.pose.rot))
+            spec_camera.pos = _floats(camera.pose.pos)
+            spec_camera.quat = _floats(quat_normalize(camera.pose.rot))
             spec_camera.fovy = math.degrees(camera.fovy)  # MJCF: degrees whatever the angle unit
-            spec_camera.mode = self.enum(mj.mjtCamLight, "mjCAMLIGHT", camera.mode.value, f"camera {camera.name}")
+            spec_camera.mode = self.enum(mj.mjtCamLight, "mjCAMLIGHT", camera.mode.value,
+                                         f"camera {camera.name}")
             if camera.target:
                 spec_camera.targetbody = camera.target
             spec_camera.resolution = [int(r) for r in camera.resolution]
@@ -130,7 +132,8 @@ class ExtrasWriter:
         what = f"sensor {sensor.name}"
         spec_sensor = self.spec.add_sensor()
         spec_sensor.name = sensor.name
-        spec_sensor.type = self.enum(mj.mjtSensor, "mjSENS", _SENSOR_ENUMS.get(sensor.kind, sensor.kind), what)
+        enum_word = _SENSOR_ENUMS.get(sensor.kind, sensor.kind)
+        spec_sensor.type = self.enum(mj.mjtSensor, "mjSENS", enum_word, what)
         if sensor.target_kind:
             spec_sensor.objtype = self.enum(mj.mjtObj, "mjOBJ", sensor.target_kind, what)
             spec_sensor.objname = self.object_name(sensor.target_kind, sensor.target)
@@ -195,7 +198,8 @@ class ExtrasWriter:
                 elif wrap.kind == WrapKind.PULLEY:
                     spec_tendon.wrap_pulley(float(wrap.divisor))
                 else:
-                    spec_tendon.wrap_geom(self.shape_geoms.get(wrap.target, wrap.target), wrap.side_site or "")
+                    geom = self.shape_geoms.get(wrap.target, wrap.target)
+                    spec_tendon.wrap_geom(geom, wrap.side_site or "")
             limited = math.isfinite(tendon.lower) or math.isfinite(tendon.upper)
             spec_tendon.limited = mj.mjtLimited.mjLIMITED_TRUE if limited else mj.mjtLimited.mjLIMITED_FALSE
             if limited:

@@ -3,33 +3,42 @@
 The mirror image of :mod:`.reader`. Nothing here writes XML text: the model is built as an ``MjSpec``,
 compiled (so MuJoCo itself accepts it before anything is written), then ``spec.to_xml()`` writes it.
 Meshes go as binary STL files (OBJ with texture coordinates for visuals whose UVs the caller gives,
-their images copied beside them) into ``<name>_assets`` beside the XML (the compiler's ``meshdir`` and
-``texturedir``), so the folder can be zipped and opened elsewhere. Files are written into a temporary folder and moved
-into place at the end: a failure leaves the old files as they were.
+their images copied beside them; OBJ too over the 200,000 faces MuJoCo's STL reader takes) into
+``<name>_assets`` beside the XML (the compiler's ``meshdir`` and ``texturedir``), so the folder can
+be zipped and opened elsewhere. Files are written into a temporary folder and moved into place at
+the end: a failure leaves the old files as they were.
 
 What becomes what:
 
 - bodies nest along the kinematic trees (:func:`core.articulation.find_articulations`), each with an
   explicit ``<inertial>`` (the body's mass, else the mass computed from its colliders); a floating
-  root gets ``<freejoint/>``, a root fixed to the world and welded children get no joint; a moving
-  body with no mass anywhere in its welded group gets a tiny one (MuJoCo refuses massless moving
-  bodies), with a warning;
+  root gets ``<freejoint/>`` (named ``Body.free_joint_name``), a root fixed to the world and welded
+  children get no joint; a moving body with no mass anywhere in its welded group gets a tiny one
+  (MuJoCo refuses massless moving bodies), with a warning;
 - revolute -> hinge, prismatic -> slide, spherical -> ball, D6 -> one hinge/slide per DOF it keeps,
-  in DOF order (named ``<joint>_<axis>``); stacked joints on one body pair stay several joints of
-  the body; per DOF: range, armature, damping, frictionloss, stiffness (spring toward the rest
-  pose, ``springref`` 0), ``actuatorfrcrange`` from the effort limit;
-- actuators (imported MuJoCo ones) are written back in MuJoCo's general form as they are held;
+  in DOF order (named ``Dof.name``, else ``<joint>_<axis>``); stacked joints on one body pair stay
+  several joints of the body; per DOF: range, armature, damping, frictionloss, stiffness (spring
+  toward the rest pose, ``springref`` 0), ``actuatorfrcrange`` from the effort limit;
+- actuators (imported MuJoCo ones) are written back in MuJoCo's general form as they are held, on
+  their DOF, fixed tendon, or (``frame_actuators``) site, body, ball or free joint, spatial tendon;
   Articula's drives become ``<position>``/``<velocity>`` actuators whose ctrl is the drive target;
-- fixed tendons -> ``<tendon><fixed>``, mimic joints -> joint equalities, loop-closing joints ->
-  connect (weld for a fixed joint) equalities;
+- fixed tendons -> ``<tendon><fixed>``, spatial tendons -> ``<spatial>`` (sites, geoms with their
+  side site, pulleys), mimic joints -> joint equalities, loop-closing joints -> connect (weld for a
+  fixed joint) equalities, the description's weld/connect equalities as they are (body or site form);
+- sites, cameras and lights on their bodies, sensors by MuJoCo's keyword on their objects, contact
+  pairs; each collider's MuJoCo contact parameters (``Shape.contact``), margin and gap;
 - colliders -> geoms (group 3 when the scene has visuals, MuJoCo's own models' convention; planes
   stay drawn in group 0), their
   material's friction (sliding, torsional, rolling); visuals -> geoms with contype = conaffinity = 0
   in group 2; collision groups -> one contype bit per group and a conaffinity of the groups it
   touches (exact up to 30 groups, else excludes); filtered pairs, joined bodies and a root's
   self-collision switch -> ``<contact><exclude>``;
-- timestep, gravity and iterations from the scene; the state, when it differs from rest (joint
-  positions and velocities, a floating root's velocity, controls), as the keyframe ``initial``.
+- timestep and gravity from the scene, the rest of ``<option>`` from ``SceneSettings.mujoco`` (its
+  iterations, not Newton's ``solver_iterations``); the description's keyframes, then the state, when
+  it differs from rest (joint positions and velocities, a floating root's velocity, controls), as
+  the keyframe ``initial`` (``initial_1`` when a keyframe has that name).
+
+(write_extras.py holds the writing of sites, sensors, keyframes and the rest of MuJoCo's own model.)
 
 What MJCF cannot say is named in one warning.
 """
@@ -116,7 +125,9 @@ class BuiltSpec:
     becomes one hinge/slide per DOF), so ``dof_joints`` maps each description joint to its MuJoCo
     joints: joint name -> [(MuJoCo joint name, Dof)] in DOF order (a ball joint: its one MuJoCo joint
     for each of its three DOFs; a fixed joint or one left out: absent). ``free_joints``: floating root
-    body -> its MuJoCo free joint's name ("" when unnamed: find it by the body)."""
+    body -> its MuJoCo free joint's name ("" when unnamed: find it by the body). ``initial_keyframe``:
+    the name of the keyframe holding the description's state (``initial``, ``initial_1`` when a file
+    keyframe is called ``initial``), "" when the state is the rest pose and none was written."""
 
     spec: object
     model: object  # MuJoCo's model of ``xml``, as the written file loads
@@ -125,6 +136,7 @@ class BuiltSpec:
     warnings: list[str] = field(default_factory=list)
     dof_joints: dict[str, list[tuple[str, Dof]]] = field(default_factory=dict)
     free_joints: dict[str, str] = field(default_factory=dict)
+    initial_keyframe: str = ""
 
 
 def build_spec(scene: PhysicsScene, path: str = "robot.xml", masses: Optional[dict[str, MassProperties]] = None,
@@ -309,7 +321,8 @@ class _SpecBuilder(ExtrasWriter):
             self.warnings.append("MJCF cannot say (left out): " + "; ".join(self.unsayable))
         free_joints = {name: self.scene.body(name).free_joint_name or "" for name in self.free_roots}
         return BuiltSpec(spec=spec, model=model, xml=xml, files=self.files, warnings=self.warnings,
-                         dof_joints=dict(self.dof_joints), free_joints=free_joints)
+                         dof_joints=dict(self.dof_joints), free_joints=free_joints,
+                         initial_keyframe=self.initial_name if self.wrote_initial else "")
 
     def written(self, model) -> tuple[str, object]:
         """The XML and MuJoCo's model of it, loaded back as a user will load the file (``to_xml``
@@ -482,7 +495,9 @@ class _SpecBuilder(ExtrasWriter):
         dofs = joint.active_dofs()
         names = []  # several hinges of a D6 in a row: MuJoCo composes them in order, as Newton's D6 does
         for dof in dofs:
-            name = dof.name or (joint.name if joint.type != JointType.D6 else f"{joint.name}_{dof.axis.value}")
+            # A one-DOF joint goes by its own (current) name; a D6's DOFs by their file's, else
+            # <joint>_<axis>.
+            name = joint.name if joint.type != JointType.D6 else dof.name or f"{joint.name}_{dof.axis.value}"
             spec_joint = spec_body.add_joint()
             spec_joint.name = name
             spec_joint.type = mj.mjtJoint.mjJNT_HINGE if dof.axis.is_angular else mj.mjtJoint.mjJNT_SLIDE
@@ -869,7 +884,8 @@ class _SpecBuilder(ExtrasWriter):
         """The description's keyframes, then the state as keyframe ``initial`` (``initial_1``... when
         a keyframe has that name) when it differs from rest; True when any was added."""
         self.file_keyframes(model)
-        return self.initial_keyframe(model) or bool(self.scene.keyframes)
+        self.wrote_initial = self.initial_keyframe(model)
+        return self.wrote_initial or bool(self.scene.keyframes)
 
     def initial_keyframe(self, model) -> bool:
         mj = self.mj

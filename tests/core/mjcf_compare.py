@@ -40,7 +40,9 @@ class Names:
         if index < 0:
             return None
         if kind in ("body", "xbody"):
-            return "world" if index == 0 else mujoco.mj_id2name(m, _OBJ.mjOBJ_BODY, index) or f"body_{index - 1}"
+            if index == 0:
+                return "world"
+            return mujoco.mj_id2name(m, _OBJ.mjOBJ_BODY, index) or f"body_{index - 1}"
         if kind == "joint":
             return mujoco.mj_id2name(m, _OBJ.mjOBJ_JOINT, index) or \
                 f"{self.of('body', int(m.jnt_bodyid[index]))}_joint_{index}"
@@ -77,8 +79,8 @@ def mjcf_differences(original, ours) -> list[str]:
     """Everything listed in the module's docstring that differs between the two compiled models."""
     found: list[str] = []
     models, names = (original, ours), (Names(original), Names(ours))
-    for check in (_options, _sites, _cameras, _lights, _sensors, _equalities, _tendons, _actuators, _keyframes,
-                  _contacts):
+    for check in (_options, _sites, _cameras, _lights, _sensors, _equalities, _tendons, _actuators,
+                  _keyframes, _contacts):
         check(found, models, names)
     return found
 
@@ -86,8 +88,8 @@ def mjcf_differences(original, ours) -> list[str]:
 def _options(found, models, names) -> None:
     fields = ("timestep", "gravity", "integrator", "cone", "impratio", "solver", "iterations", "tolerance",
               "ls_iterations", "ls_tolerance", "noslip_iterations", "noslip_tolerance", "jacobian", "density",
-              "viscosity", "wind", "magnetic", "o_margin", "o_solref", "o_solimp", "o_friction", "disableflags",
-              "enableflags")
+              "viscosity", "wind", "magnetic", "o_margin", "o_solref", "o_solimp", "o_friction",
+              "disableflags", "enableflags")
     for name in fields:
         x, y = (np.asarray(getattr(m.opt, name), dtype=float) for m in models)
         if not close(x, y):
@@ -104,7 +106,8 @@ def _sites(found, models, names) -> None:
         m, n = models[k], names[k]
         used = USED_SIZES.get(int(m.site_type[i]), 3)
         return [("body", n.of("body", int(m.site_bodyid[i])), "="), ("type", int(m.site_type[i]), "="),
-                ("size", m.site_size[i][:used], "~"), ("pos", m.site_pos[i], "~"), ("quat", m.site_quat[i], "q"),
+                ("size", m.site_size[i][:used], "~"), ("pos", m.site_pos[i], "~"),
+                ("quat", m.site_quat[i], "q"),
                 ("rgba", m.site_rgba[i], "~"), ("group", int(m.site_group[i]), "=")]
     _rows(found, "site", *(n.all("site", m.nsite) for m, n in zip(models, names)), row)
 
@@ -123,9 +126,10 @@ def _lights(found, models, names) -> None:
     def row(k, i):
         m, n = models[k], names[k]
         return [("body", n.of("body", int(m.light_bodyid[i])), "="), ("type", int(m.light_type[i]), "="),
-                ("pos", m.light_pos[i], "~"), ("dir", m.light_dir[i], "~"), ("diffuse", m.light_diffuse[i], "~"),
-                ("cutoff", m.light_cutoff[i], "~"), ("exponent", m.light_exponent[i], "~"),
-                ("attenuation", m.light_attenuation[i], "~"), ("castshadow", bool(m.light_castshadow[i]), "="),
+                ("pos", m.light_pos[i], "~"), ("dir", m.light_dir[i], "~"),
+                ("diffuse", m.light_diffuse[i], "~"), ("cutoff", m.light_cutoff[i], "~"),
+                ("exponent", m.light_exponent[i], "~"), ("attenuation", m.light_attenuation[i], "~"),
+                ("castshadow", bool(m.light_castshadow[i]), "="),
                 ("active", bool(m.light_active[i]), "=")]
     _rows(found, "light", *(n.all("light", m.nlight) for m, n in zip(models, names)), row)
 
@@ -142,7 +146,9 @@ def _sensors(found, models, names) -> None:
     _rows(found, "sensor", *(n.all("sensor", m.nsensor) for m, n in zip(models, names)), row)
 
 
-_EQUALITY_OBJECTS = {mujoco.mjtEq.mjEQ_JOINT: int(_OBJ.mjOBJ_JOINT), mujoco.mjtEq.mjEQ_TENDON: int(_OBJ.mjOBJ_TENDON)}
+#: What joint and tendon equalities couple (their eq_objtype is not set).
+_EQUALITY_OBJECTS = {mujoco.mjtEq.mjEQ_JOINT: int(_OBJ.mjOBJ_JOINT),
+                     mujoco.mjtEq.mjEQ_TENDON: int(_OBJ.mjOBJ_TENDON)}
 
 
 def _equality_keys(model, names: Names) -> dict[str, int]:
@@ -175,26 +181,26 @@ _WRAP_OBJECTS = {int(mujoco.mjtWrap.mjWRAP_JOINT): "joint", int(mujoco.mjtWrap.m
                  int(mujoco.mjtWrap.mjWRAP_SPHERE): "geom", int(mujoco.mjtWrap.mjWRAP_CYLINDER): "geom"}
 
 
-def _wraps(m, n: Names, t: int) -> list:
-    rows = []
+def _wraps(m, n: Names, t: int) -> tuple[list, list]:
+    """A tendon's path: (type, object, side site) of each wrap, and the numbers of its joint
+    coefficients and pulley divisors."""
+    path, numbers = [], []
     for w in range(int(m.tendon_adr[t]), int(m.tendon_adr[t]) + int(m.tendon_num[t])):
-        kind = int(m.wrap_type[w])
-        obj = _WRAP_OBJECTS.get(kind)
-        prm = float(m.wrap_prm[w])
-        if obj == "geom":  # prm: the side site, or -1
-            prm = n.of("site", int(prm)) if prm >= 0 else None
-        rows.append((kind, n.of(obj, int(m.wrap_objid[w])) if obj else None, prm))
-    return rows
+        kind, obj, prm = int(m.wrap_type[w]), _WRAP_OBJECTS.get(int(m.wrap_type[w])), float(m.wrap_prm[w])
+        side = n.of("site", int(prm)) if obj == "geom" and prm >= 0 else None  # a geom's prm: its side site
+        if obj in ("joint", None):
+            numbers.append(prm)
+        path.append((kind, n.of(obj, int(m.wrap_objid[w])) if obj else None, side))
+    return path, numbers
 
 
 def _tendons(found, models, names) -> None:
     def row(k, i):
         m, n = models[k], names[k]
-        wraps = _wraps(m, n, i)
-        numbers = [w[2] for w in wraps if not isinstance(w[2], (str, type(None)))]
-        spatial = any(w[0] != int(mujoco.mjtWrap.mjWRAP_JOINT) for w in wraps)
-        return [("wraps", [(w[0], w[1], w[2] if isinstance(w[2], (str, type(None))) else "#") for w in wraps], "="),
-                ("wrap numbers", numbers, "~"), ("limited", bool(m.tendon_limited[i]), "="),
+        path, numbers = _wraps(m, n, i)
+        spatial = any(w[0] != int(mujoco.mjtWrap.mjWRAP_JOINT) for w in path)
+        return [("wraps", path, "="), ("wrap numbers", numbers, "~"),
+                ("limited", bool(m.tendon_limited[i]), "="),
                 ("range", m.tendon_range[i] if m.tendon_limited[i] else 0.0, "~"),
                 ("stiffness", m.tendon_stiffness[i], "~"), ("damping", m.tendon_damping[i], "~"),
                 ("width", m.tendon_width[i] if spatial else 0.0, "~"),
@@ -212,8 +218,10 @@ def _actuators(found, models, names) -> None:
         m, n = models[k], names[k]
         trn = int(m.actuator_trntype[i])
         obj = _TRN_OBJECTS.get(trn)
-        reference = n.of("site", int(m.actuator_trnid[i][1])) if trn == int(mujoco.mjtTrn.mjTRN_SITE) else None
-        return [("transmission", trn, "="), ("target", n.of(obj, int(m.actuator_trnid[i][0])) if obj else None, "="),
+        target = n.of(obj, int(m.actuator_trnid[i][0])) if obj else None
+        on_site = trn == int(mujoco.mjtTrn.mjTRN_SITE)
+        reference = n.of("site", int(m.actuator_trnid[i][1])) if on_site else None
+        return [("transmission", trn, "="), ("target", target, "="),
                 ("refsite", reference, "="), ("gear", m.actuator_gear[i], "~"),
                 ("gain", m.actuator_gainprm[i], "~"), ("bias", m.actuator_biasprm[i], "~"),
                 ("ctrlrange", m.actuator_ctrlrange[i] if m.actuator_ctrllimited[i] else 0.0, "~")]
@@ -234,7 +242,8 @@ def _key_state(m, n: Names, k: int) -> dict:
         if nq == 1:
             qpos = qpos - m.qpos0[q]
         name = n.of("joint", j) if kind != free else f"free joint of {n.of('body', int(m.jnt_bodyid[j]))}"
-        state[f"{name} qpos"] = (qpos[:3], qpos[3:]) if kind == free else (qpos, None) if nq == 1 else (None, qpos)
+        # (numbers, quaternion): a free joint's position and rotation, a ball's rotation, a hinge's value
+        state[f"{name} qpos"] = {7: (qpos[:3], qpos[3:]), 4: (None, qpos)}.get(nq, (qpos, None))
         state[f"{name} qvel"] = (np.array(m.key_qvel[k][v:v + nv]), None)
     for a in range(m.nu):
         state[f"ctrl {n.of('actuator', a)}"] = (m.key_ctrl[k][a], None)
@@ -277,8 +286,8 @@ def _collider_rows(m, n: Names) -> dict:
             continue  # touches nothing by its masks (a visual, or a geom only explicit pairs use)
         kind = int(m.geom_type[g])
         row = (HELD_AS.get(kind, kind), int(m.geom_condim[g]), int(m.geom_priority[g]),
-               *np.round(np.concatenate([m.geom_solref[g], m.geom_solimp[g], [m.geom_solmix[g], m.geom_margin[g],
-                                                                               m.geom_gap[g]], m.geom_friction[g]]), 9))
+               *np.round(np.concatenate([m.geom_solref[g], m.geom_solimp[g], [m.geom_solmix[g]],
+                                         [m.geom_margin[g], m.geom_gap[g]], m.geom_friction[g]]), 9))
         rows.setdefault(n.of("body", int(m.geom_bodyid[g])), []).append(row)
     return {body: sorted(r) for body, r in rows.items()}
 
@@ -292,12 +301,14 @@ def _contacts(found, models, names) -> None:
 
     def row(k, i):
         m, n = models[k], names[k]
-        return [("geoms", sorted((n.of("geom", int(m.pair_geom1[i])), n.of("geom", int(m.pair_geom2[i])))), "="),
+        geoms = sorted((n.of("geom", int(m.pair_geom1[i])), n.of("geom", int(m.pair_geom2[i]))))
+        return [("geoms", geoms, "="),
                 ("condim", int(m.pair_dim[i]), "="), ("friction", m.pair_friction[i], "~"),
                 ("solref", m.pair_solref[i], "~"), ("solimp", m.pair_solimp[i], "~"),
                 ("margin", m.pair_margin[i], "~"), ("gap", m.pair_gap[i], "~")]
     _rows(found, "contact pair", *(n.all("pair", m.npair) for m, n in zip(models, names)), row)
-    excluded = [{frozenset(_exclude_bodies(m, n, e)) for e in range(m.nexclude)} for m, n in zip(models, names)]
+    excluded = [{frozenset(_exclude_bodies(m, n, e)) for e in range(m.nexclude)}
+                for m, n in zip(models, names)]
     if not excluded[0] <= excluded[1]:
         found.append(f"contact excludes {sorted(map(sorted, excluded[0] - excluded[1]))} missing")
 

@@ -18,8 +18,9 @@ import pytest
 mujoco = pytest.importorskip("mujoco")
 
 from articula.core.mjcf import MjcfReadError, read_mjcf  # noqa: E402
-from articula.core.mjcf.writer import STL_MAX_FACES, write_mjcf  # noqa: E402
-from articula.core.model import Body, MassProperties, MeshData, PhysicsScene, Pose, Shape, ShapeKind  # noqa: E402
+from articula.core.mjcf.writer import STL_MAX_FACES, build_spec, write_mjcf  # noqa: E402
+from articula.core.model import (Body, MassProperties, MeshData, PhysicsScene, Pose, Shape,  # noqa: E402
+                                  ShapeKind)
 
 from .mjcf_compare import mjcf_differences  # noqa: E402
 from .test_mjcf_corpus import GYM, GYM_FILES, NEWTON_ASSETS, NEWTON_FILES  # noqa: E402
@@ -123,7 +124,8 @@ def test_everything_is_read_into_the_description():
         ("implicitfast", "elliptic", "cg", 30, "sparse")
     assert options.disabled == ("warmstart",) and options.enabled == ("override", "energy")
     assert scene.body("torso").free_joint_name == "root"
-    assert scene.joint("elbow").dofs[0].name == "elbow" and scene.joint("elbow").dofs[0].dynamic_friction == 0.05
+    elbow = scene.joint("elbow").dofs[0]
+    assert elbow.name == "elbow" and elbow.dynamic_friction == 0.05  # frictionloss
     assert len(scene.sensors) == 48 and scene.sensor("dist").kind == "distance"
     assert scene.sensor("contact").settings == {"data": "found force dist", "reduce": "mindist", "num": "2"}
     assert (scene.sensor("hand_pos").reference, scene.sensor("hand_pos").reference_kind) == ("torso", "body")
@@ -194,6 +196,7 @@ def test_file_keyframes_and_the_initial_state_coexist(tmp_path):
     model = mujoco.MjModel.from_xml_path(out)
     assert [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_KEY, k) for k in range(model.nkey)] == \
         ["reach", "initial", "initial_1"]
+    assert build_spec(scene).initial_keyframe == "initial_1"  # where a simulation finds the state
 
 
 def _grid(cells: int) -> MeshData:
@@ -218,3 +221,21 @@ def test_a_mesh_over_stls_face_limit_is_written_as_obj(tmp_path):
     assert sorted(os.listdir(tmp_path / "robot_assets")) == ["terrain.obj"]
     model = mujoco.MjModel.from_xml_path(out)
     assert int(model.mesh_facenum[0]) > 0 and model.nmesh == 1
+
+
+def test_built_spec_maps_description_joints_to_mujocos_by_name():
+    """What a simulation of the compiled model needs: each description joint's MuJoCo joints per DOF,
+    the floating roots' free joints; bodies, actuators, sites and sensors keep their names."""
+    scene = read_mjcf(os.path.join(DATA, "mjcf_everything.xml")).scene
+    built = build_spec(scene)
+    model, obj = built.model, mujoco.mjtObj
+    elbow = scene.joint("elbow")
+    assert built.dof_joints["elbow"] == [("elbow", elbow.dofs[0])]
+    assert [name for name, _ in built.dof_joints["shoulder"]] == ["shoulder"] * 3  # one ball joint, 3 DOFs
+    assert built.free_joints == {"torso": "root"}
+    for kind, names in ((obj.mjOBJ_BODY, [b.name for b in scene.bodies]),
+                        (obj.mjOBJ_SITE, [s.name for s in scene.sites]),
+                        (obj.mjOBJ_SENSOR, [s.name for s in scene.sensors]),
+                        (obj.mjOBJ_ACTUATOR, [a.name for a, *_ in scene.actuators()]
+                         + [a.name for a in scene.frame_actuators])):
+        assert all(mujoco.mj_name2id(model, kind, name) >= 0 for name in names)
