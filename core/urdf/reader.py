@@ -43,7 +43,8 @@ from urllib.parse import unquote, urlparse
 import numpy as np
 
 from ..files import parent_folders
-from ..mjcf.reader import MeshSource, MjcfRead, _quat, _Reader, _vec  # noqa: F401  (MeshSource: re-exported)
+from ..formats import FormatError, ReadResult
+from ..mjcf.reader import MeshSource, _quat, _Reader, _vec  # noqa: F401  (MeshSource: re-exported)
 from .collada import ColladaReadError, read_collada
 from .stl import StlReadError, mujoco_reads_stl, read_stl
 from .repairs import TreeError, add_planes, check_tree, repair_text, repair_tree
@@ -63,19 +64,12 @@ NEWTON_INERTIA_RELATIVE, NEWTON_INERTIA_FLOOR, NEWTON_INERTIA_SHIFT = 1.0e-6, 1.
 MUJOCO_MIN_MOMENT = 1.0e-13
 
 
-class UrdfReadError(Exception):
+class UrdfReadError(FormatError):
     """A URDF file that cannot be read: the message names the file and the element."""
 
-    def __init__(self, file: str, message: str):
-        self.file = file
-        self.message = message
-        super().__init__(f"file {file}: {message}")
 
-
-@dataclass
-class UrdfRead(MjcfRead):
-    #: Mesh files that were left out (missing, or in a format nothing here reads), with the links using them.
-    left_out_meshes: list[tuple[str, str]] = field(default_factory=list)
+#: What reading a URDF gives: the one result type of every format.
+UrdfRead = ReadResult
 
 
 def searched_paths(uri: str, urdf_path: str, package_paths=()) -> list[str]:

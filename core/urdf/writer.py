@@ -44,9 +44,7 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import shutil
-import struct
 import tempfile
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -54,7 +52,9 @@ from typing import Callable, Optional
 
 from ..articulation import Articulation, find_articulations
 from ..files import replaced_file_mode
+from ..formats import FormatError
 from ..mass import MassError, mass_properties
+from ..mesh_files import binary_stl, mtl_bytes, number, obj_bytes, portable_name
 from ..mjcf import primitives
 from ..model import (ActuatorKind, Dof, DofMotion, Joint, JointType, MassProperties, MeshData,
                      PhysicsScene, Pose, Shape, ShapeKind, Visual)
@@ -63,6 +63,7 @@ from ..validation import blocks_writing, validate_with_masses
 
 #: Newton's "unlimited" joint position (newton's MAXVAL): written where URDF demands a number.
 UNLIMITED = 1e10
+STL_HEADER = b"Articula URDF export"
 WORLD_LINK = "world"
 #: Rotations taking URDF's cylinder axis (+Z) onto a shape's axis.
 _AXIS_ROTATIONS = {"Z": (1.0, 0.0, 0.0, 0.0), "X": (math.sqrt(0.5), 0.0, math.sqrt(0.5), 0.0),
@@ -70,13 +71,14 @@ _AXIS_ROTATIONS = {"Z": (1.0, 0.0, 0.0, 0.0), "X": (math.sqrt(0.5), 0.0, math.sq
 _UNIT = {"X": (1.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
 
 
-class UrdfWriteError(Exception):
+class UrdfWriteError(FormatError):
     """A scene that cannot be written as URDF; ``problems`` lists each reason. No file was written."""
 
     def __init__(self, path: Optional[str], problems: list[str]):
         self.path = path
         self.problems = list(problems)
-        super().__init__(f"cannot export {path or 'URDF'}:\n  " + "\n  ".join(self.problems))
+        super().__init__(path, "cannot be exported:\n  " + "\n  ".join(self.problems))
+        self.args = (f"cannot export {path or 'URDF'}:\n  " + "\n  ".join(self.problems),)
 
 
 def write_urdf(scene: PhysicsScene, path: str, package_name: str = "", root: Optional[str] = None,
@@ -129,9 +131,7 @@ def _listed(names, shown: int = 8) -> str:
 
 
 # ------------------------------------------------------------------------------------- numbers
-def _num(value: float) -> str:
-    value = float(value)
-    return "0" if value == 0.0 else repr(value)
+_num = number
 
 
 def _vec(values) -> str:
@@ -162,10 +162,6 @@ def _origin(parent: ET.Element, pose: Pose) -> None:
 def _shift(offset, pose: Pose) -> Pose:
     """``pose`` (in a body frame) seen from the link frame, the body frame moved by ``offset``."""
     return Pose(tuple(p - o for p, o in zip(pose.pos, offset)), pose.rot)
-
-
-def _file_name(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", name) or "mesh"
 
 
 # ------------------------------------------------------------------------------------- joints
@@ -346,16 +342,17 @@ class _Writer:
     def mesh_uri(self, mesh: MeshData, name: str, extension: str, visual: Optional[Visual] = None) -> str:
         key = (id(mesh), extension, tuple(visual.color) if visual else None)
         if key not in self.mesh_written:
-            stem = self.unique(_file_name(name), self.mesh_names)
+            stem = self.unique(portable_name(name), self.mesh_names)
             relative = f"meshes/{stem}{extension}"
             given = self.visual_files(visual, stem) if visual is not None and self.visual_files else None
             if given and f"{stem}.obj" in given:
                 self.meshes.append(_MeshFile(relative, given.pop(f"{stem}.obj"),
                                              extra={f"meshes/{name}": data for name, data in given.items()}))
             elif extension == ".stl":
-                self.meshes.append(_MeshFile(relative, _binary_stl(mesh)))
+                self.meshes.append(_MeshFile(relative, binary_stl(mesh, STL_HEADER)))
             else:
-                self.meshes.append(_MeshFile(relative, _obj(mesh, stem), (f"meshes/{stem}.mtl", _mtl(stem, visual))))
+                self.meshes.append(_MeshFile(relative, obj_bytes(mesh, stem), (f"meshes/{stem}.mtl",
+                                                                           mtl_bytes(stem, visual.color))))
             self.mesh_written[key] = (relative, mesh)  # the mesh kept alive: its id() stays its own
         relative = self.mesh_written[key][0]
         return f"package://{self.package_name}/{relative}" if self.package_name else relative
@@ -553,45 +550,6 @@ def _command_interface(dof: Dof) -> Optional[str]:
             return "position"
         return "velocity" if dof.drive_damping else "effort"
     return None
-
-
-# ------------------------------------------------------------------------------------- mesh files
-def _triangles(mesh: MeshData):
-    import numpy as np
-
-    vertices = np.asarray(mesh.vertices, dtype=np.float64).reshape(-1, 3)
-    triangles = np.asarray(mesh.triangles, dtype=np.int64).reshape(-1, 3)
-    return vertices, triangles
-
-
-def _binary_stl(mesh: MeshData) -> bytes:
-    """A binary STL (MuJoCo reads binary STL only)."""
-    import numpy as np
-
-    vertices, triangles = _triangles(mesh)
-    corners = vertices[triangles] if len(triangles) else np.zeros((0, 3, 3))
-    normals = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0]) if len(corners) else \
-        np.zeros((0, 3))
-    lengths = np.linalg.norm(normals, axis=1, keepdims=True)
-    normals = np.divide(normals, lengths, out=np.zeros_like(normals), where=lengths > 0.0)
-    records = np.zeros(len(corners), dtype=[("normal", "<f4", 3), ("corners", "<f4", (3, 3)), ("attribute", "<u2")])
-    records["normal"], records["corners"] = normals, corners
-    header = b"Articula URDF export".ljust(80, b" ")
-    return header + struct.pack("<I", len(records)) + records.tobytes()
-
-
-def _obj(mesh: MeshData, stem: str) -> bytes:
-    vertices, triangles = _triangles(mesh)
-    lines = [f"mtllib {stem}.mtl", f"o {stem}"]
-    lines += [f"v {_num(x)} {_num(y)} {_num(z)}" for x, y, z in vertices.tolist()]
-    lines.append(f"usemtl {stem}")
-    lines += [f"f {a + 1} {b + 1} {c + 1}" for a, b, c in triangles.tolist()]
-    return ("\n".join(lines) + "\n").encode()
-
-
-def _mtl(stem: str, visual: Visual) -> bytes:
-    r, g, b, a = visual.color
-    return (f"newmtl {stem}\nKd {_num(r)} {_num(g)} {_num(b)}\nd {_num(a)}\n").encode()
 
 
 # ------------------------------------------------------------------------------------- files

@@ -21,18 +21,20 @@ import re
 import threading
 
 from ..files import parent_folders
+from ..formats import FormatError
 
 #: xacro keeps its state in module globals: one expansion at a time.
 _LOCK = threading.Lock()
 
 
-class XacroError(Exception):
+class XacroError(FormatError):
     """A xacro file that cannot be expanded: the message names the file and, where found, the line."""
 
     def __init__(self, file: str, line: int | None, message: str):
-        self.file, self.line, self.message = file, line, message
-        where = f"file {file}" + (f", line {line}" if line else "")
-        super().__init__(f"{where}: {message}")
+        super().__init__(file, message)
+        self.line = line
+        if line:
+            self.args = (f"file {file}, line {line}: {message}",)
 
 
 def is_xacro(path: str) -> bool:

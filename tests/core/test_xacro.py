@@ -12,7 +12,7 @@ pytest.importorskip("xacro")
 
 from articula.core.mjcf import primitives  # noqa: E402
 from articula.core.urdf import UrdfReadError, read_urdf  # noqa: E402
-from articula.core.urdf.writer import _binary_stl  # noqa: E402
+from articula.core.mesh_files import binary_stl  # noqa: E402
 from articula.core.urdf.xacro_expand import (XacroError, expand_xacro, is_xacro, parse_arguments,  # noqa: E402
                                              read_xacro)
 from tests.urdf_checks import pinocchio  # noqa: E402
@@ -70,7 +70,7 @@ def package(tmp_path):
     (root / "meshes").mkdir()
     (root / "urdf" / "arm.xacro").write_text(ARM)
     (root / "urdf" / "macros.xacro").write_text(MACROS)
-    (root / "meshes" / "segment.stl").write_bytes(_binary_stl(primitives.box((0.02, 0.02, 0.1))))
+    (root / "meshes" / "segment.stl").write_bytes(binary_stl(primitives.box((0.02, 0.02, 0.1))))
     return root
 
 
