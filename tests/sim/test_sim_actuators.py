@@ -233,8 +233,10 @@ def test_servo_and_motor_on_one_dof_add_up(solver):
     scene = hinge_arm(servo, gravity=False)
     scene.joint("hinge").dofs[0].actuators.append(Actuator.motor("push", control=5.0))
     sim = Simulation(scene, device="cpu", solver=solver)
-    assert {s.actuator.name: s.route for s in sim.built.actuators} == (
-        {"hold": "mujoco", "push": "mujoco"} if solver == "MUJOCO" else {"hold": "drive", "push": "kernel"})
+    if solver == "MUJOCO":  # MuJoCo's own actuators, as the MJCF export writes them
+        assert [sim.mj_model.actuator(a).name for a in range(sim.mj_model.nu)] == ["hold", "push"]
+    else:
+        assert {s.actuator.name: s.route for s in sim.built.actuators} == {"hold": "drive", "push": "kernel"}
     sim.advance(2.0)
     assert sim.joint_positions()[("hinge", "rotY")] == pytest.approx(0.1 + 5.0 / 100.0, abs=1e-3)
 
@@ -323,8 +325,12 @@ def test_what_a_solver_cannot_simulate_is_noted():
                for note in Simulation(scene, device="cpu", solver="FEATHERSTONE").notes)
     scene = arm_gripper()
     scene.joint("elbow").dofs[0].drive_enabled = True
-    notes = Simulation(scene, device="cpu", solver="MUJOCO").notes
+    notes = Simulation(scene, device="cpu", solver="MUJOCO", mujoco_direct=False).notes  # Newton's conversion
     assert any("'elbow'" in note and "drive is not applied" in note for note in notes)
+    # MuJoCo on the CPU simulates the MJCF export: its notes are what the export could not say
+    scene.joint("elbow").dofs[0].limit_stiffness = 1e4
+    notes = Simulation(scene, device="cpu", solver="MUJOCO").notes
+    assert any("MJCF cannot say" in note and "soft limit of elbow" in note for note in notes)
 
 
 # --- the corpus: Newton's own MuJoCo rows ---------------------------------------------------------
@@ -394,17 +400,13 @@ def test_actuator_forces_are_mujocos_on_every_corpus_robot(key, tmp_path, monkey
     sim.set_controls(dict(zip(names, data.ctrl)))
     sim.step()
     mujoco.mj_step(model, data)
-    ours, our_data = sim.solver.mj_model, sim.solver.mj_data
+    ours, our_data = sim.mj_model, sim.mj_data  # the MJCF export's model: actuators keep their names
     assert ours.nu == model.nu
     if not model.nu:  # tabletop: objects on a table, nothing to drive
-        assert sim.built.actuators == []
         return
-    row_name = {slot.index: slot.actuator.name for slot in sim.built.actuators if slot.route == "mujoco"}
-    newton_row = sim.solver.mjc_actuator_to_newton_idx.numpy()
-    for k in range(ours.nu):
-        name = row_name[int(newton_row[k])]
-        expected = data.actuator_force[names.index(name)]
-        assert our_data.actuator_force[k] == pytest.approx(expected, rel=1e-5), name
+    for a, name in enumerate(names):
+        k = mujoco.mj_name2id(ours, mujoco.mjtObj.mjOBJ_ACTUATOR, name)
+        assert our_data.actuator_force[k] == pytest.approx(data.actuator_force[a], rel=1e-5), name
     moving = [j for j in range(model.njnt) if model.jnt_type[j] != mujoco.mjtJoint.mjJNT_FREE]
     theirs = data.qfrc_actuator[[model.jnt_dofadr[j] for j in moving]]
     ours_free = [j for j in range(ours.njnt) if ours.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE]

@@ -1,8 +1,9 @@
-"""Grabbing a body (sim.picking): Newton's picking spring, on MuJoCo's direct path and on Newton's.
+"""Grabbing a body (sim.picking): Newton's picking spring, on the MuJoCo path and on Newton's.
 
 A box lies on the ground; a ray from above grabs its top and the target is dragged sideways: the
 box follows, the force stays under its cap, and releasing leaves no force in the simulation. On
-every path that steps a simulation: MuJoCo's C library directly (the wrench in ``xfrc_applied``),
+every path that steps a simulation: MuJoCo's C library on the MJCF export (``mj_ray`` picks, the wrench
+in ``xfrc_applied``),
 MuJoCo through Newton, Featherstone and XPBD (the wrench in Newton's ``body_f``).
 """
 
@@ -11,6 +12,7 @@ import pytest
 
 from articula.core.model import (Body, JointType, MassProperties, PhysicsScene, Pose, SceneSettings, Shape,
                                  ShapeKind, make_joint)
+from articula.sim.mujoco_spec import MuJoCoSimulation
 from articula.sim.picking import GRABBED, KINEMATIC, MISSED, STATIC, Grab, push
 from articula.sim.simulation import Simulation
 
@@ -40,11 +42,11 @@ def crate_scene(kinematic_post: bool = False, fixed_post: bool = False) -> Physi
 
 
 def simulation(path: str, scene: PhysicsScene) -> Simulation:
-    """``path``: a solver, "mujoco_direct" (MuJoCo's C library stepped directly) or "mujoco_newton"
-    (the same through Newton's per-step conversion, as when a scene needs Newton between steps)."""
+    """``path``: a solver, "mujoco_cpu" (MuJoCo's C library on the MJCF export) or "mujoco_newton"
+    (MuJoCo through Newton's model and per-step conversion)."""
     solver = "MUJOCO" if path.startswith("mujoco") else path
     sim = Simulation(scene, device="cpu", solver=solver, mujoco_direct=path != "mujoco_newton")
-    assert (sim.direct is not None) == (path == "mujoco_direct"), sim.direct_refusal
+    assert isinstance(sim, MuJoCoSimulation) == (path == "mujoco_cpu")
     return sim
 
 
@@ -55,7 +57,7 @@ def frames(sim: Simulation, count: int, grab: Grab = None, each=None):
             each()
 
 
-@pytest.mark.parametrize("path", ["mujoco_direct", "mujoco_newton", "FEATHERSTONE", "XPBD"])
+@pytest.mark.parametrize("path", ["mujoco_cpu", "mujoco_newton", "FEATHERSTONE", "XPBD"])
 def test_a_grabbed_box_follows_the_target_under_the_cap(path):
     sim = simulation(path, crate_scene())
     frames(sim, 5)  # settled on the ground
@@ -75,7 +77,7 @@ def test_a_grabbed_box_follows_the_target_under_the_cap(path):
     assert 0.0 < max(largest) <= grab.max_force * (1 + 1e-9)
 
 
-@pytest.mark.parametrize("path", ["mujoco_direct", "mujoco_newton", "FEATHERSTONE"])
+@pytest.mark.parametrize("path", ["mujoco_cpu", "mujoco_newton", "FEATHERSTONE"])
 def test_release_leaves_no_force_behind(path):
     sim = simulation(path, crate_scene())
     grab = Grab(sim)
@@ -87,14 +89,15 @@ def test_release_leaves_no_force_behind(path):
     assert not sim.wrenches
     frames(sim, 30)
     assert sim.body_poses()[0, 2] == pytest.approx(0.1, abs=0.01)  # fell back and lies
-    if sim.direct is not None:
-        assert not sim.direct.d.xfrc_applied.any()
+    if isinstance(sim, MuJoCoSimulation):
+        assert not sim.mj_data.xfrc_applied.any()
     else:
         assert not sim.state_0.body_f.numpy().any()
 
 
-def test_kinematic_and_static_shapes_are_not_grabbed():
-    sim = simulation("FEATHERSTONE", crate_scene(kinematic_post=True))
+@pytest.mark.parametrize("path", ["mujoco_cpu", "FEATHERSTONE"])
+def test_kinematic_and_static_shapes_are_not_grabbed(path):
+    sim = simulation(path, crate_scene(kinematic_post=True))
     grab = Grab(sim)
     result = grab.pick((1.0, 0.0, 3.0), DOWN)
     assert result.kind == KINEMATIC and result.body == "post"
@@ -104,7 +107,7 @@ def test_kinematic_and_static_shapes_are_not_grabbed():
     assert grab.pick((3.0, 0.0, 3.0), (0.0, 0.0, 1.0)).kind == MISSED
 
 
-@pytest.mark.parametrize("path", ["mujoco_direct", "XPBD"])
+@pytest.mark.parametrize("path", ["mujoco_cpu", "XPBD"])
 def test_a_push_gives_the_impulse_along_the_ray(path):
     scene = crate_scene()
     scene.settings.ground_plane = False
@@ -119,7 +122,7 @@ def test_a_push_gives_the_impulse_along_the_ray(path):
     np.testing.assert_allclose(sim.body_velocities()[0, :3], (0.0, 0.5, 0.0), atol=1e-3)
 
 
-@pytest.mark.parametrize("path", ["mujoco_direct", "FEATHERSTONE"])
+@pytest.mark.parametrize("path", ["mujoco_cpu", "FEATHERSTONE"])
 def test_bodies_welded_to_the_world_are_not_grabbed(path):
     sim = simulation(path, crate_scene(fixed_post=True))
     grab = Grab(sim)
