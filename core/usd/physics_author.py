@@ -477,9 +477,10 @@ class _OntoWriter(_LayerWriter):
         self._keep_joint_order(siblings)
 
     def _keep_joint_order(self, siblings: dict[Sdf.Path, list[str]]) -> None:
-        """Joint prims under one prim in the description's order (Blender wrote them in its own):
-        Newton merges joints stacked on one body into one D6 in prim order, so the DOFs keep the
-        order of the file they came from."""
+        """Joint prims under one prim in the description's order (Blender wrote them in its own), the
+        order of the file they came from, which Articula's reader keeps. (Newton 1.8 merges joints
+        stacked on one body into one D6 in prim *path* order, whatever the prim order: the file and
+        the export give it the same model.)"""
         for parent, names in siblings.items():
             spec = self.layer.GetPrimAtPath(parent) if len(names) > 1 else None
             if spec is None:

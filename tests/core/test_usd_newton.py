@@ -273,3 +273,33 @@ def test_every_shipped_asset_is_accounted_for():
         with pytest.raises(ValueError, match="not belonging to any articulation"):
             load_newton(path)  # Newton refuses it too: nothing to compare against
             pytest.fail(f"{rel} loads in Newton and is not compared")
+
+
+def _waist(model) -> list[float]:
+    """Armature of the D6 Newton merges lower_waist's stacked hinges into, in its DOF order."""
+    starts, armature = model.joint_qd_start.numpy(), model.joint_armature.numpy()
+    index = next(i for i, label in enumerate(model.joint_label) if _leaf(label) == "abdomen_y")
+    return [round(float(a), 6) for a in armature[starts[index]:starts[index + 1]]]
+
+
+def test_stacked_waist_joints_keep_the_files_prim_order():
+    """humanoid_mjc's waist: abdomen_z (armature 0.02) then abdomen_y (0.01) on torso -> lower_waist, the
+    file's prim order and MuJoCo's. The description and both layouts keep it. Newton 1.8's add_usd merges
+    stacked joints in prim *path* order (its UsdPhysics parse sorts them: abdomen_y before abdomen_z),
+    whatever the prim order, so it gives [0.01, 0.02] for the original as for the export: same model."""
+    asset = _asset("tests/assets/humanoid_mjc.usda")
+    scene = read_usd(asset).scene
+    assert [(j.name, j.dofs[0].armature) for j in scene.joints if j.body1 == "lower_waist"] == \
+        [("abdomen_z", pytest.approx(0.02)), ("abdomen_y", pytest.approx(0.01))]
+    original = _waist(load_newton(asset))
+    assert original == [0.01, 0.02]
+    for layout in ("NESTED", "FLAT"):
+        stage = build_stage(scene, layout)
+        stacked = [prim.GetName() for prim in stage.Traverse()
+                   if prim.HasRelationship("physics:body1") and prim.GetRelationship("physics:body1").GetTargets()
+                   and prim.GetRelationship("physics:body1").GetTargets()[0].name == "lower_waist"]
+        assert stacked == ["abdomen_z", "abdomen_y"], layout
+        assert _waist(load_newton(stage)) == original, layout
+        again = read_usd(stage).scene
+        assert [(j.name, j.dofs[0].armature) for j in again.joints if j.body1 == "lower_waist"] == \
+            [("abdomen_z", pytest.approx(0.02)), ("abdomen_y", pytest.approx(0.01))], layout
