@@ -73,3 +73,65 @@ def _dof_motion(dof: Dof, value: float) -> Pose:
     if dof.axis.is_angular:
         return Pose(rot=quat_from_axis_angle(axis, value))
     return Pose(pos=tuple(value * c for c in axis))
+
+
+# --- the other way: joint positions from where the bodies stand ---------------------------------
+
+def joint_positions_of(scene: PhysicsScene, world_poses: Mapping[str, Pose], tolerance: float = 1e-10,
+                       iterations: int = 50) -> tuple[dict[tuple[str, str], float], dict[str, Pose], list[str]]:
+    """(joint positions, floating roots' world poses, notes) that put ``scene``'s bodies at
+    ``world_poses`` (:func:`posed_bodies` the other way). Each body's joints (a tree joint and those
+    stacked on its edge, several hinges of a MuJoCo body) are solved together by Gauss-Newton from
+    zero; ball joints and bodies whose pose their joints cannot reach are named in the notes."""
+    positions: dict[tuple[str, str], float] = {}
+    roots: dict[str, Pose] = {}
+    notes: list[str] = []
+    for articulation in find_articulations(scene):
+        for name in articulation.bodies:
+            target = world_poses.get(name, scene.body(name).pose)
+            parent = articulation.parents.get(name)
+            joints = [j for j in articulation.edge_joints(name) if j.enabled and j.type != JointType.FIXED]
+            if parent is None and articulation.base_joint is None:
+                roots[name] = target
+                continue
+            start = scene.body(name).pose if parent is None else pose_mul(
+                world_poses.get(parent, scene.body(parent).pose),
+                pose_relative(scene.body(parent).pose, scene.body(name).pose))
+            wanted = pose_mul(pose_inverse(start), target)  # the joints' motion, in the body's frame
+            if any(j.type == JointType.SPHERICAL for j in joints):
+                notes.append(f"{name}: a ball joint's orientation is not kept as joint positions")
+                continue
+            keys = [(j.name, d.axis.value) for j in joints for d in j.dofs if d.motion != DofMotion.LOCKED]
+            if not keys:
+                continue
+            solved, error = _solve(joints, keys, wanted, tolerance, iterations)
+            positions.update(solved)
+            if error > 1e-6:
+                notes.append(f"{name}: its joints reach its pose only within {error:.2g}")
+    return positions, roots, notes
+
+
+def _solve(joints: list[Joint], keys: list, wanted: Pose, tolerance: float, iterations: int):
+    """Gauss-Newton on the joints' motion against ``wanted``: (positions, remaining error)."""
+    import numpy as np
+
+    q = np.zeros(len(keys))
+
+    def residual(values) -> np.ndarray:
+        positions = dict(zip(keys, values.tolist()))
+        motion = Pose()
+        for joint in joints:
+            motion = pose_mul(motion, joint_motion(joint, positions))
+        error = pose_mul(pose_inverse(motion), wanted)
+        w, x, y, z = error.rot if error.rot[0] >= 0.0 else tuple(-c for c in error.rot)
+        return np.array([*error.pos, 2.0 * x, 2.0 * y, 2.0 * z])
+
+    r = residual(q)
+    for _ in range(iterations):
+        if float(r @ r) < tolerance * tolerance:
+            break
+        step = 1e-7
+        jacobian = np.stack([(residual(q + step * e) - r) / step for e in np.eye(len(q))], axis=1)
+        q = q - np.linalg.lstsq(jacobian, r, rcond=None)[0]
+        r = residual(q)
+    return dict(zip(keys, q.tolist())), float(np.sqrt(r @ r))

@@ -62,22 +62,19 @@ def robot_for_export(context, selected_only: bool, current_pose: bool,
 
 
 def keyframe_of_current_pose(scene):
-    """(the robot where it stands now as a keyframe by the file's joint names, notes on the joints whose
-    state has no joint positions): joint positions, floating roots' world poses and controls."""
+    """(the robot where it stands now as a keyframe by the file's joint names, notes on bodies whose pose
+    has no joint positions): joint positions, floating roots' world poses and controls."""
     from ...core.model import Keyframe
+    from ...core.posing import joint_positions_of
 
-    desc = scene_from_blender(scene, frames=WorldFrames(), visual_meshes=False)
-    posed, notes = with_current_state(scene, desc)
-    desc = with_file_names(posed, joint_file_names(scene, posed))
-    keyframe = Keyframe("")
-    for joint in desc.joints:
-        for dof in joint.dofs:
-            if dof.initial_position:
-                keyframe.joint_positions[(joint.name, dof.axis.value)] = dof.initial_position
-    floating = {j.body1 for j in desc.joints if j.body0 is None}
-    keyframe.root_poses = {b.name: b.pose for b in desc.bodies if b.parent is None and b.name not in floating}
+    desc = scene_from_blender(scene, frames=WorldFrames(), visual_meshes=False)  # at rest
+    now = {body.name: world_pose(scene.objects[body.name]) for body in desc.bodies if body.name in scene.objects}
+    positions, roots, notes = joint_positions_of(desc, now)
+    keyframe = Keyframe("", joint_positions=positions, root_poses=roots)
     keyframe.controls = {a.name: a.control for a, *_ in desc.actuators()}
     keyframe.controls.update((a.name, a.control) for a in desc.frame_actuators)
+    desc.keyframes = [keyframe]
+    with_file_names(desc, joint_file_names(scene, desc))
     return keyframe, notes
 
 

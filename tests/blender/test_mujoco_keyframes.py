@@ -98,3 +98,21 @@ def test_an_unknown_keyframe_is_refused_naming_the_known_ones(clean_scene):
 def test_applying_a_pose_is_one_undo_step():
     assert "UNDO" in bpy.types.ARTICULA_OT_apply_keyframe.bl_options
     assert "UNDO" in bpy.types.ARTICULA_OT_set_joint_positions.bl_options
+
+
+def test_the_current_pose_kept_as_a_keyframe_poses_the_robot_again(clean_scene):
+    path = gym("humanoid.xml")
+    assert bpy.ops.articula.import_mjcf(filepath=path) == {"FINISHED"}
+    model = mujoco.MjModel.from_xml_path(path)
+    qpos, key = random_key(model, seed=5)
+    write_keyframe(clean_scene.articula.keyframes.add(), key)
+    assert bpy.ops.articula.apply_keyframe(name="random") == {"FINISHED"}
+    posed = {o.name: o.matrix_world.translation.copy() for o in bpy.data.objects if o.articula.body.enabled}
+    assert bpy.ops.articula.keyframe_add(name="kept") == {"FINISHED"}
+    kept = clean_scene.articula.keyframes["kept"]
+    assert {v.kind for v in kept.values} >= {"POSITION", "ROOT_POSE"}
+    assert bpy.ops.articula.reset_to_rest() == {"FINISHED"}
+    assert bpy.ops.articula.apply_keyframe(name="kept") == {"FINISHED"}
+    for name, position in posed.items():
+        np.testing.assert_allclose(bpy.data.objects[name].matrix_world.translation, position, atol=1e-5,
+                                   err_msg=name)

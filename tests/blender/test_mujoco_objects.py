@@ -192,3 +192,34 @@ def test_a_keyframe_value_typed_in_is_exactly_that_value(finger):
     value = scene.articula.keyframes["bent"].values[0]
     value.values[0] = 0.0
     assert scene_from_blender(scene).keyframe("bent").joint_positions[("metacarpophalangeal", "rotZ")] == 0.0
+
+
+def test_look_through_a_robot_camera_renders_what_the_robot_sees(finger):
+    scene, _, _ = finger
+    eye = bpy.data.objects["eye"]
+    with bpy.context.temp_override(object=eye, active_object=eye):
+        assert bpy.ops.articula.look_through_robot_camera() == {"FINISHED"}
+    assert scene.camera == eye
+    assert (scene.render.resolution_x, scene.render.resolution_y) == (640, 480)
+
+
+def test_welds_and_contact_pairs_are_added_from_the_selection(finger):
+    scene, _, objects = finger
+    for obj in scene.objects:
+        obj.select_set(False)
+    for name in ("palm", "middle"):
+        objects[name].select_set(True)
+    bpy.context.view_layer.objects.active = objects["middle"]
+    assert bpy.ops.articula.equality_add() == {"FINISHED"}
+    weld = scene.articula.equalities[scene.articula.active_equality_index]
+    assert (weld.body0, weld.body1, weld.kind) == (objects["palm"], objects["middle"], "WELD")
+    for name in ("palm", "middle"):
+        objects[name].select_set(False)
+    for name in ("palm_collider", "middle_collider"):
+        objects[name].select_set(True)
+    assert bpy.ops.articula.contact_pair_add() == {"FINISHED"}
+    pair = scene.articula.contact_pairs[scene.articula.active_contact_pair_index]
+    assert {pair.shape0, pair.shape1} == {objects["palm_collider"], objects["middle_collider"]}
+    back = scene_from_blender(scene)
+    assert any(e.body1 == "middle" and e.body0 == "palm" for e in back.equalities)
+    assert len(back.contact_pairs) == 2

@@ -66,3 +66,26 @@ def test_nothing_given_is_the_rest():
     scene = read_mjcf(os.path.join(GYM[0], "half_cheetah.xml")).scene
     poses = posed_bodies(scene)
     assert all(poses[b.name] == b.pose for b in scene.bodies)
+
+
+@pytest.mark.parametrize("robot", ["half_cheetah.xml", "humanoid.xml"])
+def test_joint_positions_of_the_posed_bodies_are_the_positions(robot):
+    from articula.core.posing import joint_positions_of
+
+    if not GYM:
+        pytest.skip("gymnasium's MJCF files come with `make corpus` (.venv-converter)")
+    path = os.path.join(GYM[0], robot)
+    scene = read_mjcf(path).scene
+    model = mujoco.MjModel.from_xml_path(path)
+    qpos = model.qpos0 + np.random.default_rng(11).uniform(-0.5, 0.5, model.nq)
+    for k in range(model.njnt):
+        if int(model.jnt_type[k]) == FREE:
+            adr = model.jnt_qposadr[k]
+            qpos[adr + 3:adr + 7] /= np.linalg.norm(qpos[adr + 3:adr + 7])
+    positions, roots = mujoco_state(scene, model, qpos)
+    found, found_roots, notes = joint_positions_of(scene, posed_bodies(scene, positions, root_poses=roots))
+    assert notes == []
+    assert found.keys() == positions.keys()
+    for key, value in positions.items():
+        assert found[key] == pytest.approx(value, abs=1e-6), key
+    assert found_roots.keys() == roots.keys()
