@@ -1,4 +1,5 @@
-"""A re-bake of an unchanged robot reuses its built model and MuJoCo solver (sim.model_cache).
+"""A re-bake of an unchanged robot reuses its built model and MuJoCo solver (sim.model_cache): on the
+MuJoCo path the MJCF export's compiled model, on Newton's (``mujoco_direct=False``) Newton's model and solver.
 
 The poses are exactly those of a fresh build; any change to the physics, the step or the solver
 builds afresh; two simulations alive at once never share a solver.
@@ -12,6 +13,7 @@ import pytest
 from articula.core import samples
 from articula.core.model import Pose
 from articula.sim import model_cache
+from articula.sim.mujoco_spec import MuJoCoSimulation
 from articula.sim.simulation import Simulation
 
 from .test_sim_kinematic import carried_arm_scene
@@ -25,6 +27,11 @@ def empty_cache():
     model_cache.clear()
     yield
     model_cache.clear()
+
+
+def kept(sim):
+    """What the cache keeps of a simulation: the compiled model on the MuJoCo path, Newton's solver else."""
+    return sim.mj_model if isinstance(sim, MuJoCoSimulation) else sim.solver
 
 
 def slide_base(sim, frame):
@@ -43,7 +50,7 @@ def test_a_rebake_from_the_cache_gives_the_poses_of_a_fresh_build(make, each_fra
     fresh.close()
     assert model_cache.size() == 1
     again = Simulation(make(), device="cpu", solver="MUJOCO", mujoco_direct=direct)
-    assert again.solver is fresh.solver and model_cache.size() == 0
+    assert kept(again) is kept(fresh) and model_cache.size() == 0
     np.testing.assert_array_equal(one_second(again, each_frame), expected)
 
 
@@ -68,11 +75,11 @@ def test_every_change_to_the_physics_misses_the_cache():
     assert len(set(changes)) == len(changes)
     assert model_cache.fingerprint(scene, "MUJOCO", "cpu", first.dt, 100) not in changes
     other_step = Simulation(scene, device="cpu", solver="MUJOCO", substeps=2)
-    assert other_step.solver is not first.solver
+    assert kept(other_step) is not kept(first)
     changed = copy.deepcopy(scene)
     first_dof(changed).drive_stiffness += 1.0
-    assert Simulation(changed, device="cpu", solver="MUJOCO").solver is not first.solver
-    assert Simulation(scene, device="cpu", solver="MUJOCO").solver is first.solver  # still kept
+    assert kept(Simulation(changed, device="cpu", solver="MUJOCO")) is not kept(first)
+    assert kept(Simulation(scene, device="cpu", solver="MUJOCO")) is kept(first)  # still kept
 
 
 def test_equal_descriptions_have_one_fingerprint():
@@ -90,7 +97,7 @@ def test_two_simulations_alive_at_once_do_not_share():
     first.close()
     live = Simulation(samples.quadruped(), device="cpu", solver="MUJOCO")
     bake = Simulation(samples.quadruped(), device="cpu", solver="MUJOCO")
-    assert live.solver is first.solver and bake.solver is not live.solver
+    assert kept(live) is kept(first) and kept(bake) is not kept(live)
     expected = one_second(live)
     np.testing.assert_array_equal(one_second(bake), expected)
     live.close()
@@ -106,7 +113,7 @@ def test_a_closed_simulation_keeps_its_last_poses_readable():
     sim.close()  # idempotent
     other = Simulation(samples.pendulum(), device="cpu", solver="MUJOCO")
     other.advance(0.2)
-    np.testing.assert_allclose(sim.body_poses(), poses, atol=1e-6)  # Newton's (float32) copy of them
+    np.testing.assert_allclose(sim.body_poses(), poses, atol=1e-6)  # its own data
     assert sim.joint_positions() == pytest.approx(angle, abs=1e-6)
     with pytest.raises(RuntimeError, match="closed"):  # its solver may be stepping `other`
         sim.advance(0.1)
