@@ -212,7 +212,11 @@ class ExtrasWriter:
             self.tendon_names.add(tendon.name)
 
     def frame_actuators(self) -> None:
+        """``frame_actuators``, and any actuator a spatial tendon holds itself (as on its tendon)."""
         mj = self.mj
+        for tendon in self.scene.spatial_tendons:
+            for actuator in tendon.actuators if tendon.name in self.tendon_names else ():
+                self.actuator(actuator, mj.mjtTrn.mjTRN_TENDON, tendon.name)
         for actuator in self.scene.frame_actuators:
             kind = _TRANSMISSIONS.get(actuator.target_kind or "")
             if kind is None or not actuator.target:
