@@ -26,6 +26,7 @@ from ...core.model import (Body, Camera, CameraMode, Joint, JointType, Keyframe,
                            make_joint)
 from ...core.transforms import pose_inverse, pose_mul, pose_relative, quat_from_matrix, quat_normalize
 from ..properties.collider_props import MESH_KINDS, size_factors
+from ..properties.sensor_props import OBJECT_KINDS
 from .fields import (BODY_FIELDS, JOINT_FIELDS, SHAPE_FIELDS, read_actuator, read_contact, read_contact_pair,
                      read_dof, read_equality, read_fields, read_keyframe, read_material, read_mimic, read_optional,
                      read_settings, read_spatial_tendon, read_tendon)
@@ -565,17 +566,20 @@ def read_mujoco_model(settings, objects: list, bodies: set, frames: WorldFrames,
     pairs, spatial tendons and frame actuators (the scene's lists), as ``PhysicsScene`` keywords.
     Scene items whose objects are not among ``objects`` are left out."""
     found = {"sites": [], "cameras": [], "lights": [], "sensors": []}
+    present = set(objects)
     for obj in objects:
-        kind, props = obj.type, obj.articula
+        kind = obj.type
+        if kind not in _FRAME_TYPES or any(frames.role(obj)[:2]):  # bodies and joints are neither
+            continue
+        props = obj.articula
         if kind == "CAMERA" and props.camera.enabled:
             found["cameras"].append(read_camera(obj, bodies, frames))
         elif kind == "LIGHT" and props.light.enabled:
             found["lights"].append(read_light(obj, bodies, frames))
         elif kind == "EMPTY" and props.site.enabled:
             found["sites"].append(read_site(obj, bodies, frames))
-        elif kind == "EMPTY" and props.sensor.enabled:
+        elif kind == "EMPTY" and props.sensor.enabled and _reads_something(props.sensor, present):
             found["sensors"].append(read_sensor(obj))
-    present = set(objects)
     joints = {file_name(o): o.name for o in joint_objects}  # keyframes name joints as their file does
 
     def name_of(obj):
@@ -599,6 +603,19 @@ def read_mujoco_model(settings, objects: list, bodies: set, frames: WorldFrames,
         spatial_tendons=[t for t in tendons if all(complete(w.target, w.side_site) for w in t.path)],
         frame_actuators=actuators,
     )
+
+
+_FRAME_TYPES = frozenset(("EMPTY", "CAMERA", "LIGHT"))
+
+
+def _reads_something(props, present: set) -> bool:
+    """A sensor whose target (and reference) objects are among those read: one whose object was
+    deleted, or left out of a selection, is left out with it."""
+    if props.reference_kind and props.reference is None or props.reference not in present | {None}:
+        return False  # its frame is gone (a deleted object's pointer is cleared)
+    if props.target is not None:
+        return props.target in present
+    return props.target_kind not in OBJECT_KINDS or bool(props.target_name)
 
 
 def _with_joint_names(keyframe: Keyframe, joints: dict) -> Keyframe:

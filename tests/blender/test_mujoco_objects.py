@@ -223,3 +223,11 @@ def test_welds_and_contact_pairs_are_added_from_the_selection(finger):
     back = scene_from_blender(scene)
     assert any(e.body1 == "middle" and e.body0 == "palm" for e in back.equalities)
     assert len(back.contact_pairs) == 2
+
+
+def test_a_sensor_whose_object_is_deleted_is_left_out(finger):
+    scene, _, _ = finger
+    bpy.data.objects.remove(bpy.data.objects["palm_site"])
+    back = scene_from_blender(scene)
+    assert "tip_pos" not in {s.name for s in back.sensors}  # it measured in the deleted site
+    assert {"mcp_pos", "touch", "act_force"} <= {s.name for s in back.sensors}
