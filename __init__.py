@@ -8,7 +8,7 @@ import atexit
 import importlib
 import sys
 
-_LAYERS = ("addon", "operators", "panels")
+_LAYERS = ("addon", "addon.cli_command", "operators", "panels")
 
 
 def _layer(name):
