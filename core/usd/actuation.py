@@ -107,6 +107,9 @@ class ActuationReader:
         target = targets[0]
         joint = self.joints_by_path.get(target)
         tendon = self.tendons_by_path.get(target)
+        if joint is not None and joint.type == JointType.SPHERICAL:  # a ball joint's: all of it
+            self._read_frame_actuator(prim, "joint", joint.name)
+            return
         dof = _target_dof(joint) if joint is not None else None
         if dof is None and tendon is None and target in self.frame_targets:
             self._read_frame_actuator(prim, *self.frame_targets[target])
@@ -131,6 +134,8 @@ class ActuationReader:
         actuator = self._actuator(prim, frame=True)
         actuator.target_kind = r.value(prim, "articula:transmission", "token", kind)
         actuator.target = name
+        if kind == "body" and actuator.target_kind in ("joint", "jointinparent"):  # a floating root's free joint
+            actuator.target = r.scene.body(name).free_joint_name or name
         references = _targets(prim, "mjc:refSite")
         if references and references[0] in self.frame_targets:
             actuator.reference_site = self.frame_targets[references[0]][1]
@@ -152,8 +157,8 @@ class ActuationReader:
         actuator.bias = tuple(bias) if bias_type != "none" else ()
         gear = r.value(prim, "mjc:gear", "floats", [1.0])
         actuator.gear = gear[0] if gear else 0.0
-        if frame and any(gear[1:]):
-            actuator.gear_vector = tuple(gear[:GEAR_SIZE])
+        if frame:  # MuJoCo's whole gear, as read_mjcf keeps it for transmissions on frames
+            actuator.gear_vector = tuple(_padded(gear, GEAR_SIZE))
         elif any(gear[1:3]):
             r.warn(prim, "mjc:gear beyond its first value acts on sites only; ignored on a joint or tendon")
         actuator.ctrl_range = self._range(prim, "ctrl")

@@ -597,9 +597,13 @@ class _ModelWriter:
         return prim.path
 
     def _frame_target(self, actuator: Actuator) -> Optional[Sdf.Path]:
+        """The prim an actuator on a frame acts on; a floating root's free joint (no prim) is its body's."""
         kind, name = actuator.target_kind, actuator.target
         found = {"site": self.site_paths, "body": self.w.body_paths, "joint": self.w.joint_paths,
-                 "tendon": self.tendon_paths}.get(kind, {})
+                 "jointinparent": self.w.joint_paths, "tendon": self.tendon_paths}.get(kind, {})
+        if name not in found and kind in ("joint", "jointinparent"):
+            body = next((b for b in self.scene.bodies if b.free_joint_name == name), None)
+            return self.w.body_paths.get(body.name) if body is not None else None
         return found.get(name)
 
     def _write_frame_actuators(self) -> None:
@@ -748,7 +752,8 @@ class MujocoModelReader:
         return schema in self.schemas.get(prim, ())
 
     def read_frames(self) -> None:
-        """Sites, cameras, lights, spatial tendons: before the actuators that may point at them."""
+        """Names, sites, cameras, lights, spatial tendons: before the actuators that may point at them."""
+        self._read_names()
         for prim in self.prims:
             if self.has(prim, SITE_API) or self.has(prim, NEWTON_SITE_API):
                 self._read_site(prim)
@@ -773,7 +778,6 @@ class MujocoModelReader:
         """Options, contact parameters, names, equalities, keyframes, sensors, pairs (after actuators)."""
         self._read_options()
         self._read_contact_params()
-        self._read_names()
         for prim in self.prims:
             if self.has(prim, WELD_API) or self.has(prim, CONNECT_API):
                 self._read_equality(prim)

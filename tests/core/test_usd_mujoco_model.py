@@ -93,8 +93,13 @@ def _every_item_scene():
     scene.frame_actuators += [
         Actuator(name="thruster", target_kind="site", target="imu", reference_site="anchor", gear=0.0,
                  gear_vector=(0.0, 0.0, 1.0, 0.0, 0.0, 0.5), ctrl_range=(0.0, 5.0)),
-        Actuator(name="pull", target_kind="tendon", target="string", gain=(100.0,), bias=(0.0, -100.0, -10.0)),
-        Actuator(name="lift", target_kind="body", target="head", gear=2.0),
+        Actuator(name="pull", target_kind="tendon", target="string", gain=(100.0,), bias=(0.0, -100.0, -10.0),
+                 gear_vector=(1.0, 0.0, 0.0, 0.0, 0.0, 0.0)),
+        Actuator(name="lift", target_kind="body", target="head", gear=2.0, gear_vector=(2.0, 0.0, 0.0, 0.0, 0.0, 0.0)),
+        Actuator(name="neck_motor", target_kind="joint", target="neck", gear=0.0,
+                 gear_vector=(0.0, 1.0, 0.0, 0.0, 0.0, 0.0)),
+        Actuator(name="base_push", target_kind="joint", target="floating_base", gear=3.0,
+                 gear_vector=(3.0, 0.0, 0.0, 0.0, 0.0, 0.0)),
     ]
     scene.keyframes += [
         Keyframe(name="crouch", time=1.5, joint_positions={("front_left_knee", "rotY"): -0.5,
@@ -190,4 +195,4 @@ def test_keyframe_arrays_follow_mujocos_layout(every_item):
     qpos = list(key.GetAttribute("mjc:qpos").Get())
     assert len(qpos) == 7 + 8 + 4 + 2 and qpos[:3] == [0.0, 0.1, 0.3]
     assert len(key.GetAttribute("mjc:qvel").Get()) == 6 + 8 + 3 + 2
-    assert list(key.GetAttribute("mjc:ctrl").Get()) == [0.3, 1.0, 0.0, 0.0]
+    assert list(key.GetAttribute("mjc:ctrl").Get()) == [0.3, 1.0, 0.0, 0.0, 0.0, 0.0]
