@@ -76,3 +76,14 @@ def test_free_joint_and_dof_names_leave_as_the_description_has_them(clean_scene,
     assert bpy.ops.articula.export_mjcf(filepath=out) == {"FINISHED"}
     exported = mujoco.MjModel.from_xml_path(out)
     assert exported.joint("floating_base").type[0] == mujoco.mjtJoint.mjJNT_FREE
+
+
+@pytest.mark.parametrize("robot", ["half_cheetah.xml", "humanoid.xml", "ant.xml", "walker2d.xml"])
+def test_gymnasium_robot_through_blender_is_the_same_model(clean_scene, tmp_path, robot):
+    import sys
+
+    sys.path.insert(0, os.path.join(ROOT, "tests", "core"))
+    from mjcf_compare import mjcf_differences
+
+    source, exported = round_trip(clean_scene, gym(robot), tmp_path)
+    assert mjcf_differences(source, exported) == []
