@@ -630,7 +630,23 @@ def _placed(obj, bodies: set, frames: WorldFrames) -> tuple[Optional[str], Pose]
     """(the body ``obj`` sits on, its pose in that body's frame; the world's when on none)."""
     owner = owner_body(obj, bodies)
     pose = frames.pose(obj)
-    return (owner.name, frames.relative(owner, pose)) if owner is not None else (None, pose)
+    pose = frames.relative(owner, pose) if owner is not None else pose
+    return (owner.name if owner is not None else None), _file_pose(obj, pose)
+
+
+FILE_POSE_TOLERANCE = 1e-5  # m and quaternion units: where float32 storage leaves a file's pose
+
+
+def _file_pose(obj, pose: Pose) -> Pose:
+    """The file's pose kept in float64 while ``pose`` (Blender's) is it within float32, else ``pose``."""
+    from ...core.transforms import poses_close
+
+    props = obj.articula
+    if not props.has_file_pose:
+        return pose
+    v = [high + low for high, low in zip(props.file_pose, props.file_pose_low)]
+    kept = Pose(tuple(v[:3]), tuple(v[3:]))
+    return kept if poses_close(pose, kept, FILE_POSE_TOLERANCE, FILE_POSE_TOLERANCE) else pose
 
 
 def read_site(obj, bodies: set, frames: WorldFrames) -> Site:

@@ -234,6 +234,13 @@ def keep_file_name(obj, name: str) -> None:
     props.file_name, props.file_name_for = (name, obj.name) if obj.name != name else ("", "")
 
 
+def keep_file_pose(obj, pose: Pose) -> None:
+    props = obj.articula
+    values = (*pose.pos, *pose.rot)
+    props.has_file_pose, props.file_pose = True, values
+    props.file_pose_low = [v - high for v, high in zip(values, props.file_pose)]
+
+
 def apply_site(obj, site: Site) -> None:
     props = obj.articula.site
     props.enabled = True
@@ -478,9 +485,10 @@ class _Builder:
     # --- MuJoCo's frames, sensors and model beyond the tree -----------------------------------
 
     def on_body(self, obj, body_name, pose: Pose) -> None:
-        """Place ``obj`` on its body (or the world) at ``pose`` in that body's frame."""
+        """Place ``obj`` on its body (or the world) at ``pose`` in that body's frame (kept in float64)."""
         body = self.body_objects.get(body_name) if body_name else None
         place(obj, body, pose_mul(self.frames.pose(body), pose))
+        keep_file_pose(obj, pose)
 
     def frame_object(self, item, object_type: str, make):
         """The object for a site, camera or light: ``make()`` (the adopter takes Blender's own first)."""

@@ -1,11 +1,12 @@
 """``Object.articula``: the body, joint and collider settings of one object."""
 
 import bpy
-from bpy.props import PointerProperty, StringProperty
+from bpy.props import BoolProperty, FloatVectorProperty, PointerProperty, StringProperty
 
 from .body_props import ArticulaBodyProps
 from .camera_props import ArticulaCameraProps
 from .collider_props import ArticulaColliderProps
+from .common import UNBOUNDED
 from .joint_props import ArticulaJointProps
 from .light_props import ArticulaLightProps
 from .sensor_props import ArticulaSensorProps
@@ -26,6 +27,12 @@ class ArticulaObjectProps(bpy.types.PropertyGroup):
     file_name: StringProperty(name="File Name", description="The name this object has in the file it came "
                               "from (kept on export while the object keeps its name)")
     file_name_for: StringProperty(name="Named For", options={"HIDDEN"})
+    # A site's, camera's or light's pose on its body as the file gave it, in float64 (a float32 high
+    # part and what it leaves off): read back while the object stands there within float32, so a
+    # file's frames leave as they came (a zero stays zero, not 3e-8).
+    has_file_pose: BoolProperty(options={"HIDDEN"})
+    file_pose: FloatVectorProperty(size=7, options={"HIDDEN"}, **UNBOUNDED)
+    file_pose_low: FloatVectorProperty(size=7, options={"HIDDEN"}, **UNBOUNDED)
 
 
 classes = (ArticulaObjectProps,)

@@ -231,3 +231,15 @@ def test_a_sensor_whose_object_is_deleted_is_left_out(finger):
     back = scene_from_blender(scene)
     assert "tip_pos" not in {s.name for s in back.sensors}  # it measured in the deleted site
     assert {"mcp_pos", "touch", "act_force"} <= {s.name for s in back.sensors}
+
+
+def test_a_moved_site_reads_where_it_stands_an_unmoved_one_as_the_file_had_it(finger):
+    scene, desc, _ = finger
+    tip, palm_site = bpy.data.objects["tip"], bpy.data.objects["palm_site"]
+    tip.location.x += 0.01
+    bpy.context.view_layer.update()
+    back = scene_from_blender(scene)
+    assert back.site("tip").pose.pos[0] == pytest.approx(desc.site("tip").pose.pos[0] + 0.01, abs=1e-6)
+    kept, file = back.site("palm_site").pose, desc.site("palm_site").pose  # float64, not float32
+    assert kept.pos == pytest.approx(file.pos, abs=1e-12) and kept.rot == pytest.approx(file.rot, abs=1e-12)
+    assert palm_site.articula.has_file_pose

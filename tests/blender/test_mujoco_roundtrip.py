@@ -2,6 +2,7 @@
 and File > Export give back the same model compared by name (tests/core/mjcf_compare.py), what it holds
 comes in as Blender objects and settings, and edits to them show in the exported model."""
 
+import glob
 import math
 import os
 import sys
@@ -91,3 +92,17 @@ def test_a_keyframe_of_the_file_poses_the_robot_as_mujoco_does(everything):
                                        err_msg=model.body(b).name)
             compared += 1
     assert compared >= 3 and any(o.articula.body.posed for o in bpy.data.objects)
+
+
+MJW = glob.glob(os.path.join(ROOT, ".venv/lib/python3.*/site-packages/mujoco_warp/test_data"))
+MJW_MODELS = ["humanoid/humanoid.xml", "tendon/fixed.xml", "tendon/fixed_site.xml", "tendon/pulley_fixed_site.xml"]
+
+
+@pytest.mark.parametrize("name", MJW_MODELS)
+def test_mujoco_warp_models_through_blender_are_the_same_model(clean_scene, tmp_path, name):
+    path = os.path.join(MJW[0], name) if MJW else ""
+    if not os.path.exists(path):
+        pytest.skip(f"{name}: not in this mujoco_warp")
+    assert bpy.ops.articula.import_mjcf(filepath=path) == {"FINISHED"}
+    differences = mjcf_differences(mujoco.MjModel.from_xml_path(path), export(tmp_path))
+    assert differences == [], "\n".join(differences)
