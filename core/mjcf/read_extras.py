@@ -9,9 +9,8 @@ from typing import Optional
 
 import numpy as np
 
-from ..model import (Camera, CameraMode, ContactPair, ContactParams, DEFAULT_SOLIMP, DEFAULT_SOLREF, Equality,
-                     EqualityKind, Keyframe, Light, LightKind, MuJoCoOptions, Pose, Sensor, Site, SiteKind,
-                     SpatialTendon, TendonWrap, WrapKind)
+from ..model import (Camera, CameraMode, ContactPair, ContactParams, Equality, EqualityKind, Keyframe, Light,
+                     LightKind, MuJoCoOptions, Pose, Sensor, Site, SiteKind, SpatialTendon, TendonWrap, WrapKind)
 from ..transforms import quat_rotate
 
 #: MJCF sensor element names where they differ from MuJoCo's enum (mjSENS_GEOMDIST is <distance>).
@@ -63,7 +62,8 @@ class ExtrasReader:
     ``self.body_names``, ``self.joint_names`` and ``self.geom_names`` are the reader's."""
 
     def object_name(self, kind: str, index: int) -> Optional[str]:
-        """The description's name of MuJoCo object ``index`` of ``kind`` (None for none or the world)."""
+        """The description's name of MuJoCo object ``index`` of ``kind``: "world" for body 0, None for
+        index -1 or a kind the description does not name."""
         if index < 0:
             return None
         if kind in ("body", "xbody"):
@@ -280,5 +280,3 @@ class ExtrasReader:
             override_solimp=_vec(opt.o_solimp), override_friction=_vec(opt.o_friction),
             disabled=disabled, enabled=enabled)
 
-
-__all__ = ["ExtrasReader", "DEFAULT_SOLIMP", "DEFAULT_SOLREF", "keyword", "sensor_keyword"]
