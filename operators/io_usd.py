@@ -40,9 +40,12 @@ STATE_ITEMS = (
 )
 
 
-def export_scene(context, filepath: str, layout: str, selected_only: bool, allow_warnings: bool,
+def export_scene(context, filepath: str, layout: str, selected_only: bool, allow_warnings: bool = True,
                  state: str = "REST", isaac_schema: bool = True) -> list[str]:
     """Write the scene's (or the selection's) robot; returns the warnings (written anyway).
+
+    ``allow_warnings`` off: a robot with warnings is refused like one with errors (``UsdWriteError``
+    listing them), nothing written.
 
     ``isaac_schema``: also the Isaac robot schema, a physics material on every collider and the
     default prim's kind, as NVIDIA's robot checks ask (core/usd/isaac.py).
@@ -55,11 +58,12 @@ def export_scene(context, filepath: str, layout: str, selected_only: bool, allow
     """
     _, writer = _usd()
     with _collector_paused():
-        return _export_scene(context, writer, filepath, layout, selected_only, state, isaac_schema)
+        return _export_scene(context, writer, filepath, layout, selected_only, state, isaac_schema,
+                             allow_warnings)
 
 
 def _export_scene(context, writer, filepath: str, layout: str, selected_only: bool, state: str,
-                  isaac_schema: bool) -> list[str]:
+                  isaac_schema: bool, allow_warnings: bool = True) -> list[str]:
     from ..addon.adapters.blender_to_export import robot_for_export
 
     # NESTED: Blender's exporter writes the visuals' meshes, so the description needs none
@@ -71,9 +75,37 @@ def _export_scene(context, writer, filepath: str, layout: str, selected_only: bo
     if not desc.bodies:
         warnings.append("no rigid bodies to export: the file holds only a physics scene"
                         + (" and the objects" if layout == "NESTED" else ""))
+
+    def accept(found: list[str]) -> None:
+        """Raises before the file is put in place when warnings are not allowed and there are some."""
+        if found and not allow_warnings:
+            raise writer.UsdWriteError(filepath, [f"{len(found)} warnings and Allow Warnings is off: "
+                                                  "nothing written", *found])
+
     if layout == "FLAT":
-        return warnings + writer.write_usd(desc, filepath, layout=layout, isaac_schema=isaac_schema)
-    return warnings + _blender_export(context, filepath, desc, objects, isaac_schema)
+        return _flat_export(writer, filepath, desc, isaac_schema, lambda reported: accept(warnings + reported),
+                            warnings)
+    return warnings + _blender_export(context, filepath, desc, objects, isaac_schema,
+                                      accept=lambda reported: accept(warnings + reported))
+
+
+def _flat_export(writer, filepath: str, desc, isaac_schema: bool, accept, warnings: list[str]) -> list[str]:
+    """The core writer's file, written beside ``filepath`` and moved in once ``accept`` takes its warnings."""
+    import tempfile
+
+    path = os.path.abspath(filepath)
+    folder, name = os.path.split(path)
+    fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=os.path.splitext(name)[1] or ".usda", dir=folder)
+    os.close(fd)
+    try:
+        reported = writer.write_usd(desc, temporary, layout="FLAT", isaac_schema=isaac_schema)
+        accept(reported)
+        os.chmod(temporary, replaced_file_mode(path))
+        os.replace(temporary, path)
+        return warnings + reported
+    finally:
+        if os.path.exists(temporary):
+            os.remove(temporary)
 
 
 @contextlib.contextmanager
@@ -99,7 +131,7 @@ def _collector_paused():
 _EXPORT_SWITCH_INTERVAL = 0.00002
 
 
-def _blender_export(context, filepath: str, desc, objects, isaac_schema: bool = True) -> list[str]:
+def _blender_export(context, filepath: str, desc, objects, isaac_schema: bool = True, accept=None) -> list[str]:
     """``wm.usd_export`` to a temporary sibling with the hook authoring ``desc``, then rename;
     returns validation's warnings. ``desc`` is validated on a worker thread while Blender's
     exporter writes (a refusal then comes from the hook, and the temporary file is dropped)."""
@@ -138,6 +170,8 @@ def _blender_export(context, filepath: str, desc, objects, isaac_schema: bool = 
             raise writer.UsdWriteError(filepath, [f"physics could not be written ({error})"])
         if result != {"FINISHED"} or not state["called"]:
             raise writer.UsdWriteError(filepath, ["Blender's USD export did not finish"])
+        if accept is not None:
+            accept(list(prepared.reported))
         os.chmod(temporary, replaced_file_mode(path))
         os.replace(temporary, path)
         written = True
@@ -182,8 +216,10 @@ class ARTICULA_OT_export_usd(bpy.types.Operator, ExportHelper):
     layout: EnumProperty(name="Layout", items=LAYOUT_ITEMS, default="NESTED")
     selected_only: BoolProperty(name="Selected Only", default=False,
                                 description="Export only the selected objects and what is parented to them")
-    allow_warnings: BoolProperty(name="Allow Warnings", default=False,
-                                 description="Export even when validation finds warnings (never errors)")
+    allow_warnings: BoolProperty(name="Allow Warnings", default=True,
+                                 description="Write the file when validation finds warnings (they are reported); "
+                                             "off: refuse it, nothing written, until they are fixed. Errors "
+                                             "that make the file unusable always refuse it")
     state: EnumProperty(name="State", items=STATE_ITEMS, default="REST",
                         description="Which pose the file starts from; the robot's joint frames are always its rest")
     isaac_schema: BoolProperty(name="Isaac Robot Schema", default=True,

@@ -121,7 +121,7 @@ def test_what_validation_warns_of_is_written_and_reported(finger, tmp_path):
     body = objects["middle"].articula.body
     body.mass_mode, body.mass = "MANUAL", -1.0
     path = str(tmp_path / "finger.usda")
-    warnings = export_scene(bpy.context, path, "NESTED", False, False)
+    warnings = export_scene(bpy.context, path, "NESTED", False, allow_warnings=True)
     assert any("mass must be positive" in w for w in warnings)
     stage = Usd.Stage.Open(path)
     middle = next(p for p in stage.Traverse() if p.GetName() == "middle")
