@@ -47,14 +47,14 @@ import dataclasses
 import math
 from typing import Optional
 
-from pxr import Gf, Sdf, Usd, UsdGeom, Vt
+from pxr import Gf, Sdf, Usd, Vt
 
 from ..model import (
     DEFAULT_SOLIMP, DEFAULT_SOLREF, Actuator, Body, Camera, CameraMode, ContactPair, ContactParams, DofAxis,
-    DofMotion, Equality, EqualityKind, JointType, Keyframe, Light, LightKind, MuJoCoOptions, PhysicsScene, Pose,
-    Sensor, Site, SiteKind, SpatialTendon, TendonWrap, WrapKind,
+    Equality, EqualityKind, JointType, Keyframe, Light, LightKind, MuJoCoOptions, PhysicsScene,
+    Pose, Sensor, Site, SiteKind, SpatialTendon, TendonWrap, WrapKind,
 )
-from ..transforms import pose_inverse, pose_mul, pose_relative, poses_close, quat_rotate
+from ..transforms import pose_inverse, pose_mul, pose_relative, poses_close
 
 SITE_API, NEWTON_SITE_API = "MjcSiteAPI", "NewtonSiteAPI"
 SCENE_API = "MjcSceneAPI"
@@ -67,7 +67,7 @@ KEYFRAMES_SCOPE, SENSORS_SCOPE, PAIRS_SCOPE = "Keyframes", "Sensors", "ContactPa
 SITE_KIND_ATTR = "articula:siteKind"
 DOF_NAMES_ATTR = "articula:dofNames"
 FREE_JOINT_NAME_ATTR = "articula:freeJointName"
-LAYOUT_ATTR = "articula:qposLayout"  # a keyframe's qpos entries: free:<body>, ball:<joint>, dof:<joint>:<axis>
+LAYOUT_ATTR = "articula:qposLayout"  # a key's qpos entries: free:<body>, ball:<joint>, dof:<joint>:<axis>
 CONTROLS_ATTR = "articula:ctrlNames"  # the actuators its ctrl is in
 SENSOR = "mjc:sensor:"
 PAIR = "mjc:pair:"
@@ -87,8 +87,8 @@ _OPTIONS = {
 }
 #: MuJoCo's flags on by default (``<flag name="disable">``) and off by default (``"enable"``).
 DISABLE_FLAGS = ("actuation", "autoreset", "clampctrl", "constraint", "contact", "damper", "equality",
-                 "eulerdamp", "filterparent", "frictionloss", "gravity", "island", "limit", "midphase", "multiccd",
-                 "nativeccd", "refsafe", "sensor", "spring", "warmstart")
+                 "eulerdamp", "filterparent", "frictionloss", "gravity", "island", "limit", "midphase",
+                 "multiccd", "nativeccd", "refsafe", "sensor", "spring", "warmstart")
 ENABLE_FLAGS = ("energy", "fwdinv", "invdiscrete", "override")
 
 _SITE_PRIMS = {SiteKind.SPHERE: "Sphere", SiteKind.ELLIPSOID: "Sphere", SiteKind.CAPSULE: "Capsule",
@@ -136,7 +136,7 @@ def keyframe_layout(scene: PhysicsScene) -> list[tuple]:
             if joint.type == JointType.SPHERICAL:
                 layout.append(("ball", joint.name))
             elif joint.type != JointType.FIXED:
-                layout += [("dof", joint.name, dof.axis.value) for dof in joint.dofs if dof.motion != DofMotion.LOCKED]
+                layout += [("dof", joint.name, dof.axis.value) for dof in joint.active_dofs()]
         pending.extend(reversed(children.get(body.name, [])))
     return layout
 
@@ -304,7 +304,8 @@ class _ModelWriter:
             return
         prim = self._spec_prim(scene_path)
         prim.apply(SCENE_API)
-        types = {"token": T.Token, "float": T.Double, "int": T.Int, "vec3": T.Double3, "floats": T.DoubleArray}
+        types = {"token": T.Token, "float": T.Double, "int": T.Int, "vec3": T.Double3,
+                 "floats": T.DoubleArray}
         for field, value in changed:
             attr, kind = _OPTIONS[field]
             value = Gf.Vec3d(*value) if kind == "vec3" else (Vt.DoubleArray(list(value)) if kind == "floats"
@@ -426,7 +427,8 @@ class _ModelWriter:
             aperture = 20.955
             width, height = camera.resolution
             prim.set("verticalAperture", T.Float, aperture)
-            prim.set("horizontalAperture", T.Float, aperture * (width / height if width > 1 and height > 1 else 1.0))
+            aspect = width / height if width > 1 and height > 1 else 1.0
+            prim.set("horizontalAperture", T.Float, aperture * aspect)
             prim.set("focalLength", T.Float, aperture / (2.0 * math.tan(camera.fovy / 2.0)))
             prim.set("clippingRange", T.Float2, Gf.Vec2f(camera.clip_start, camera.clip_end))
         if camera.mode != CameraMode.FIXED:
@@ -587,8 +589,9 @@ class _ModelWriter:
             prim.set("mjc:limited", T.Token, "true", uniform=True)
             prim.set("mjc:range:min", T.Double, _finite(tendon.lower), uniform=True)
             prim.set("mjc:range:max", T.Double, _finite(tendon.upper), uniform=True)
-        for attr, value, default in (("mjc:stiffness", tendon.stiffness, 0.0), ("mjc:damping", tendon.damping, 0.0),
-                                     ("mjc:width", tendon.width, 0.003)):
+        scalars = (("mjc:stiffness", tendon.stiffness, 0.0), ("mjc:damping", tendon.damping, 0.0),
+                   ("mjc:width", tendon.width, 0.003))
+        for attr, value, default in scalars:
             if value != default:
                 prim.set(attr, T.Double, float(value), uniform=True)
         if tuple(tendon.color) != (0.5, 0.5, 0.5, 1.0):
@@ -626,7 +629,8 @@ class _ModelWriter:
                 prim.rel("mjc:refSite", [self.site_paths[actuator.reference_site]])
             if actuator.gear_vector:
                 from .actuation import GEAR_SIZE, _padded
-                prim.set("mjc:gear", self.T.DoubleArray, _padded(actuator.gear_vector, GEAR_SIZE), uniform=True)
+                gear = _padded(actuator.gear_vector, GEAR_SIZE)
+                prim.set("mjc:gear", self.T.DoubleArray, gear, uniform=True)
             prim.set("articula:transmission", self.T.Token, actuator.target_kind, custom=True, uniform=True)
             prim.done()
 
@@ -642,7 +646,8 @@ class _ModelWriter:
             prim = self.w.prim(self._named_path(scope, key.name), KEYFRAME_TYPE, key.name)
             prim.set("mjc:qpos", T.DoubleArray, Vt.DoubleArray(qpos))
             prim.set("mjc:qvel", T.DoubleArray, Vt.DoubleArray(qvel))
-            prim.set(LAYOUT_ATTR, T.StringArray, Vt.StringArray(layout_tokens(layout)), custom=True, uniform=True)
+            prim.set(LAYOUT_ATTR, T.StringArray, Vt.StringArray(layout_tokens(layout)), custom=True,
+                     uniform=True)
             if ctrl:
                 prim.set("mjc:ctrl", T.DoubleArray, Vt.DoubleArray(ctrl))
                 prim.set(CONTROLS_ATTR, T.StringArray, Vt.StringArray(control_order(self.scene)), custom=True,
@@ -713,7 +718,8 @@ class _ModelWriter:
             prim.rel(PAIR + "geom0", [paths[0]])
             prim.rel(PAIR + "geom1", [paths[1]])
             prim.set(PAIR + "condim", T.Int, int(pair.condim), custom=True, uniform=True)
-            for attr, values in (("friction", pair.friction), ("solref", pair.solref), ("solimp", pair.solimp)):
+            for attr, values in (("friction", pair.friction), ("solref", pair.solref),
+                                 ("solimp", pair.solimp)):
                 prim.set(PAIR + attr, T.DoubleArray, Vt.DoubleArray(list(values)), custom=True, uniform=True)
             prim.set(PAIR + "margin", T.Double, float(pair.margin), custom=True, uniform=True)
             prim.set(PAIR + "gap", T.Double, float(pair.gap), custom=True, uniform=True)
@@ -764,7 +770,8 @@ class MujocoModelReader:
             elif type_name in ("SphereLight", "DistantLight"):
                 self._read_light(prim)
         for prim in self.prims:
-            if prim.GetTypeName() == TENDON_TYPE and self.r.value(prim, "mjc:type", "token", "spatial") == "spatial":
+            spatial = prim.GetTypeName() == TENDON_TYPE and self.r.value(prim, "mjc:type", "token", "spatial")
+            if spatial == "spatial":
                 self._read_spatial_tendon(prim)
 
     def frame_targets(self) -> dict[Sdf.Path, tuple[str, str]]:
@@ -795,7 +802,8 @@ class MujocoModelReader:
 
     def _names_by_path(self, kind: str) -> dict[Sdf.Path, str]:
         prefix = kind + ":"
-        return {Sdf.Path(path): key[len(prefix):] for key, path in self.r.paths.items() if key.startswith(prefix)}
+        return {Sdf.Path(path): key[len(prefix):] for key, path in self.r.paths.items()
+                if key.startswith(prefix)}
 
     def _target(self, prim: Usd.Prim, name: str) -> Optional[Sdf.Path]:
         from .actuation import _targets
@@ -803,8 +811,8 @@ class MujocoModelReader:
         return targets[0] if targets else None
 
     def _color(self, prim: Usd.Prim, default) -> tuple:
-        colors = prim.GetAttribute("primvars:displayColor").Get() if prim.HasAttribute("primvars:displayColor") \
-            else None
+        colors = prim.GetAttribute("primvars:displayColor").Get() \
+            if prim.HasAttribute("primvars:displayColor") else None
         if not colors:
             return default
         opacities = prim.GetAttribute("primvars:displayOpacity").Get() \
@@ -838,9 +846,11 @@ class MujocoModelReader:
             if prim is None or not self.has(prim, COLLISION_API):
                 continue
             contact = ContactParams(
-                condim=r.value(prim, "mjc:condim", "int", 3), priority=r.value(prim, "mjc:priority", "int", 0),
+                condim=r.value(prim, "mjc:condim", "int", 3),
+                priority=r.value(prim, "mjc:priority", "int", 0),
                 solref=self._floats(prim, "mjc:solref", DEFAULT_SOLREF),
-                solimp=self._floats(prim, "mjc:solimp", DEFAULT_SOLIMP), solmix=r.value(prim, "mjc:solmix", default=1.0))
+                solimp=self._floats(prim, "mjc:solimp", DEFAULT_SOLIMP),
+                solmix=r.value(prim, "mjc:solmix", default=1.0))
             shape.contact = None if contact == ContactParams() else contact
             if not r.authored(prim, "newton:contactMargin"):
                 shape.contact_margin = r.value(prim, "mjc:margin", default=0.0) * r.meters_per_unit
@@ -931,7 +941,8 @@ class MujocoModelReader:
             light.kind = LightKind.DIRECTIONAL
         else:
             light.kind = LightKind.SPOT if r.authored(prim, "inputs:shaping:cone:angle") else LightKind.POINT
-        light.color = r.value(prim, LIGHT + "color", "vec3", None) or r.value(prim, "inputs:color", "vec3", light.color)
+        light.color = r.value(prim, LIGHT + "color", "vec3", None) or \
+            r.value(prim, "inputs:color", "vec3", light.color)
         cone = r.value(prim, "inputs:shaping:cone:angle", default=math.degrees(light.cutoff))
         light.cutoff = r.value(prim, LIGHT + "cutoff", default=math.radians(cone))
         light.exponent = r.value(prim, LIGHT + "exponent", default=r.value(prim, "inputs:shaping:focus",
@@ -959,7 +970,8 @@ class MujocoModelReader:
         for k, index in enumerate(indices):
             while k < len(segments) and segments[k] > segment:
                 segment += 1
-                path.append(TendonWrap(WrapKind.PULLEY, divisor=divisors[segment] if segment < len(divisors) else 1.0))
+                divisor = divisors[segment] if segment < len(divisors) else 1.0
+                path.append(TendonWrap(WrapKind.PULLEY, divisor=divisor))
             target = targets[index] if 0 <= index < len(targets) else None
             side = side_indices[k] if k < len(side_indices) else -1
             side_site = self.site_paths.get(sides[side]) if 0 <= side < len(sides) else None
@@ -1002,7 +1014,8 @@ class MujocoModelReader:
         weld = self.has(prim, WELD_API)
         body0, site0, frame_prim0 = self._equality_side(prim, "physics:body0")
         body1, site1, frame_prim1 = self._equality_side(prim, "physics:body1")
-        equality = Equality(name=r.unique_name("equality", prim), kind=EqualityKind.WELD if weld else EqualityKind.CONNECT,
+        equality = Equality(name=r.unique_name("equality", prim),
+                            kind=EqualityKind.WELD if weld else EqualityKind.CONNECT,
                             body0=body0, body1=body1, site0=site0, site1=site1)
         body_of = lambda name: self.scene.body(name) if name is not None else None  # noqa: E731
         frame0 = r._frame(prim, body_of(body0), frame_prim0, 0)

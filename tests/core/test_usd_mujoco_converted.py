@@ -25,8 +25,8 @@ from articula.core.usd.reader import read_usd
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CONVERTER = os.path.join(ROOT, ".venv-converter", "bin", "mujoco_usd_converter")
 CACHE = os.environ.get("ARTICULA_MUJOCO_CORPUS", os.path.expanduser("~/.cache/articula/corpus_mujoco"))
-MODELS = ["constraints.xml", "tendon/pulley_wrap.xml", "tendon/wrap.xml", "tendon/site.xml", "actuation/site.xml",
-          "jdotv/weld_3d.xml", "jdotv/connect_3d.xml", "pendula.xml"]
+MODELS = ["constraints.xml", "tendon/pulley_wrap.xml", "tendon/wrap.xml", "tendon/site.xml",
+          "actuation/site.xml", "jdotv/weld_3d.xml", "jdotv/connect_3d.xml", "pendula.xml"]
 
 
 def _test_data() -> str:
@@ -50,8 +50,8 @@ def _converted(rel: str) -> tuple[str, str]:
 CORPUS = os.environ.get("ARTICULA_CORPUS", os.path.expanduser("~/.cache/articula/corpus"))
 #: ``make corpus``'s robots (tools/convert_corpus.py): key -> the MJCF file's name in its package.
 CORPUS_ROBOTS = {f"gym_{n}": ("gymnasium", n) for n in (
-    "ant", "half_cheetah", "hopper", "humanoid", "humanoidstandup", "inverted_double_pendulum", "inverted_pendulum",
-    "pusher", "reacher", "swimmer", "walker2d")}
+    "ant", "half_cheetah", "hopper", "humanoid", "humanoidstandup", "inverted_double_pendulum",
+    "inverted_pendulum", "pusher", "reacher", "swimmer", "walker2d")}
 CORPUS_ROBOTS.update({"newton_nv_ant": ("newton", "nv_ant"), "newton_nv_humanoid": ("newton", "nv_humanoid")})
 
 
@@ -90,7 +90,7 @@ def test_sites_are_mujocos(pair):
     assert [s.name for s in usd.sites] == [s.name for s in mjcf.sites if s.kind.value != "ELLIPSOID"]
     for site in usd.sites:
         expected = mjcf.site(site.name)
-        assert site.body == bodies[expected.body] and site.kind == expected.kind and site.group == expected.group
+        assert (site.body, site.kind, site.group) == (bodies[expected.body], expected.kind, expected.group)
         assert poses_close(site.pose, expected.pose, 1e-5, 1e-6), site.name
         used = _SIZE_USED[site.kind.value]  # USD has no place for the numbers MuJoCo does not use
         assert site.size[:used] == pytest.approx(expected.size[:used], rel=1e-5), site.name
@@ -105,7 +105,8 @@ def test_options_and_contact_parameters_are_mujocos(pair):
     rel, mjcf, usd = pair
     for field in ("integrator", "cone", "impratio", "solver", "ls_iterations", "tolerance", "jacobian",
                   "disabled", "enabled", "override_solref", "wind", "magnetic"):
-        assert getattr(usd.settings.mujoco, field) == pytest.approx(getattr(mjcf.settings.mujoco, field)), field
+        expected = getattr(mjcf.settings.mujoco, field)
+        assert getattr(usd.settings.mujoco, field) == pytest.approx(expected), field
     bodies = _body_names(mjcf, usd)
     compared = 0
     for expected in mjcf.shapes:  # by body and place: an unnamed geom is named by each tool its own way
@@ -139,7 +140,8 @@ def test_weld_and_connect_equalities_are_mujocos(pair):
         assert ours.kind == expected.kind and ours.active == expected.active, what
         assert (ours.body0, ours.body1) == (bodies[expected.body0], bodies[expected.body1]), what
         assert (ours.site0, ours.site1) == (expected.site0, expected.site1), what
-        assert ours.solref == pytest.approx(expected.solref) and ours.solimp == pytest.approx(expected.solimp), what
+        assert ours.solref == pytest.approx(expected.solref), what
+        assert ours.solimp == pytest.approx(expected.solimp), what
         if expected.site0 is not None:
             continue  # the converter snaps sites together: a site weld's anchor is not written
         assert ours.anchor == pytest.approx(expected.anchor, abs=1e-5), what
@@ -159,10 +161,11 @@ def test_spatial_tendons_and_frame_actuators_are_mujocos(pair):
         for field in ("lower", "upper", "stiffness", "damping", "width"):
             assert getattr(ours, field) == pytest.approx(getattr(expected, field)), (expected.name, field)
     tendons = {e.name: o.name for o, e in zip(usd.spatial_tendons, mjcf.spatial_tendons)}
-    expected_rows = [(a.target_kind, tendons.get(a.target, a.target) if a.target_kind == "tendon" else a.target,
-                      a.reference_site, _gear(a)) for a in mjcf.frame_actuators
+    expected_rows = [(a.target_kind, tendons.get(a.target, a.target) if a.target_kind == "tendon"
+                      else a.target, a.reference_site, _gear(a)) for a in mjcf.frame_actuators
                      if a.target_kind != "jointinparent"]  # the converter 0.8.0 writes no jointinparent
-    assert [(a.target_kind, a.target, a.reference_site, _gear(a)) for a in usd.frame_actuators] == expected_rows
+    rows = [(a.target_kind, a.target, a.reference_site, _gear(a)) for a in usd.frame_actuators]
+    assert rows == expected_rows
 
 
 def _gear(actuator) -> tuple:

@@ -11,8 +11,8 @@ from pxr import Usd, UsdGeom, UsdPhysics
 from articula.core import samples
 from articula.core.model import (
     Actuator, Body, Camera, CameraMode, ContactPair, ContactParams, Dof, DofAxis, DofMotion, Equality,
-    EqualityKind, Joint, JointType, Keyframe, Light, LightKind, Pose, Sensor, Shape, ShapeKind, Site, SiteKind,
-    SpatialTendon, TendonWrap, WrapKind,
+    EqualityKind, Joint, JointType, Keyframe, Light, LightKind, Pose, Sensor, Shape, ShapeKind, Site,
+    SiteKind, SpatialTendon, TendonWrap, WrapKind,
 )
 from articula.core.usd.compare import scene_differences
 from articula.core.usd.reader import read_usd
@@ -30,12 +30,13 @@ def _every_item_scene():
     tail_pose = Pose(pos=(torso.pose.pos[0] - 0.3, torso.pose.pos[1], torso.pose.pos[2]))
     scene.bodies += [Body(name="head", pose=head_pose, parent="torso"),
                      Body(name="tail", pose=tail_pose, parent="torso")]
-    scene.shapes += [Shape(name="head_collider", kind=ShapeKind.SPHERE, body="head", radius=0.05, density=500.0,
+    scene.shapes += [Shape(name="head_collider", kind=ShapeKind.SPHERE, body="head", radius=0.05,
+                           density=500.0,
                            contact=ContactParams(condim=6, priority=2, solref=(0.01, 0.5),
                                                  solimp=(0.8, 0.9, 0.002, 0.4, 3.0), solmix=0.5),
                            contact_margin=0.002, contact_gap=0.001),
-                     Shape(name="tail_collider", kind=ShapeKind.CYLINDER, body="tail", radius=0.02, half_height=0.1,
-                           density=500.0)]
+                     Shape(name="tail_collider", kind=ShapeKind.CYLINDER, body="tail", radius=0.02,
+                           half_height=0.1, density=500.0)]
     scene.joints.append(Joint(name="neck", type=JointType.SPHERICAL, body0="torso", body1="head",
                               local_pose0=Pose(pos=(0.3, 0.0, 0.1)), dofs=[Dof(axis=a) for a in (
                                   DofAxis.ROT_X, DofAxis.ROT_Y, DofAxis.ROT_Z)]))
@@ -48,8 +49,8 @@ def _every_item_scene():
                                                                     ctrl_range=(-1.0, 1.0)))
     scene.sites += [
         Site(name="imu", body="torso", pose=Pose(pos=(0.05, 0.0, 0.02), rot=TILT), size=(0.01, 0.005, 0.005)),
-        Site(name="nose", body="head", pose=Pose(pos=(0.05, 0.0, 0.0)), kind=SiteKind.BOX, size=(0.01, 0.02, 0.03),
-             color=(1.0, 0.0, 0.0, 0.5), group=3),
+        Site(name="nose", body="head", pose=Pose(pos=(0.05, 0.0, 0.0)), kind=SiteKind.BOX,
+             size=(0.01, 0.02, 0.03), color=(1.0, 0.0, 0.0, 0.5), group=3),
         Site(name="tail_tip", body="tail", pose=Pose(pos=(0.0, 0.0, -0.1)), kind=SiteKind.CAPSULE,
              size=(0.01, 0.04, 0.005)),
         Site(name="shin_mark", body="front_left_shin", kind=SiteKind.ELLIPSOID, size=(0.01, 0.02, 0.03)),
@@ -61,7 +62,8 @@ def _every_item_scene():
                              resolution=(640, 480), clip_start=0.02, clip_end=50.0),
                       Camera(name="world_cam", body=None, pose=Pose(pos=(2.0, 0.0, 1.0)))]
     scene.lights += [Light(name="head_lamp", body="head", kind=LightKind.SPOT, cutoff=math.radians(30.0),
-                           exponent=5.0, attenuation=(1.0, 0.1, 0.0), cast_shadow=False, color=(0.9, 0.8, 0.7)),
+                           exponent=5.0, attenuation=(1.0, 0.1, 0.0), cast_shadow=False,
+                           color=(0.9, 0.8, 0.7)),
                      Light(name="sun", body=None, kind=LightKind.DIRECTIONAL, active=False),
                      Light(name="bulb", body="torso", kind=LightKind.POINT, pose=Pose(pos=(0.0, 0.0, 0.2)))]
     scene.sensors += [
@@ -77,16 +79,20 @@ def _every_item_scene():
         Sensor(name="cam_pos", kind="framepos", target="head_cam", target_kind="camera"),
     ]
     scene.equalities += [
-        Equality(name="tail_weld", kind=EqualityKind.WELD, body0="torso", body1="tail", anchor=(0.0, 0.0, 0.05),
-                 relative_pose=Pose(pos=(-0.3, 0.01, 0.0), rot=TILT), torque_scale=2.0, solref=(0.05, 1.0)),
+        Equality(name="tail_weld", kind=EqualityKind.WELD, body0="torso", body1="tail",
+                 anchor=(0.0, 0.0, 0.05), relative_pose=Pose(pos=(-0.3, 0.01, 0.0), rot=TILT), torque_scale=2.0,
+                 solref=(0.05, 1.0)),
         Equality(name="tail_rest_weld", kind=EqualityKind.WELD, body0="torso", body1="tail", active=False),
         Equality(name="head_connect", kind=EqualityKind.CONNECT, body0="torso", body1="head",
                  anchor=(0.3, 0.0, 0.1), solimp=(0.95, 0.99, 0.001, 0.5, 2.0)),
-        Equality(name="world_weld", kind=EqualityKind.WELD, body0=None, body1="head", anchor=(0.01, 0.0, 0.0)),
-        Equality(name="site_weld", kind=EqualityKind.WELD, body0="torso", body1=None, site0="imu", site1="anchor"),
+        Equality(name="world_weld", kind=EqualityKind.WELD, body0=None, body1="head",
+                 anchor=(0.01, 0.0, 0.0)),
+        Equality(name="site_weld", kind=EqualityKind.WELD, body0="torso", body1=None, site0="imu",
+                 site1="anchor"),
     ]
     scene.spatial_tendons.append(SpatialTendon(
-        name="string", lower=0.1, upper=0.9, stiffness=10.0, damping=0.5, width=0.005, color=(0.1, 0.2, 0.3, 1.0),
+        name="string", lower=0.1, upper=0.9, stiffness=10.0, damping=0.5, width=0.005,
+        color=(0.1, 0.2, 0.3, 1.0),
         path=[TendonWrap(WrapKind.SITE, "imu"), TendonWrap(WrapKind.GEOM, "head_collider", side_site="nose"),
               TendonWrap(WrapKind.SITE, "nose"), TendonWrap(WrapKind.PULLEY, divisor=2.0),
               TendonWrap(WrapKind.SITE, "imu"), TendonWrap(WrapKind.SITE, "tail_tip")]))
@@ -95,7 +101,8 @@ def _every_item_scene():
                  gear_vector=(0.0, 0.0, 1.0, 0.0, 0.0, 0.5), ctrl_range=(0.0, 5.0)),
         Actuator(name="pull", target_kind="tendon", target="string", gain=(100.0,), bias=(0.0, -100.0, -10.0),
                  gear_vector=(1.0, 0.0, 0.0, 0.0, 0.0, 0.0)),
-        Actuator(name="lift", target_kind="body", target="head", gear=2.0, gear_vector=(2.0, 0.0, 0.0, 0.0, 0.0, 0.0)),
+        Actuator(name="lift", target_kind="body", target="head", gear=2.0,
+                 gear_vector=(2.0, 0.0, 0.0, 0.0, 0.0, 0.0)),
         Actuator(name="neck_motor", target_kind="joint", target="neck", gear=0.0,
                  gear_vector=(0.0, 1.0, 0.0, 0.0, 0.0, 0.0)),
         Actuator(name="base_push", target_kind="joint", target="floating_base", gear=3.0,
@@ -112,10 +119,11 @@ def _every_item_scene():
         Keyframe(name="home"),
     ]
     scene.contact_pairs.append(ContactPair(name="head_tail", shape0="head_collider", shape1="tail_collider",
-                                           condim=4, friction=(0.8, 0.8, 0.01, 0.001, 0.001), solref=(0.03, 1.0),
-                                           margin=0.01, gap=0.002))
+                                           condim=4, friction=(0.8, 0.8, 0.01, 0.001, 0.001),
+                                           solref=(0.03, 1.0), margin=0.01, gap=0.002))
     options = scene.settings.mujoco
-    options.integrator, options.cone, options.impratio, options.iterations = "implicitfast", "elliptic", 10.0, 50
+    options.integrator, options.cone = "implicitfast", "elliptic"
+    options.impratio, options.iterations = 10.0, 50
     options.tolerance, options.wind, options.override_solref = 1e-10, (0.0, 1.0, 0.0), (0.01, 0.8)
     options.disabled, options.enabled = ("contact", "warmstart"), ("energy", "override")
     return scene
@@ -175,7 +183,8 @@ def test_converter_dialect_on_the_prims(every_item, tmp_path):
     assert by_name["string"].GetTypeName() == "MjcTendon"
     assert by_name["string"].GetAttribute("mjc:path:segments").Get() == [0, 0, 0, 1, 1]
     assert by_name["crouch"].GetTypeName() == "MjcKeyframe"
-    assert by_name["head_cam"].GetTypeName() == "Camera" and by_name["head_cam"].GetParent().GetName() == "head"
+    head_cam = by_name["head_cam"]
+    assert head_cam.GetTypeName() == "Camera" and head_cam.GetParent().GetName() == "head"
     assert by_name["sun"].GetTypeName() == "DistantLight"
     assert by_name["accel"].GetAttribute("mjc:sensor:type").Get() == "accelerometer"
 
