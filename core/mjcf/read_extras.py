@@ -9,8 +9,9 @@ from typing import Optional
 
 import numpy as np
 
-from ..model import (Camera, CameraMode, ContactPair, ContactParams, Equality, EqualityKind, Keyframe, Light,
-                     LightKind, MuJoCoOptions, Pose, Sensor, Site, SiteKind, SpatialTendon, TendonWrap, WrapKind)
+from ..model import (Camera, CameraMode, ContactPair, ContactParams, Equality, EqualityKind, Keyframe,
+                     Light, LightKind, MuJoCoOptions, Pose, Sensor, Site, SiteKind, SpatialTendon, TendonWrap,
+                     WrapKind)
 from ..transforms import quat_rotate
 
 #: MJCF sensor element names where they differ from MuJoCo's enum (mjSENS_GEOMDIST is <distance>).
@@ -219,7 +220,9 @@ class ExtrasReader:
             equality.site0, equality.site1 = (self.site_names[i] for i in ids)
         if equality.kind == EqualityKind.WELD:
             equality.torque_scale = float(data[10])
-            written = self.spec.equalities[e].data  # the file's relpose: zeros = as they stand at rest
+            # The file's relpose (zeros: as they stand at rest, which the compiled data no longer says).
+            spec_equalities = list(self.spec.equalities)
+            written = spec_equalities[e].data if len(spec_equalities) == m.neq else data
             if np.any(written[6:10]):
                 equality.relative_pose = Pose(_vec(written[3:6]), _quat(written[6:10]))
         return equality

@@ -142,18 +142,33 @@ class ExtrasWriter:
             spec_sensor.refname = self.object_name(sensor.reference_kind, sensor.reference)
         spec_sensor.noise, spec_sensor.cutoff = float(sensor.noise), float(sensor.cutoff)
         settings = sensor.settings
-        intprm = [int(v) for v in settings.get("intprm", "0 0 0").split()]
-        if sensor.kind == "contact":
-            data = settings.get("data", "found").split()
-            intprm = [sum(1 << CONTACT_DATA.index(word) for word in data if word in CONTACT_DATA),
-                      CONTACT_REDUCE.index(settings.get("reduce", "none")), int(settings.get("num", "1"))]
+        try:
+            intprm = self.sensor_intprm(sensor)
+            if "dim" in settings:
+                spec_sensor.dim = int(settings["dim"])
+        except ValueError as error:
+            from .writer import MjcfWriteError
+
+            raise MjcfWriteError(self.path, [f"{what}: settings {settings} ({error})"]) from error
         spec_sensor.intprm = intprm + [0] * (len(spec_sensor.intprm) - len(intprm))
-        if "dim" in settings:
-            spec_sensor.dim = int(settings["dim"])
         if "needstage" in settings:
             spec_sensor.needstage = self.enum(mj.mjtStage, "mjSTAGE", settings["needstage"], what)
         if "datatype" in settings:
             spec_sensor.datatype = self.enum(mj.mjtDataType, "mjDATATYPE", settings["datatype"], what)
+
+    @staticmethod
+    def sensor_intprm(sensor: Sensor) -> list[int]:
+        """MuJoCo's integer parameters of a sensor: a contact sensor's data bits, reduce and num from
+        their MJCF words; ValueError on a word MuJoCo does not know."""
+        settings = sensor.settings
+        if sensor.kind != "contact":
+            return [int(v) for v in settings.get("intprm", "0 0 0").split()]
+        data = settings.get("data", "found").split()
+        unknown = [word for word in data if word not in CONTACT_DATA]
+        if unknown:
+            raise ValueError(f"unknown contact data {unknown}")
+        return [sum(1 << CONTACT_DATA.index(word) for word in data),
+                CONTACT_REDUCE.index(settings.get("reduce", "none")), int(settings.get("num", "1"))]
 
     def object_name(self, kind: str, name: Optional[str]) -> str:
         """A sensor's or equality's object as MuJoCo's file names it (colliders by their geom's name)."""

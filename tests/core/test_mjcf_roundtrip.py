@@ -18,7 +18,7 @@ import pytest
 mujoco = pytest.importorskip("mujoco")
 
 from articula.core.mjcf import MjcfReadError, read_mjcf  # noqa: E402
-from articula.core.mjcf.writer import STL_MAX_FACES, build_spec, write_mjcf  # noqa: E402
+from articula.core.mjcf.writer import STL_MAX_FACES, MjcfWriteError, build_spec, write_mjcf  # noqa: E402
 from articula.core.model import (Body, MassProperties, MeshData, PhysicsScene, Pose, Shape,  # noqa: E402
                                   ShapeKind)
 
@@ -239,3 +239,18 @@ def test_built_spec_maps_description_joints_to_mujocos_by_name():
                         (obj.mjOBJ_ACTUATOR, [a.name for a, *_ in scene.actuators()]
                          + [a.name for a in scene.frame_actuators])):
         assert all(mujoco.mj_name2id(model, kind, name) >= 0 for name in names)
+
+
+def test_a_sensor_mujoco_cannot_take_is_refused_by_name(tmp_path):
+    """Bad input: the error names the sensor and why; the file already there is left as it was."""
+    scene = read_mjcf(os.path.join(DATA, "mjcf_everything.xml")).scene
+    out = tmp_path / "robot.xml"
+    out.write_text("<mujoco/>")
+    scene.sensor("contact").settings["reduce"] = "sometimes"
+    with pytest.raises(MjcfWriteError, match="sensor contact"):
+        write_mjcf(scene, str(out))
+    scene.sensor("contact").settings["reduce"] = "mindist"
+    scene.sensor("gyro").kind = "thermometer"
+    with pytest.raises(MjcfWriteError, match="sensor gyro: MuJoCo has no 'thermometer'"):
+        write_mjcf(scene, str(out))
+    assert out.read_text() == "<mujoco/>"
