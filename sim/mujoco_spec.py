@@ -32,7 +32,7 @@ import numpy as np
 
 from ..core.model import PhysicsScene, Pose, Solver
 from . import model_cache
-from .kinematic import _slerp
+from .kinematic import _angular_velocity, _slerp
 from .mujoco_layout import SpecLayout, joint_coordinates
 from .wrenches import AppliedWrenches, WrenchSource
 
@@ -41,21 +41,30 @@ from .wrenches import AppliedWrenches, WrenchSource
 #: from MuJoCo Warp's published throughput against the C library's microseconds per robot step.
 MUJOCO_CUDA_CROSSOVER_REPLICAS = 256
 
+#: A plane's quaternion x, y within this of zero: level (the replicas stand on it alike).
+_LEVEL = 1e-6
+
 #: ``mjtWarning`` values of a state MuJoCo met as NaN or huge and reset by itself.
 _BAD_STATE = ("mjWARN_BADQACC", "mjWARN_BADQVEL", "mjWARN_BADQPOS")
 
 
 def spec_refusal(scene: PhysicsScene) -> Optional[str]:
-    """Why ``scene``'s replicas cannot share one compiled model (Newton's path then simulates them on
-    MuJoCo Warp), or None. One world always can."""
+    """Why ``scene``'s replicas cannot share one compiled model, each simulated in replica 0's frame
+    (Newton's path then simulates them on MuJoCo Warp), or None. One world always can."""
     if max(1, scene.settings.replicas) <= 1:
         return None
-    worlds = {b.world for b in scene.bodies} | {s.world for s in scene.shapes if s.body is not None}
-    if len(worlds - {-1}) > 1:
+    if any(b.world == -1 for b in scene.bodies):
+        return "bodies of no world are shared by every replica"
+    if len({b.world for b in scene.bodies}) > 1:
         return "several scene worlds (MuJoCo Warp simulates each)"
     for shape in scene.shapes:
-        if shape.body is None and shape.kind.value != "PLANE":
+        if shape.body is not None:
+            continue
+        if shape.kind.value != "PLANE":
             return f"static shape {shape.name!r} is shared by every replica (it is in no world)"
+        _, qx, qy, _ = shape.pose.rot
+        if abs(qx) > _LEVEL or abs(qy) > _LEVEL:  # a turn about z keeps a floor level
+            return f"plane {shape.name!r} of no world is tilted: the replicas would meet it differently"
     return None
 
 
@@ -78,16 +87,20 @@ class _Kinematic:
         pos, quat = data.mocap_pos[self.mocap], data.mocap_quat[self.mocap]
         self.goal = np.concatenate([pos, quat[:, 1:], quat[:, :1]], axis=1) if len(names) else np.zeros((0, 7))
         self.start = self.goal.copy()
+        self.velocity = np.zeros((len(names), 6))  # linear (of the origin), angular; world frame
 
     def moving(self) -> bool:
         return bool(len(self.names)) and not np.array_equal(self.start, self.goal)
 
-    def place(self, data, t: float) -> None:
+    def place(self, data, t: float, duration: float) -> None:
+        """At fraction ``t`` of the way to the goal, moving at the speed that covers it in ``duration``."""
         for i, m in enumerate(self.mocap):
             a, b = self.start[i], self.goal[i]
             data.mocap_pos[m] = a[:3] + t * (b[:3] - a[:3])
             x, y, z, w = _slerp(a[3:], b[3:], t)
             data.mocap_quat[m] = (w, x, y, z)
+            self.velocity[i, :3] = (b[:3] - a[:3]) / duration
+            self.velocity[i, 3:] = _angular_velocity(a[3:], b[3:], duration)
 
     def hold(self) -> None:
         self.start = self.goal.copy()
@@ -139,6 +152,7 @@ class MuJoCoSimulation:
         self._initial_controls = dict(self.controls)
         self.kinematic = _Kinematic(self.layout.kinematic, [self.layout.mocap[n] for n in self.layout.kinematic],
                                     self.mj_data)
+        self._moved_by = {int(m): i for i, m in enumerate(self.kinematic.mocap)}
         self.wrenches = AppliedWrenches(None)
         self._row_body = {row: int(b) for row, b in enumerate(self.layout.body_ids)}  # replica 0's rows
         self._frame_fraction = (1, 1)
@@ -183,7 +197,8 @@ class MuJoCoSimulation:
         """The description's start state in ``d`` (the writer's ``initial`` keyframe, when it wrote one);
         returns its controls."""
         mujoco, m = self._mujoco, self.mj_model
-        key = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_KEY, "initial")
+        name = getattr(self.built, "initial_keyframe", "initial")
+        key = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_KEY, name) if name else -1
         if key >= 0:
             mujoco.mj_resetDataKeyframe(m, d, key)
         else:
@@ -239,20 +254,22 @@ class MuJoCoSimulation:
     def _run(self, count: int, frame: tuple[int, int]) -> None:
         """``count`` steps of every replica; ``frame``: (steps done, steps in the frame) before them."""
         mujoco, m = self._mujoco, self.mj_model
+        if not self.kinematic.moving():
+            self.kinematic.velocity[:] = 0.0
         if not self._per_step():
             self._on_replicas(lambda d: mujoco.mj_step(m, d, count))
         else:
             done, total = frame
             for i in range(count):
-                self._one_step((done + i + 1) / total)
+                self._one_step((done + i + 1) / total, total * self.dt)
         self._kinematics_current = False
 
-    def _one_step(self, t: float) -> None:
+    def _one_step(self, t: float, duration: float) -> None:
         mujoco, m = self._mujoco, self.mj_model
         moving = self.kinematic.moving()
         for r, d in enumerate(self.datas):
             if moving:
-                self.kinematic.place(d, t)
+                self.kinematic.place(d, t, duration)
             if r == 0 and self.wrenches:
                 self.wrenches.step_mujoco(self, 1, self._row_body)
             else:
@@ -395,6 +412,10 @@ class MuJoCoSimulation:
             for b in self.layout.body_ids:
                 mujoco.mj_objectVelocity(m, d, mujoco.mjtObj.mjOBJ_BODY, int(b), velocity, 0)  # at the COM
                 out[row, :3], out[row, 3:] = velocity[3:], velocity[:3]
+                mocap = int(m.body_mocapid[b])
+                if mocap >= 0 and mocap in self._moved_by:  # MuJoCo gives a mocap body no velocity
+                    linear, angular = np.split(self.kinematic.velocity[self._moved_by[mocap]], 2)
+                    out[row, :3], out[row, 3:] = linear + np.cross(angular, d.xipos[b] - d.xpos[b]), angular
                 row += 1
         self._kinematics_current = True
         return out
@@ -484,12 +505,27 @@ class MuJoCoSimulation:
         self.time, self.steps = 0.0, 0
 
     def apply_keyframe(self, name: str):
-        """Start from the description's keyframe ``name`` (what it leaves out stays at rest); time 0.
-        Raises KeyError naming the keyframes there are."""
-        key = self.scene.keyframe(name) if hasattr(self.scene, "keyframe") else None
-        if key is None:
+        """Start from keyframe ``name`` (the model's key the export wrote for it, else the description's:
+        what it leaves out stays at rest); time 0. Raises KeyError naming the keyframes there are."""
+        mujoco, m, d = self._mujoco, self.mj_model, self.mj_data
+        key = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_KEY, name)
+        described = self.scene.keyframe(name)
+        if key < 0 and described is None:
             known = ", ".join(repr(k.name) for k in self.scene.keyframes) or "none"
             raise KeyError(f"no keyframe {name!r} (keyframes: {known})")
+        if key >= 0:
+            mujoco.mj_resetDataKeyframe(m, d, key)
+        else:
+            self._described_keyframe(described)
+        self.controls.update({n: float(d.ctrl[i]) for n, i in self.layout.actuators.items()})
+        if key < 0:
+            self.set_controls(described.controls)
+        self._initial_ctrl = d.ctrl.copy()
+        self._initial_controls = dict(self.controls)
+        self._keep_start()
+        self.time, self.steps = 0.0, 0
+
+    def _described_keyframe(self, key) -> None:
         mujoco, m, d = self._mujoco, self.mj_model, self.mj_data
         mujoco.mj_resetData(m, d)
         for k, value in key.joint_positions.items():
@@ -504,13 +540,6 @@ class MuJoCoSimulation:
             a = int(m.jnt_qposadr[slot.joint])
             d.qpos[a:a + 4] = quat
         self._key_roots(key)
-        self.controls = dict(self._initial_controls)
-        self._initial_ctrl = d.ctrl.copy()
-        self.set_controls(key.controls)
-        self._initial_ctrl = d.ctrl.copy()
-        self._initial_controls = dict(self.controls)
-        self._keep_start()
-        self.time, self.steps = 0.0, 0
 
     def _key_roots(self, key) -> None:
         mujoco, m, d = self._mujoco, self.mj_model, self.mj_data

@@ -29,6 +29,7 @@ from .test_sim_kinematic import carried_arm_scene, driven_hinge_scene
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GYMNASIUM = os.path.join(ROOT, ".venv-converter", "lib", "python3.12", "site-packages", "gymnasium", "envs",
                          "mujoco", "assets")
+PYBULLET_DATA = os.environ.get("ARTICULA_PYBULLET_DATA", os.path.expanduser("~/.cache/articula/pybullet_data"))
 FPS = 60
 ONE_KG = MassProperties(1.0, diagonal_inertia=(0.1,) * 3)
 
@@ -157,13 +158,48 @@ def test_a_floating_roots_keyframe_pose_and_velocity():
                                     root_velocities={"box": ((0.5, 0.0, 0.0), (0.0, 0.0, 1.0))}))
     sim = Simulation(scene, device="cpu", solver="MUJOCO")
     sim.apply_keyframe("home")
-    np.testing.assert_allclose(sim.body_poses()[0], (1.0, 2.0, 3.0, *turned), atol=1e-12)
-    np.testing.assert_allclose(sim.body_velocities()[0], (0.5, 0.0, 0.0, 0.0, 0.0, 1.0), atol=1e-12)
+    # the export's key, written with MJCF's 6 significant digits
+    np.testing.assert_allclose(sim.body_poses()[0], (1.0, 2.0, 3.0, *turned), atol=1e-6)
+    np.testing.assert_allclose(sim.body_velocities()[0], (0.5, 0.0, 0.0, 0.0, 0.0, 1.0), atol=1e-6)
+
+
+def urdf_scene(name: str) -> PhysicsScene:
+    from articula.core.urdf.reader import read_urdf
+
+    path = os.path.join(PYBULLET_DATA, name)
+    if not os.path.isfile(path):
+        pytest.skip("pybullet's files come with `make urdf-corpus`")
+    return read_urdf(path).scene
 
 
 def animate_base(sim, frame):
+    """The base slides 1 m along X and turns 90 degrees about Z over the second."""
     t = (frame + 1) / FPS
     sim.set_kinematic_poses({"base": Pose((t, 0.0, 1.0), quat_from_axis_angle((0, 0, 1), t * math.pi / 2))})
+
+
+def massless_base_scene() -> PhysicsScene:
+    """The carried arm with a base of no mass."""
+    scene = carried_arm_scene()
+    scene.bodies[0].mass = MassProperties(0.0)
+    scene.shapes[0].density = 0.0
+    return scene
+
+
+def frames_step_by_step(sim, frames: int = 12) -> np.ndarray:
+    """Poses after each of ``frames`` frames of the animated base, stepped one step at a time."""
+    poses = []
+    for frame in range(frames):
+        animate_base(sim, frame)
+        for _ in sim.advance_steps(1.0 / 24):
+            pass
+        poses.append(sim.body_poses().copy())
+    return np.array(poses)
+
+
+def push_rail(sim, frame):
+    """1.5 N for a third of a second, then 3 N."""
+    sim.set_joint_efforts({"rail": 1.5 if frame < 20 else 3.0})
 
 
 def test_kinematic_base_carries_the_arm_along_its_path():
@@ -181,6 +217,17 @@ def test_kinematic_base_carries_the_arm_along_its_path():
     assert sim.body_poses()[arm, 0] > 0.8
     with pytest.raises(KeyError, match="arm"):
         sim.set_kinematic_poses({"arm": Pose()})
+
+
+@pytest.mark.parametrize("scene", [carried_arm_scene, massless_base_scene])
+def test_a_kinematic_base_is_a_mocap_body_at_the_end_of_its_path(scene):
+    sim = Simulation(scene(), device="cpu", solver="MUJOCO")
+    assert sim.mj_model.nmocap == 1
+    for frame in range(FPS):
+        animate_base(sim, frame)
+        sim.advance(1.0 / FPS)
+    np.testing.assert_allclose(sim.mj_data.mocap_pos[0], (1.0, 0.0, 1.0), atol=1e-12)
+    assert sim.diverged() is None
 
 
 def test_kinematic_base_moves_step_by_step_through_a_frame():
