@@ -54,8 +54,9 @@ class ExtrasWriter:
         option.o_margin = float(options.override_margin)
         option.o_solref, option.o_solimp = _floats(options.override_solref), _floats(options.override_solimp)
         option.o_friction = _floats(options.override_friction)
-        for flag in options.disabled:
-            option.disableflags |= int(self.enum(mj.mjtDisableBit, "mjDSBL", flag, "option flag"))
+        for flag in options.disabled:  # filterparent is the scene's collision_filter_parent, which wins
+            if flag != "filterparent":
+                option.disableflags |= int(self.enum(mj.mjtDisableBit, "mjDSBL", flag, "option flag"))
         for flag in options.enabled:
             option.enableflags |= int(self.enum(mj.mjtEnableBit, "mjENBL", flag, "option flag"))
 

@@ -122,7 +122,8 @@ def test_everything_is_read_into_the_description():
     options = scene.settings.mujoco
     assert (options.integrator, options.cone, options.solver, options.iterations, options.jacobian) == \
         ("implicitfast", "elliptic", "cg", 30, "sparse")
-    assert options.disabled == ("warmstart",) and options.enabled == ("override", "energy")
+    assert options.disabled == ("warmstart", "filterparent") and options.enabled == ("override", "energy")
+    assert not scene.settings.collision_filter_parent  # the scene's own switch says it too
     assert scene.body("torso").free_joint_name == "root"
     elbow = scene.joint("elbow").dofs[0]
     assert elbow.name == "elbow" and elbow.dynamic_friction == 0.05  # frictionloss
@@ -254,3 +255,11 @@ def test_a_sensor_mujoco_cannot_take_is_refused_by_name(tmp_path):
     with pytest.raises(MjcfWriteError, match="sensor gyro: MuJoCo has no 'thermometer'"):
         write_mjcf(scene, str(out))
     assert out.read_text() == "<mujoco/>"
+
+
+def test_the_scenes_parent_filter_switch_wins_over_the_files_flag():
+    scene = read_mjcf(os.path.join(DATA, "mjcf_everything.xml")).scene
+    filterparent = int(mujoco.mjtDisableBit.mjDSBL_FILTERPARENT)
+    assert build_spec(scene).model.opt.disableflags & filterparent
+    scene.settings.collision_filter_parent = True  # switched back on (in Blender, say)
+    assert not build_spec(scene).model.opt.disableflags & filterparent
