@@ -16,7 +16,7 @@ from ..addon.pxr_runtime import ensure_blender_pxr
 from ..addon.reports import plain
 from ..core.background import BackgroundCall, quick_gil_handover
 from ..core.files import replaced_file_mode
-from .io_robot_formats import colliders_from_visuals_option, decompose_meshes_option
+from .robot_import import colliders_from_visuals_option, decompose_meshes_option
 
 LAYOUT_ITEMS = (
     ("NESTED", "Nested", "Each body under its parent body, transforms in parent space (proposal)"),

@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("xacro")
 
 from articula.addon import preferences  # noqa: E402
-from articula.operators.io_robot_formats import TRUST_LABEL  # noqa: E402
+from articula.operators.io_urdf import TRUST_LABEL  # noqa: E402
 
 ROBOT = """<?xml version="1.0"?>
 <robot xmlns:xacro="http://www.ros.org/wiki/xacro" name="legs">

@@ -1,16 +1,18 @@
-"""File > Export of the robot as MJCF (MuJoCo's XML), with its meshes in an assets folder beside it.
+"""File > Import and Export of MJCF (MuJoCo's XML) robots; exported meshes go in an assets folder.
 
-Thin: Blender objects -> description through the same adapter the USD export uses, description ->
-MJCF through the bpy-free ``core.mjcf.writer`` (built with MuJoCo's MjSpec, compiled before it is
+Thin: import reads through the bpy-free ``core.mjcf`` reader and builds with the shared robot
+importer (:mod:`.robot_import`); export gathers the description through the same adapter the USD
+export uses and writes it with ``core.mjcf.writer`` (MuJoCo's MjSpec, compiled before it is
 written, written atomically).
 """
 
 import bpy
 from bpy.props import BoolProperty, EnumProperty, StringProperty
-from bpy_extras.io_utils import ExportHelper
+from bpy_extras.io_utils import ExportHelper, ImportHelper
 
 from ..addon.reports import plain
 from .io_usd import STATE_ITEMS
+from .robot_import import build_or_report, colliders_from_visuals_option, decompose_meshes_option
 
 
 def export_mjcf(context, filepath: str, selected_only: bool, state: str = "REST") -> list[str]:
@@ -25,6 +27,29 @@ def export_mjcf(context, filepath: str, selected_only: bool, state: str = "REST"
     if robot.errors:
         raise MjcfWriteError(filepath, robot.errors)
     return robot.warnings + write_mjcf(robot.desc, filepath, visual_surfaces(robot.desc))
+
+
+class ARTICULA_OT_import_mjcf(bpy.types.Operator, ImportHelper):
+    """Import a MuJoCo MJCF robot (bodies, joints, actuators, tendons, colliders, visuals, masses)"""
+
+    bl_idname = "articula.import_mjcf"
+    bl_label = "Import MJCF Robot"
+    bl_options = {"REGISTER", "UNDO"}
+
+    filename_ext = ".xml"
+    filter_glob: StringProperty(default="*.xml;*.mjcf", options={"HIDDEN"})
+    colliders_from_visuals: colliders_from_visuals_option()
+    decompose_triangle_meshes: decompose_meshes_option()
+
+    def execute(self, context):
+        from ..core.mjcf import MjcfReadError, read_mjcf
+
+        try:
+            read = read_mjcf(self.filepath)
+        except MjcfReadError as error:
+            self.report({"ERROR"}, f"{error}; nothing was imported")
+            return {"CANCELLED"}
+        return build_or_report(self, context, read, self.filepath)
 
 
 class ARTICULA_OT_export_mjcf(bpy.types.Operator, ExportHelper):
@@ -57,6 +82,6 @@ class ARTICULA_OT_export_mjcf(bpy.types.Operator, ExportHelper):
         return {"FINISHED"}
 
 
-classes = (ARTICULA_OT_export_mjcf,)
+classes = (ARTICULA_OT_import_mjcf, ARTICULA_OT_export_mjcf)
 
 register, unregister = bpy.utils.register_classes_factory(classes)

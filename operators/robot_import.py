@@ -1,6 +1,6 @@
-"""File > Import of robots in the formats most robots exist in: MJCF (MuJoCo) and URDF (ROS).
+"""What the robot importers share (MJCF, URDF, and the USD import's collider options).
 
-Thin: the bpy-free parsers (core.mjcf, core.urdf) give the physics description and
+The bpy-free parsers (core.mjcf, core.urdf) give the physics description and
 ``description_to_blender.build_scene`` builds it, as the USD import does. Atomic: a file that
 cannot be read or built leaves the scene as it was, and the message names the file and element.
 """
@@ -8,10 +8,7 @@ cannot be read or built leaves the scene as it was, and the message names the fi
 import os
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, StringProperty
-from bpy_extras.io_utils import ImportHelper
-
-TRUST_LABEL = "Trust this file (runs its xacro expressions)"
+from bpy.props import BoolProperty, EnumProperty
 
 COLLIDERS_FROM_VISUALS = [
     ("NONE", "None", "Bodies without collision geometry stay without colliders"),
@@ -106,7 +103,7 @@ def _finish(operator, filepath: str, objects: dict, warnings: list[str]) -> set:
     return {"FINISHED"}
 
 
-def _build_or_report(operator, context, read, filepath: str) -> set:
+def build_or_report(operator, context, read, filepath: str) -> set:
     try:
         read.warnings = list(read.warnings) + _add_colliders(operator, read)
     except (RuntimeError, ValueError) as error:
@@ -123,91 +120,3 @@ def _build_or_report(operator, context, read, filepath: str) -> set:
         operator.report({"ERROR"}, f"file {filepath}: import failed, nothing was added ({error})")
         return {"CANCELLED"}
     return _finish(operator, filepath, objects, list(read.warnings) + notes)
-
-
-class ARTICULA_OT_import_mjcf(bpy.types.Operator, ImportHelper):
-    """Import a MuJoCo MJCF robot (bodies, joints, actuators, tendons, colliders, visuals, masses)"""
-
-    bl_idname = "articula.import_mjcf"
-    bl_label = "Import MJCF Robot"
-    bl_options = {"REGISTER", "UNDO"}
-
-    filename_ext = ".xml"
-    filter_glob: StringProperty(default="*.xml;*.mjcf", options={"HIDDEN"})
-    colliders_from_visuals: colliders_from_visuals_option()
-    decompose_triangle_meshes: decompose_meshes_option()
-
-    def execute(self, context):
-        from ..core.mjcf import MjcfReadError, read_mjcf
-
-        try:
-            read = read_mjcf(self.filepath)
-        except MjcfReadError as error:
-            self.report({"ERROR"}, f"{error}; nothing was imported")
-            return {"CANCELLED"}
-        return _build_or_report(self, context, read, self.filepath)
-
-
-class ARTICULA_OT_import_urdf(bpy.types.Operator, ImportHelper):
-    """Import a URDF robot (links, joints, limits, colliders, visual meshes, masses)"""
-
-    bl_idname = "articula.import_urdf"
-    bl_label = "Import URDF Robot"
-    bl_options = {"REGISTER", "UNDO"}
-
-    filename_ext = ".urdf"
-    filter_glob: StringProperty(default="*.urdf;*.xml;*.xacro", options={"HIDDEN"})
-    colliders_from_visuals: colliders_from_visuals_option()
-    decompose_triangle_meshes: decompose_meshes_option()
-    package_paths: StringProperty(
-        name="Package Paths", default="",
-        description="Folders searched for package:// meshes and xacro's $(find pkg), separated by ';' (the "
-                    "file's own folder and its parents are always searched); remembered in the preferences")
-    trust_xacro: BoolProperty(
-        name=TRUST_LABEL, default=False,
-        description="Expand a xacro file, which evaluates the Python expressions written in it: only for "
-                    "files you trust")
-    arguments: StringProperty(
-        name="Arguments", default="",
-        description="Xacro arguments as name:=value, separated by spaces (the file's defaults for the others; "
-                    "no environment variable is read)")
-
-    def invoke(self, context, event):
-        from ..addon.preferences import preferences
-
-        prefs = preferences(context)
-        if prefs is not None and not self.package_paths:
-            self.package_paths = prefs.package_paths
-        return super().invoke(context, event)
-
-    def execute(self, context):
-        from ..addon.preferences import preferences
-        from ..core.urdf import UrdfReadError, read_urdf
-        from ..core.urdf.xacro_expand import XacroError, is_xacro, parse_arguments, read_xacro
-
-        paths = [bpy.path.abspath(p.strip()) for p in self.package_paths.split(";") if p.strip()]
-        try:
-            arguments = parse_arguments(self.arguments)
-        except ValueError as error:
-            self.report({"ERROR"}, f"Arguments: {error}; nothing was imported")
-            return {"CANCELLED"}
-        try:
-            if self.trust_xacro and is_xacro(self.filepath):
-                read = read_xacro(self.filepath, paths, arguments)
-            else:
-                read = read_urdf(self.filepath, package_paths=paths)
-        except (UrdfReadError, XacroError) as error:
-            hint = f' (or tick "{TRUST_LABEL}" in the importer)' if isinstance(error, UrdfReadError) \
-                and not self.trust_xacro and is_xacro(self.filepath) else ""
-            self.report({"ERROR"}, f"{error}{hint}; nothing was imported")
-            return {"CANCELLED"}
-        result = _build_or_report(self, context, read, self.filepath)
-        prefs = preferences(context)
-        if result == {"FINISHED"} and prefs is not None and self.package_paths.strip():
-            prefs.package_paths = self.package_paths.strip()  # remembered for the next import
-        return result
-
-
-classes = (ARTICULA_OT_import_mjcf, ARTICULA_OT_import_urdf)
-
-register, unregister = bpy.utils.register_classes_factory(classes)
