@@ -99,21 +99,6 @@ _ZERO_QUAT = (1.0, 0.0, 0.0, 0.0)
 _AXES = frozenset(axis.value for axis in DofAxis)
 
 
-def schema_names(prim: Usd.Prim) -> frozenset:
-    """Applied API schema names, registered with this USD or not."""
-    listop = prim.GetMetadata("apiSchemas")
-    names = set(prim.GetAppliedSchemas())
-    if listop is not None:
-        names.update(listop.ApplyOperations([]))
-    return frozenset(names)
-
-
-def is_equality_prim(prim: Usd.Prim) -> bool:
-    """A joint prim that stands for a MuJoCo weld or connect equality (not a joint of the tree)."""
-    listop = prim.GetMetadata("apiSchemas")
-    return listop is not None and any(name in EQUALITY_APIS for name in listop.ApplyOperations([]))
-
-
 # ------------------------------------------------------------------------------------ keyframe layout
 def keyframe_layout(scene: PhysicsScene) -> list[tuple]:
     """MuJoCo's qpos/qvel layout of the description: ("free", body), ("ball", joint) or
@@ -743,35 +728,56 @@ class MujocoModelReader:
     """Reads what this module writes once bodies, joints and colliders are read (``reader`` is the
     stage reader): sites first (actuators and tendons point at them), then the rest."""
 
-    def __init__(self, reader, prims: list):
+    def __init__(self, reader, prims: list, type_names: list):
+        """``type_names``: each prim's type name (the reader's index of ``prims``). One pass sorts the
+        prims this module reads by kind; applied schemas (registered or not) are read only where one
+        of this module's can be: gprims and Xforms (sites), weld/connect joints, colliders."""
         self.r, self.prims, self.scene = reader, prims, reader.scene
         self.schemas: dict[Usd.Prim, frozenset] = {}
-        for prim in prims:
-            listop = prim.GetMetadata("apiSchemas") if prim.HasAuthoredMetadata("apiSchemas") else None
-            if listop is not None:
-                self.schemas[prim] = frozenset(listop.ApplyOperations([]))
+        kinds = ("site", "camera", "light", "tendon", "equality", "keyframe", "typeless")
+        self.by_kind: dict[str, list] = {kind: [] for kind in kinds}
+        for prim, type_name in zip(prims, type_names):
+            kind = _READ_KINDS.get(type_name)
+            if kind is None:
+                continue
+            if kind in ("site", "equality"):
+                names = self._schemas(prim)
+                if kind == "equality" and not names.isdisjoint(EQUALITY_APIS) or kind == "site" and (
+                        SITE_API in names or NEWTON_SITE_API in names):
+                    self.by_kind[kind].append(prim)
+            else:
+                self.by_kind[kind].append(prim)
         self.site_paths: dict[Sdf.Path, str] = {}
         self.site_bodies: dict[str, Optional[str]] = {}
         self.spatial_paths: dict[Sdf.Path, SpatialTendon] = {}
+        self._equality_set = frozenset(self.by_kind["equality"])
+
+    def _schemas(self, prim: Usd.Prim) -> frozenset:
+        names = self.schemas.get(prim)
+        if names is None:
+            listop = prim.GetMetadata("apiSchemas") if prim.HasAuthoredMetadata("apiSchemas") else None
+            names = self.schemas[prim] = frozenset(listop.ApplyOperations([])) if listop is not None \
+                else frozenset()
+        return names
 
     def has(self, prim: Usd.Prim, schema: str) -> bool:
-        return schema in self.schemas.get(prim, ())
+        return schema in self._schemas(prim)
+
+    def is_equality(self, prim: Usd.Prim) -> bool:
+        """A joint prim standing for a MuJoCo weld or connect (read as an Equality, not a joint)."""
+        return prim in self._equality_set
 
     def read_frames(self) -> None:
         """Names, sites, cameras, lights, spatial tendons: before the actuators that may point at them."""
         self._read_names()
-        for prim in self.prims:
-            if self.has(prim, SITE_API) or self.has(prim, NEWTON_SITE_API):
-                self._read_site(prim)
-        for prim in self.prims:
-            type_name = prim.GetTypeName()
-            if type_name == "Camera":
-                self._read_camera(prim)
-            elif type_name in ("SphereLight", "DistantLight"):
-                self._read_light(prim)
-        for prim in self.prims:
-            spatial = prim.GetTypeName() == TENDON_TYPE and self.r.value(prim, "mjc:type", "token", "spatial")
-            if spatial == "spatial":
+        for prim in self.by_kind["site"]:
+            self._read_site(prim)
+        for prim in self.by_kind["camera"]:
+            self._read_camera(prim)
+        for prim in self.by_kind["light"]:
+            self._read_light(prim)
+        for prim in self.by_kind["tendon"]:
+            if self.r.value(prim, "mjc:type", "token", "spatial") == "spatial":
                 self._read_spatial_tendon(prim)
 
     def frame_targets(self) -> dict[Sdf.Path, tuple[str, str]]:
@@ -785,12 +791,12 @@ class MujocoModelReader:
         """Options, contact parameters, names, equalities, keyframes, sensors, pairs (after actuators)."""
         self._read_options()
         self._read_contact_params()
-        for prim in self.prims:
-            if self.has(prim, WELD_API) or self.has(prim, CONNECT_API):
-                self._read_equality(prim)
-            elif prim.GetTypeName() == KEYFRAME_TYPE:
-                self._read_keyframe(prim)
-            elif self.r.authored(prim, SENSOR + "type"):
+        for prim in self.by_kind["equality"]:
+            self._read_equality(prim)
+        for prim in self.by_kind["keyframe"]:
+            self._read_keyframe(prim)
+        for prim in self.by_kind["typeless"]:
+            if self.r.authored(prim, SENSOR + "type"):
                 self._read_sensor(prim)
             elif self.r.authored(prim, PAIR + "geom0"):
                 self._read_pair(prim)
@@ -1106,6 +1112,11 @@ class MujocoModelReader:
         self.scene.contact_pairs.append(pair)
 
 
+#: Prim type -> what this module may read from it ("": typeless prims, where sensors and pairs live).
+_READ_KINDS = {**{t: "site" for t in ("Sphere", "Cube", "Capsule", "Cylinder", "Xform")},
+               "Camera": "camera", "SphereLight": "light", "DistantLight": "light", TENDON_TYPE: "tendon",
+               "PhysicsFixedJoint": "equality", "PhysicsSphericalJoint": "equality", KEYFRAME_TYPE: "keyframe",
+               "": "typeless"}
 _S = math.sqrt(0.5)
 #: Rotations taking a site's +Z onto a Gprim's X or Y axis (a Capsule/Cylinder authored along it).
 _Z_TO_AXIS = {0: (_S, 0.0, _S, 0.0), 1: (_S, -_S, 0.0, 0.0)}
@@ -1120,4 +1131,4 @@ def _site_size(kind: SiteKind, size: tuple) -> tuple:
     return tuple(size)
 
 
-__all__ = ["MujocoModelReader", "is_equality_prim", "keyframe_layout", "write_mujoco_model"]
+__all__ = ["MujocoModelReader", "keyframe_layout", "write_contact_params", "write_mujoco_model"]

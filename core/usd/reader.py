@@ -24,7 +24,7 @@ from . import physics_parse
 from .actuation import ActuationReader
 from .errors import UsdReadError
 from .isaac import is_generated_material, read_robot_schema
-from .mujoco_model import MujocoModelReader, is_equality_prim
+from .mujoco_model import MujocoModelReader
 from ..articulation import infer_parents
 from ..collision import should_collide
 from ..mass import MassError, mass_properties, shape_volume
@@ -491,10 +491,10 @@ class _StageReader:
         self._bind_materials(meshes, UsdShade.Tokens.allPurpose)
         for prim in meshes:
             self._read_visual(prim)
+        mujoco = MujocoModelReader(self, prims, self._type_names)
         for prim in self.of_type(prims, UsdPhysics.Joint):
-            if not is_equality_prim(prim):  # a MuJoCo weld or connect: read as an Equality below
+            if not mujoco.is_equality(prim):  # a MuJoCo weld or connect: read as an Equality below
                 self._read_joint(prim)
-        mujoco = MujocoModelReader(self, prims)
         mujoco.read_frames()
         ActuationReader(self, prims, mujoco.frame_targets()).read()
         self._read_collision_groups(prims)
