@@ -19,11 +19,11 @@ def empty_cache():
 
 
 def bake_once():
-    """(the simulation's solver, the keyed locations and rotations) of one bake of the scene."""
+    """(the simulation's compiled MuJoCo model, the keyed locations and rotations) of one bake of the scene."""
     job = BakeJob(bpy.context, 1, LAST, "MUJOCO", SUBSTEPS)
     while not job.run(budget=1.0):
         pass
-    solver = job.session.sim.solver
+    solver = job.session.sim.mj_model
     job.finish()
     return solver, np.concatenate([job.locations, job.rotations], axis=-1)
 
@@ -49,11 +49,11 @@ def test_an_edited_robot_is_built_afresh(clean_scene):
 def test_a_cancelled_bake_gives_its_robot_back(clean_scene):
     keyed_arm(clean_scene)
     job = BakeJob(bpy.context, 1, LAST, "MUJOCO", SUBSTEPS)
-    solver = job.session.sim.solver
+    solver = job.session.sim.mj_model
     job.cancel()
     assert model_cache.size() == 1
     again = BakeJob(bpy.context, 1, LAST, "MUJOCO", SUBSTEPS)
     try:
-        assert again.session.sim.solver is solver
+        assert again.session.sim.mj_model is solver
     finally:
         again.cancel()

@@ -15,7 +15,7 @@ from articula.addon import simulation_session
 from articula.addon.adapters.description_to_blender import build_scene
 from articula.core import samples
 from articula.operators import simulate as simulate_module
-from articula.sim.mujoco_replicas import ReplicaMuJoCo
+from articula.sim.mujoco_spec import MuJoCoSimulation
 
 sys.path.insert(0, str(Path(__file__).parent))
 from authoring_helpers import reset_scene_settings  # noqa: E402
@@ -42,7 +42,7 @@ def test_live_simulation_shows_every_replica_stepped_by_mujoco():
     objects = load(context)
     before = id_names()
     loop = simulate_module.ModalLoop(simulation_session.BlenderSimulation(context, "MUJOCO"))
-    assert isinstance(loop.session.sim.direct, ReplicaMuJoCo), loop.session.sim.direct_refusal
+    assert isinstance(loop.session.sim, MuJoCoSimulation) and len(loop.session.sim.datas) == REPLICAS
     bob = objects["pendulum_bob_visual"]
     loop.handle("TIMER")
     loop.handle("TIMER")
@@ -59,9 +59,7 @@ def test_a_blow_up_in_a_replica_stops_and_names_the_body():
     loop = simulate_module.ModalLoop(simulation_session.BlenderSimulation(context, "MUJOCO"))
     loop.handle("TIMER")
     sim = loop.session.sim
-    q = sim.state_0.joint_q.numpy().copy()
-    q[-1] = np.nan  # the last replica's hinge
-    sim.state_0.joint_q.assign(q)
+    sim.datas[-1].qpos[:] = np.nan  # the last replica's hinge
     assert loop.handle("TIMER") == "CANCELLED" and "pendulum_link" in loop.error
     assert id_names() == before
 
