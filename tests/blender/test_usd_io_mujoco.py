@@ -24,12 +24,13 @@ from articula.core.usd.compare import _MUJOCO_LISTS, scene_differences  # noqa: 
 from articula.core.usd.reader import read_usd  # noqa: E402
 
 
-@pytest.fixture
-def exported(clean_scene, tmp_path):
+@pytest.fixture(params=["NESTED", "FLAT"])
+def exported(clean_scene, tmp_path, request):
+    """NESTED: Blender's exporter and the hook; FLAT: the core writer on the robot read from Blender."""
     scene = _every_item_scene()
     build_scene(bpy.context, scene)
     path = str(tmp_path / "every_item.usda")
-    assert bpy.ops.articula.export_usd(filepath=path, layout="NESTED") == {"FINISHED"}
+    assert bpy.ops.articula.export_usd(filepath=path, layout=request.param) == {"FINISHED"}
     return scene, path
 
 
