@@ -16,12 +16,12 @@ import pytest
 
 from articula.addon.adapters.description_to_blender import build_scene
 from articula.core import samples
-from articula.panels import physics, sidebar
+from articula.panels import mujoco, physics, sidebar
 
 sys.path.insert(0, str(Path(__file__).parent))
 from authoring_helpers import reset_scene_settings  # noqa: E402
 
-PHYSICS_PANELS = [c for c in physics.classes if issubclass(c, bpy.types.Panel)]
+PHYSICS_PANELS = [c for c in (*physics.classes, *mujoco.classes) if issubclass(c, bpy.types.Panel)]
 BLENDER_UI_ERRORS = ("property not found", "unknown operator", "not found", "Traceback", "rna_ui")
 
 
