@@ -2,7 +2,7 @@
 
 RATIO mujoco_replicas_<robot> = MuJoCo time / Articula time for the same replicas and frames:
 ``mujoco.rollout.Rollout(nthread=os.cpu_count())`` steps the compiled model Articula's simulation
-uses (Newton's conversion of one replica) for every replica from the same start, and every frame
+uses (the MJCF export of one replica) for every replica from the same start, and every frame
 each replica's ``xpos``/``xquat`` are read (``mj_setState`` + ``mj_kinematics`` on the frame's last
 state). Two ways, the faster one is the baseline: one rollout per frame (each frame's end state the
 next one's start) and one rollout of all the frames at once (warmstart continuous, the frames' states
@@ -36,6 +36,8 @@ def make_scene(robot: str, replicas: int = REPLICAS):
     from articula.core.mjcf.reader import read_mjcf
 
     scene = read_mjcf(humanoid_file()).scene if robot == "humanoid" else chain_scene(robots=1, links=11)
+    if robot != "humanoid":  # its stiff drives on light links need MuJoCo's implicit damping (Newton's default)
+        scene.settings.mujoco.integrator = "implicitfast"
     scene.settings.replicas = replicas
     return scene
 
@@ -45,18 +47,16 @@ def starts_and_controls(sim, frames: int, targets=None):
     as Articula's simulation writes them into MuJoCo."""
     import mujoco
 
-    model, spec = sim.solver.mj_model, mujoco.mjtState.mjSTATE_FULLPHYSICS
+    model, spec = sim.mj_model, mujoco.mjtState.mjSTATE_FULLPHYSICS
     sim.reset()
-    sim.direct.push_state(sim.state_0)
     starts = np.zeros((sim.replicas, mujoco.mj_stateSize(model, spec)))
-    for r, data in enumerate(sim.direct.datas):
+    for r, data in enumerate(sim.datas):
         mujoco.mj_getState(model, data, starts[r], spec)
     controls = np.zeros((sim.replicas, frames, model.nu))
     for f in range(frames):
         if targets:
             sim.set_drive_targets(targets(f))
-        sim.direct.push_controls(sim.state_0, sim.control, efforts=False)
-        controls[:, f] = [data.ctrl for data in sim.direct.datas]
+        controls[:, f] = [data.ctrl for data in sim.datas]
     sim.reset()
     return starts, controls
 
@@ -114,15 +114,15 @@ def bench(robot: str, targets=None):
     import mujoco
     from mujoco import rollout
 
-    from articula.sim.mujoco_replicas import ReplicaMuJoCo
+    from articula.sim.mujoco_spec import MuJoCoSimulation
     from articula.sim.simulation import Simulation
 
     frames = int(SECONDS * FPS)
     sim = Simulation(make_scene(robot), device="cpu", solver="MUJOCO")
-    assert isinstance(sim.direct, ReplicaMuJoCo), sim.direct_refusal
+    assert isinstance(sim, MuJoCoSimulation) and len(sim.datas) == REPLICAS
     sim.advance(1.0 / FPS)  # warm
     steps = sim.steps_per_frame(1.0 / FPS)
-    model = sim.solver.mj_model
+    model = sim.mj_model
     starts, controls = starts_and_controls(sim, frames, targets)
     threads = os.cpu_count() or 1
     pool = rollout.Rollout(nthread=threads)
@@ -140,7 +140,7 @@ def bench(robot: str, targets=None):
     print(f"RATIO mujoco_replicas_{robot} {base / ours:.3f} 0.5 {REPLICAS} replicas x {model.nbody - 1} bodies, "
           f"{frames} frames x {steps} steps on {threads} cpu threads: mujoco.rollout {base:.3f} s "
           f"(per frame {per_frame:.3f} s, all frames at once {whole:.3f} s), Articula {ours:.3f} s "
-          f"({ours / total * 1e6:.2f} us per replica-step, {sim.direct.threads} threads)")
+          f"({ours / total * 1e6:.2f} us per replica-step, {len(sim._chunks)} threads)")
     print(f"INFO {robot} MuJoCo Warp on the CPU (today's other path): {warp_per_step_us(robot)}; "
           f"Articula {ours / (frames * steps) * 1e6:.1f} us per step (all {REPLICAS} replicas)")
 

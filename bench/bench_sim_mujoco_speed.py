@@ -1,7 +1,7 @@
 """Bakes on the CPU with the MuJoCo solver vs MuJoCo's C library on the same compiled model, one run.
 
 RATIO mujoco_bake_<robot> = MuJoCo time / Articula time for the same frames: MuJoCo's C library
-(``mujoco.mj_step`` on the compiled model Articula's simulation uses, with a fresh ``MjData`` from
+(``mujoco.mj_step`` on the compiled model Articula's simulation uses, its MJCF export, with a fresh ``MjData`` from
 the same start, reading ``xpos``/``xquat`` every frame) against Articula's ``Simulation.advance``
 and ``body_poses()`` every frame (the arm's drive targets also change every frame). Aim >= 0.5.
 RATIO mujoco_blender_bake_humanoid = the same MuJoCo time / Blender's whole bake of the humanoid built
@@ -12,8 +12,8 @@ RATIO mujoco_start_<robot> = MuJoCo's own compile of the robot's MJCF (``MjModel
 of its first frame, built cold (nothing in ``sim.model_cache``). Aim >= 0.5 (at most twice MuJoCo's
 compile).
 RATIO mujoco_restart_<robot> = the same compile / the same time for a re-bake of the unchanged robot
-(the last simulation of it closed: its model and solver come from ``sim.model_cache``). Aim >= 0.5.
-INFO lines: where the cold start's time goes (Newton's model, the solver, the rest).
+(the last simulation of it closed: its compiled model comes from ``sim.model_cache``). Aim >= 0.5.
+INFO lines: where the cold start's time goes (the MJCF export compiled, the rest).
 
 Robots: gymnasium's humanoid (MJCF read by ``core.mjcf.reader``; falls and lies on its floor) and
 an 11-body fixed-base arm of revolute links with PD drives (``bench_usd_export.chain_scene``).
@@ -80,13 +80,12 @@ def mujoco_run(sim, frames: int) -> float:
     """MuJoCo's C library on ``sim``'s compiled model from ``sim``'s start: steps, xpos/xquat each frame."""
     import mujoco
 
-    model = sim.solver.mj_model
+    model = sim.mj_model
     data = mujoco.MjData(model)
     sim.reset()
-    sim.direct.push_state(sim.state_0)
-    sim.direct.push_controls(sim.state_0, sim.control)
-    data.qpos[:], data.qvel[:], data.ctrl[:] = sim.direct.d.qpos, sim.direct.d.qvel, sim.direct.d.ctrl
-    data.mocap_pos[:], data.mocap_quat[:] = sim.direct.d.mocap_pos, sim.direct.d.mocap_quat
+    d = sim.mj_data
+    data.qpos[:], data.qvel[:], data.ctrl[:] = d.qpos, d.qvel, d.ctrl
+    data.mocap_pos[:], data.mocap_quat[:] = d.mocap_pos, d.mocap_quat
     steps = sim.steps_per_frame(1.0 / FPS)
     started = time.perf_counter()
     for _ in range(frames):
@@ -114,37 +113,34 @@ def restart_seconds(make, targets=None) -> float:
     sim.advance(1.0 / FPS)
     sim.body_poses()
     seconds = time.perf_counter() - started
-    assert sim.solver is not None and sim.direct is not None
+    assert sim.mj_model is not None
     sim.close()
     return seconds
 
 
 def start_pieces(scene) -> str:
-    """Where a cold start's time goes: Newton's model, the MuJoCo solver, the rest (ms)."""
+    """Where a cold start's time goes: the MJCF export compiled (``build_spec``), the rest (ms)."""
+    from articula.core.mjcf import writer
     from articula.sim import model_cache, simulation
 
     spent = {}
+    build = writer.build_spec
 
-    def timed(name, function):
-        def run(*args, **kwargs):
-            started = time.perf_counter()
-            result = function(*args, **kwargs)
-            spent[name] = spent.get(name, 0.0) + time.perf_counter() - started
-            return result
-        return run
+    def timed(*args, **kwargs):
+        started = time.perf_counter()
+        result = build(*args, **kwargs)
+        spent["export"] = spent.get("export", 0.0) + time.perf_counter() - started
+        return result
 
-    build, make_solver = simulation.build_model, simulation._make_solver
-    simulation.build_model, simulation._make_solver = timed("model", build), timed("solver", make_solver)
+    writer.build_spec = timed
     try:
         model_cache.clear()
         started = time.perf_counter()
         simulation.Simulation(scene, device="cpu", solver="MUJOCO").advance(1.0 / FPS)
         total = time.perf_counter() - started
     finally:
-        simulation.build_model, simulation._make_solver = build, make_solver
-    rest = total - spent["model"] - spent["solver"]
-    return f"Newton's model {spent['model'] * 1e3:.1f} ms, SolverMuJoCo {spent['solver'] * 1e3:.1f} ms, " \
-           f"the rest {rest * 1e3:.1f} ms"
+        writer.build_spec = build
+    return f"the MJCF export compiled {spent['export'] * 1e3:.1f} ms, the rest {(total - spent['export']) * 1e3:.1f} ms"
 
 
 def exported_mjcf(scene) -> str:
@@ -196,11 +192,11 @@ def bench(name: str, scene, seconds: float, compile_path=None, targets=None, in_
 
     frames = int(seconds * FPS)
     make = lambda: Simulation(scene, device="cpu", solver="MUJOCO")  # noqa: E731
-    make().advance(1.0 / FPS)  # warm: Warp's kernels loaded, MuJoCo's plugins
+    make().advance(1.0 / FPS)  # warm: MuJoCo's plugins, the path's modules
     runs, bases = [], []
     for _ in range(RUNS):  # interleaved, so a busy spell of the machine hits both alike
         runs.append(articula_run(make, frames, targets))
-        assert runs[-1][2].direct is not None, runs[-1][2].direct_refusal
+        assert hasattr(runs[-1][2], "mj_model")  # MuJoCo's C library on the MJCF export
         bases.append(mujoco_run(runs[-1][2], frames))
     first, ours, base = min(r[0] for r in runs), min(r[1] for r in runs), min(bases)
     sim = runs[0][2]
@@ -222,7 +218,7 @@ def bench(name: str, scene, seconds: float, compile_path=None, targets=None, in_
           f"{compiled:.4f} s, Articula's re-bake of the unchanged robot (sim.model_cache) to the first "
           f"frame done {again:.4f} s")
     print(f"INFO {name} cold start: {start_pieces(scene)}")
-    for label, solver, direct in (("MuJoCo (direct)", "MUJOCO", True), ("MuJoCo (Newton)", "MUJOCO", False),
+    for label, solver, direct in (("MuJoCo (MJCF export)", "MUJOCO", True), ("MuJoCo (Newton)", "MUJOCO", False),
                                   ("Featherstone", "FEATHERSTONE", True), ("XPBD", "XPBD", True)):
         us = per_step_us(lambda: Simulation(scene, device="cpu", solver=solver, mujoco_direct=direct))
         print(f"INFO {name} {label}: {us:.1f} us per step")
@@ -235,6 +231,7 @@ def main():
     path = humanoid_file()
     bench("humanoid", read_mjcf(path).scene, SECONDS, compile_path=path, in_blender=True)
     arm = chain_scene(robots=1, links=11)
+    arm.settings.mujoco.integrator = "implicitfast"  # stiff drives on light links: MuJoCo's implicit damping
     bench("arm11", arm, ARM_SECONDS, targets=arm_targets)
 
 
