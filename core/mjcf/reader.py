@@ -286,8 +286,20 @@ class _Reader(ExtrasReader):
                               "representable; the body floats")
                 else:
                     self.scene.body(body_name).free_joint_name = mj.mj_id2name(m, mj.mjtObj.mjOBJ_JOINT, j)
+                self.free_joint_values(j, body_name)
                 continue
             self.scene.joints.append(self.joint(i, j, body0))
+
+    def free_joint_values(self, j: int, body_name: str) -> None:
+        """A free joint's damping, armature, frictionloss and stiffness have no place (a floating body
+        has no joint in the description): named as not carried."""
+        m = self.model
+        dofs = slice(int(m.jnt_dofadr[j]), int(m.jnt_dofadr[j]) + 6)
+        held = {"damping": m.dof_damping[dofs], "armature": m.dof_armature[dofs],
+                "frictionloss": m.dof_frictionloss[dofs], "stiffness": [m.jnt_stiffness[j]]}
+        lost = [what for what, values in held.items() if np.any(values)]
+        if lost:
+            self.unsupported.append(f"{'/'.join(lost)} of body {body_name}'s free joint")
 
     def fixed_joint_name(self, i: int, name: str) -> str:
         """The name of the FIXED joint made for jointless body ``i``: ``name`` made unique."""

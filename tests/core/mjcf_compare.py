@@ -1,5 +1,5 @@
 """Two MuJoCo models compared BY NAME: what an MJCF robot must keep through Articula (read -> write, or
-read -> Blender -> write): sites, sensors, cameras, lights, keyframes, weld/connect and joint
+read -> Blender -> write): joints (names, free joints' too, frictionloss, armature, damping), sites, sensors, cameras, lights, keyframes, weld/connect and joint
 equalities, tendons with their wraps, actuator transmissions, ``<option>``, contact pairs and excludes,
 and each collider's contact parameters.
 
@@ -79,7 +79,7 @@ def mjcf_differences(original, ours) -> list[str]:
     """Everything listed in the module's docstring that differs between the two compiled models."""
     found: list[str] = []
     models, names = (original, ours), (Names(original), Names(ours))
-    for check in (_options, _sites, _cameras, _lights, _sensors, _equalities, _tendons, _actuators,
+    for check in (_options, _joints, _sites, _cameras, _lights, _sensors, _equalities, _tendons, _actuators,
                   _keyframes, _contacts):
         check(found, models, names)
     return found
@@ -99,6 +99,17 @@ def _options(found, models, names) -> None:
 #: The sizes a site (or geom) of each type uses: the rest is not written by ``to_xml``.
 USED_SIZES = {int(mujoco.mjtGeom.mjGEOM_SPHERE): 1, int(mujoco.mjtGeom.mjGEOM_CAPSULE): 2,
               int(mujoco.mjtGeom.mjGEOM_CYLINDER): 2}
+
+
+def _joints(found, models, names) -> None:
+    """Joints by name (a free joint's included): type, body, and per DOF frictionloss, armature, damping."""
+    def row(k, j):
+        m, n = models[k], names[k]
+        dofs = slice(int(m.jnt_dofadr[j]), int(m.jnt_dofadr[j]) + {0: 6, 1: 3}.get(int(m.jnt_type[j]), 1))
+        return [("type", int(m.jnt_type[j]), "="), ("body", n.of("body", int(m.jnt_bodyid[j])), "="),
+                ("frictionloss", m.dof_frictionloss[dofs], "~"), ("armature", m.dof_armature[dofs], "~"),
+                ("damping", m.dof_damping[dofs], "~")]
+    _rows(found, "joint", *(n.all("joint", m.njnt) for m, n in zip(models, names)), row)
 
 
 def _sites(found, models, names) -> None:

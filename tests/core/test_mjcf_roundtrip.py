@@ -47,7 +47,8 @@ KNOWN_LOSSES = {
     "warp/actuation/slidercrank.xml": (("actuator:",), "a slider-crank transmission is not read"),
     "warp/collision_sdf/cow.xml": (("colliders of",), _SDF),
     "warp/collision_sdf/mesh.xml": (("colliders of",), _SDF),
-    "warp/collision_sdf/nutbolt.xml": (("colliders of",), _SDF),
+    "warp/collision_sdf/nutbolt.xml": (("colliders of", "joint body_0_joint_0 damping"),
+                                       _SDF + "; a free joint's damping (a floating body has no joint)"),
     "warp/collision_sdf/tactile.xml": (("sensor:", "colliders of"), "tactile sensors read a mesh asset the "
                                        "description does not keep by name; " + _SDF + "; " + _HFIELD),
     "warp/constraints.xml": (("equality:", "equality joint", "tendon:"),
@@ -58,7 +59,7 @@ KNOWN_LOSSES = {
     "warp/flex/rope.xml": (("equality:",), "flexes (and their equalities) are not read"),
     "warp/hfield/hfield.xml": (("colliders of",), _HFIELD),
     "warp/ray.xml": (("colliders of",), _HFIELD),
-    "warp/pendula.xml": (("equality:", "keyframe"),
+    "warp/pendula.xml": (("joint:", "equality:", "keyframe"),
                          "a ball joint stacked after a slide on one body is written as a loop-closing "
                          "connect (core.articulation stacks only hinges and slides), so the keyframes' "
                          "values for it cannot be written"),
