@@ -9,7 +9,9 @@ from .physics import draw_problems, draw_simulation
 def _role(obj) -> str:
     props = obj.articula
     roles = [name for name, on in (("Body", props.body.enabled), ("Joint", props.joint.enabled),
-                                   ("Collider", props.collider.enabled)) if on]
+                                   ("Collider", props.collider.enabled), ("Site", props.site.enabled),
+                                   ("Sensor", props.sensor.enabled), ("Robot Camera", props.camera.enabled),
+                                   ("Robot Light", props.light.enabled)) if on]
     return " + ".join(roles) or "No physics"
 
 
@@ -39,7 +41,22 @@ class ARTICULA_PT_sidebar(_SidebarPanel, bpy.types.Panel):
             box.prop(joint, "type")
             box.prop(joint, "body0")
             box.prop(joint, "body1")
+        draw_robot_state(layout, context.scene.articula)
         draw_problems(layout, context.scene.articula)
+
+
+SHOWN_KEYFRAMES = 8
+
+
+def draw_robot_state(layout, props) -> None:
+    """The scene's keyframes to apply (the first few), keep the current pose as one, back to rest."""
+    box = layout.box().column(align=True)
+    box.label(text="Robot State", icon="ARMATURE_DATA")
+    for keyframe in list(props.keyframes)[:SHOWN_KEYFRAMES]:
+        box.operator("articula.apply_keyframe", text=keyframe.name, icon="POSE_HLT").name = keyframe.name
+    row = box.row(align=True)
+    row.operator("articula.keyframe_add", text="Keep Pose", icon="ADD")
+    row.operator("articula.reset_to_rest", icon="LOOP_BACK")
 
 
 class ARTICULA_PT_sidebar_simulation(_SidebarPanel, bpy.types.Panel):

@@ -183,6 +183,10 @@ def test_mujoco_panels_draw_on_every_new_object(finger, capfd):
     assert {"ARTICULA_PT_site", "ARTICULA_PT_sensor", "ARTICULA_PT_camera", "ARTICULA_PT_light",
             "ARTICULA_PT_keyframes", "ARTICULA_PT_equalities", "ARTICULA_PT_contact_pairs",
             "ARTICULA_PT_spatial_tendons", "ARTICULA_PT_mujoco_options"} <= drawn
+    from articula.panels import sidebar
+
+    polled, log = draw_panel(sidebar.ARTICULA_PT_sidebar, bpy.data.objects["tip"], "VIEW_3D")
+    assert polled and ("operator", "articula.apply_keyframe", "bent") in log
     err = capfd.readouterr().err
     assert not any(marker in err for marker in BLENDER_UI_ERRORS), err
 
