@@ -1,8 +1,8 @@
-"""``articula``: convert robots between URDF (and trusted xacro), MJCF and USD, and check them, without Blender.
+"""``articula``: convert robots between URDF (trusted xacro too), MJCF and USD, and check them; no Blender.
 
     articula convert robot.urdf robot.usda
     articula convert --to usda a.xml b.urdf out/          # many inputs: one file each in a folder
-    articula convert --trust-xacro --arg arm:=left --package-path my_robot=src/my_robot robot.urdf.xacro robot.xml
+    articula convert --trust-xacro --arg arm:=left --package-path my_robot=src/my_robot arm.urdf.xacro arm.xml
     articula check robot.usda                            # exit 1 when a problem is an error
 
 Also ``python -m articula``, and inside Blender 4.2+ ``blender -b -c articula convert ...``.
@@ -17,95 +17,16 @@ import os
 import sys
 import tempfile
 from contextlib import ExitStack
-from dataclasses import dataclass, field
 
-from .formats import FORMATS, FormatError, ReadResult, format_of
+from .formats import (FORMATS, FormatError, ReadOptions, format_of, read_error_types, read_file,
+                      write_error_types, write_file)
 
-__all__ = ["main", "read_file", "write_file", "ReadOptions"]
+__all__ = ["main"]
 
 #: --to choices: the file ending each writes.
-OUTPUT_ENDINGS = {"usda": ".usda", "usdc": ".usdc", "usd": ".usd", "mjcf": ".xml", "xml": ".xml", "urdf": ".urdf"}
+OUTPUT_ENDINGS = {"usda": ".usda", "usdc": ".usdc", "usd": ".usd", "mjcf": ".xml", "xml": ".xml",
+                  "urdf": ".urdf"}
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-
-
-@dataclass
-class ReadOptions:
-    """How to read URDF and xacro files: package folders, xacro trust and arguments."""
-
-    trust_xacro: bool = False
-    package_paths: list[str] = field(default_factory=list)
-    arguments: dict[str, str] = field(default_factory=dict)
-
-
-def _read_errors() -> tuple[type, ...]:
-    """Every reader's error (the MJCF and USD ones are FormatErrors once they derive from it)."""
-    from .mjcf import MjcfReadError
-
-    errors = [FormatError, MjcfReadError]
-    try:
-        from .usd.errors import UsdReadError
-
-        errors.append(UsdReadError)
-    except ImportError:
-        pass
-    return tuple(errors)
-
-
-def _write_errors() -> tuple[type, ...]:
-    from .mjcf.writer import MjcfWriteError
-
-    errors = [FormatError, MjcfWriteError, OSError]
-    try:
-        from .usd.errors import UsdWriteError
-
-        errors.append(UsdWriteError)
-    except ImportError:
-        pass
-    return tuple(errors)
-
-
-def read_file(path: str, options: ReadOptions | None = None) -> ReadResult:
-    """Read ``path`` as its format; raises a reader's error (a :class:`FormatError` or the MJCF/USD
-    reader's own) naming the file."""
-    options = options or ReadOptions()
-    if not os.path.isfile(path):
-        raise FormatError(path, "no such file")
-    kind = format_of(path)
-    if kind == "urdf":
-        from .urdf import is_xacro, read_urdf, read_xacro
-
-        if is_xacro(path):
-            if not options.trust_xacro:
-                raise FormatError(path, "a xacro file: it runs the Python expressions written in it, so it is "
-                                        "expanded only with --trust-xacro (for files you trust)")
-            return read_xacro(path, options.package_paths, options.arguments)
-        return read_urdf(path, package_paths=options.package_paths)
-    if kind == "mjcf":
-        from .mjcf import read_mjcf
-
-        return read_mjcf(path)
-    from .usd.reader import read_usd
-
-    return read_usd(path)
-
-
-def write_file(scene, path: str, layout: str = "NESTED") -> list[str]:
-    """Write ``scene`` to ``path`` in the format its ending names; returns the warnings. Raises the
-    writer's error, the old file left as it was."""
-    kind = format_of(path)
-    if kind == "urdf":
-        if path.lower().endswith(".xacro"):
-            raise FormatError(path, "xacro is read, never written: write .urdf")
-        from .urdf import write_urdf
-
-        return write_urdf(scene, path)
-    if kind == "mjcf":
-        from .mjcf.writer import write_mjcf
-
-        return write_mjcf(scene, path)
-    from .usd.writer import write_usd
-
-    return write_usd(scene, path, layout=layout)
 
 
 # ----------------------------------------------------------------------------------------- arguments
@@ -135,7 +56,8 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     reading = argparse.ArgumentParser(add_help=False)
     reading.add_argument("--trust-xacro", action="store_true",
                          help="expand xacro files, which runs the Python expressions written in them")
-    reading.add_argument("--package-path", action="append", default=[], type=_package_path, metavar="[NAME=]DIR",
+    reading.add_argument("--package-path", action="append", default=[], type=_package_path,
+                         metavar="[NAME=]DIR",
                          help="a ROS package folder (NAME=DIR) or a folder holding packages (DIR), for "
                               "package:// meshes and xacro's $(find); repeatable")
     reading.add_argument("--arg", action="append", default=[], type=_xacro_argument, metavar="NAME:=VALUE",
@@ -150,7 +72,8 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     convert.add_argument("--layout", choices=("nested", "flat"), default="nested",
                          help="USD output: bodies nested along the kinematic tree, or side by side")
 
-    check = commands.add_parser("check", parents=[reading], help="read and validate robots, print the problems",
+    check = commands.add_parser("check", parents=[reading],
+                                help="read and validate robots, print the problems",
                                 description="Read each file and validate it; exit 1 when a file cannot be "
                                             "read or has an error.")
     check.add_argument("inputs", nargs="+", metavar="FILE")
@@ -228,7 +151,7 @@ def _convert(args, options: ReadOptions, out, err) -> int:
     except (ValueError, FormatError) as error:
         print(f"articula convert: error: {error}", file=err)
         return EXIT_USAGE
-    read_errors, write_errors = _read_errors(), _write_errors()
+    read_errors, write_errors = read_error_types(), write_error_types()
     progress, failed = _Progress(len(args.inputs), err), 0
     for done, (source, target) in enumerate(zip(args.inputs, outputs)):
         progress.step(done, os.path.basename(source))
@@ -263,7 +186,7 @@ def _convert(args, options: ReadOptions, out, err) -> int:
 def _check(args, options: ReadOptions, out, err) -> int:
     from .validation import ERROR, validate
 
-    read_errors, status = _read_errors(), EXIT_OK
+    read_errors, status = read_error_types(), EXIT_OK
     for source in args.inputs:
         try:
             read = read_file(source, options)

@@ -1,9 +1,11 @@
-"""What every file format shares: one result of reading a file, one error base, and the formats by name.
+"""What every file format shares: one result of reading a file, one error base, the formats by name,
+and reading or writing any of them by the file's name (:func:`read_file`, :func:`write_file`).
 
 USD, MJCF and URDF readers all give a :class:`ReadResult` (the description, the warnings for what was
 approximated, and what each format knows beyond the description); a file that cannot be read or
 written raises a :class:`FormatError` subclass naming the file and why, so a caller (the importers,
-``articula convert``) catches one type whatever the format.
+``articula convert``) catches one type whatever the format. (Until the MJCF and USD errors derive
+from it, :func:`read_error_types` and :func:`write_error_types` list them all.)
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from typing import Optional
 
 from .model import PhysicsScene
 
-__all__ = ["FormatError", "ReadResult", "FORMATS", "format_of", "UnknownFormatError"]
+__all__ = ["FORMATS", "FormatError", "ReadOptions", "ReadResult", "UnknownFormatError", "format_of",
+           "read_error_types", "read_file", "write_error_types", "write_file"]
 
 
 class FormatError(Exception):
@@ -69,7 +72,89 @@ def format_of(path: str) -> str:
                 return "urdf"
             return name
     endings = ", ".join(e for es in FORMATS.values() for e in es)
-    raise UnknownFormatError(path, f"not a file Articula reads or writes (its name ends in none of {endings})")
+    raise UnknownFormatError(path, f"not a file Articula reads or writes (its name ends in none of "
+                                   f"{endings})")
+
+
+@dataclass
+class ReadOptions:
+    """How to read URDF and xacro files: package folders, xacro trust and arguments."""
+
+    trust_xacro: bool = False
+    package_paths: list[str] = field(default_factory=list)
+    arguments: dict[str, str] = field(default_factory=dict)
+
+
+def read_error_types() -> tuple[type, ...]:
+    """Every reader's error (the MJCF and USD ones are FormatErrors once they derive from it)."""
+    from .mjcf import MjcfReadError
+
+    errors = [FormatError, MjcfReadError]
+    try:
+        from .usd.errors import UsdReadError
+
+        errors.append(UsdReadError)
+    except ImportError:
+        pass
+    return tuple(errors)
+
+
+def write_error_types() -> tuple[type, ...]:
+    """Every writer's error, and the file system's."""
+    from .mjcf.writer import MjcfWriteError
+
+    errors = [FormatError, MjcfWriteError, OSError]
+    try:
+        from .usd.errors import UsdWriteError
+
+        errors.append(UsdWriteError)
+    except ImportError:
+        pass
+    return tuple(errors)
+
+
+def read_file(path: str, options: ReadOptions | None = None) -> ReadResult:
+    """Read ``path`` as its format; raises a reader's error (a :class:`FormatError` or the MJCF/USD
+    reader's own) naming the file."""
+    options = options or ReadOptions()
+    if not os.path.isfile(path):
+        raise FormatError(path, "no such file")
+    kind = format_of(path)
+    if kind == "urdf":
+        from .urdf import is_xacro, read_urdf, read_xacro
+
+        if is_xacro(path):
+            if not options.trust_xacro:
+                raise FormatError(path, "a xacro file: it runs the Python expressions written in it, so "
+                                        "it is expanded only with --trust-xacro (for files you trust)")
+            return read_xacro(path, options.package_paths, options.arguments)
+        return read_urdf(path, package_paths=options.package_paths)
+    if kind == "mjcf":
+        from .mjcf import read_mjcf
+
+        return read_mjcf(path)
+    from .usd.reader import read_usd
+
+    return read_usd(path)
+
+
+def write_file(scene, path: str, layout: str = "NESTED") -> list[str]:
+    """Write ``scene`` to ``path`` in the format its ending names; returns the warnings. Raises the
+    writer's error, the old file left as it was."""
+    kind = format_of(path)
+    if kind == "urdf":
+        if path.lower().endswith(".xacro"):
+            raise FormatError(path, "xacro is read, never written: write .urdf")
+        from .urdf import write_urdf
+
+        return write_urdf(scene, path)
+    if kind == "mjcf":
+        from .mjcf.writer import write_mjcf
+
+        return write_mjcf(scene, path)
+    from .usd.writer import write_usd
+
+    return write_usd(scene, path, layout=layout)
 
 
 def _root_tag(path: str) -> str:

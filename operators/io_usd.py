@@ -83,8 +83,8 @@ def _export_scene(context, writer, filepath: str, layout: str, selected_only: bo
                                                   "nothing written", *found])
 
     if layout == "FLAT":
-        return _flat_export(writer, filepath, desc, isaac_schema, lambda reported: accept(warnings + reported),
-                            warnings)
+        return _flat_export(writer, filepath, desc, isaac_schema,
+                            lambda reported: accept(warnings + reported), warnings)
     return warnings + _blender_export(context, filepath, desc, objects, isaac_schema,
                                       accept=lambda reported: accept(warnings + reported))
 
@@ -95,7 +95,8 @@ def _flat_export(writer, filepath: str, desc, isaac_schema: bool, accept, warnin
 
     path = os.path.abspath(filepath)
     folder, name = os.path.split(path)
-    fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=os.path.splitext(name)[1] or ".usda", dir=folder)
+    extension = os.path.splitext(name)[1] or ".usda"
+    fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=extension, dir=folder)
     os.close(fd)
     try:
         reported = writer.write_usd(desc, temporary, layout="FLAT", isaac_schema=isaac_schema)

@@ -11,7 +11,8 @@ import pytest
 from articula.addon import cli_command
 from articula.core.usd.reader import read_usd
 
-PYBULLET_DATA = os.environ.get("ARTICULA_PYBULLET_DATA", os.path.expanduser("~/.cache/articula/pybullet_data"))
+PYBULLET_DATA = os.environ.get("ARTICULA_PYBULLET_DATA",
+                               os.path.expanduser("~/.cache/articula/pybullet_data"))
 R2D2 = os.path.join(PYBULLET_DATA, "r2d2.urdf")
 
 

@@ -12,7 +12,8 @@ pytest.importorskip("mujoco")
 
 from tests.urdf_checks import pinocchio  # noqa: E402
 
-PYBULLET_DATA = os.environ.get("ARTICULA_PYBULLET_DATA", os.path.expanduser("~/.cache/articula/pybullet_data"))
+PYBULLET_DATA = os.environ.get("ARTICULA_PYBULLET_DATA",
+                               os.path.expanduser("~/.cache/articula/pybullet_data"))
 #: minitaur: four joints named like a link, revolute knees without a range; r2d2: a continuous joint
 #: with a <limit> range (urdfdom ignores it); laikago: continuous joints with effort limits.
 ROBOTS = ["quadruped/minitaur.urdf", "r2d2.urdf", "laikago/laikago.urdf"]

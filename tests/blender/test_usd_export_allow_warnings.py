@@ -10,7 +10,8 @@ import pytest
 
 pytest.importorskip("mujoco")
 
-PYBULLET_DATA = os.environ.get("ARTICULA_PYBULLET_DATA", os.path.expanduser("~/.cache/articula/pybullet_data"))
+PYBULLET_DATA = os.environ.get("ARTICULA_PYBULLET_DATA",
+                               os.path.expanduser("~/.cache/articula/pybullet_data"))
 CARTPOLE = os.path.join(PYBULLET_DATA, "cartpole.urdf")  # its slide bar has no mass: a warning
 R2D2 = os.path.join(PYBULLET_DATA, "r2d2.urdf")  # no warning
 
@@ -27,7 +28,7 @@ def imported(path):
 
 
 @pytest.mark.parametrize("layout", ["NESTED", "FLAT"])
-def test_allow_warnings_off_refuses_a_robot_with_warnings_and_keeps_the_old_file(clean_scene, tmp_path, layout):
+def test_allow_warnings_off_refuses_a_robot_with_warnings_keeping_the_old_file(clean_scene, tmp_path, layout):
     imported(CARTPOLE)
     target = tmp_path / "cartpole.usda"
     target.write_text("#usda 1.0\n")

@@ -81,8 +81,8 @@ def test_a_file_that_cannot_be_read_leaves_the_old_output_as_it_was(tmp_path):
     target = tmp_path / "robot.usda"
     write_usd(samples.six_dof_arm(), str(target))
     before = files_in(tmp_path)
-    for text, expected in (("<mujoco><worldbody><body name='a'><geom type='nonsense'/></body></worldbody></mujoco>",
-                            "nonsense"), ("not xml at all", "")):
+    unknown_geom = "<mujoco><worldbody><body name='a'><geom type='nonsense'/></body></worldbody></mujoco>"
+    for text, expected in ((unknown_geom, "nonsense"), ("not xml at all", "")):
         source = tmp_path / "broken.xml"
         source.write_text(text)
         code, out, err = articula("convert", source, target)
@@ -109,7 +109,7 @@ def test_usage_errors_exit_2_naming_what_to_change(tmp_path):
     assert code == 2 and "robot.obj" in err
     code, _, err = articula("convert", "--to", "usda", source, source, tmp_path)
     assert code == 2 and "would both be written" in err
-    code, _, err = articula("convert", "--package-path", str(tmp_path / "nowhere"), source, tmp_path / "a.usda")
+    code, _, err = articula("convert", "--package-path", tmp_path / "nowhere", source, tmp_path / "a.usda")
     assert code == 2 and "is not a folder" in err
     assert files_in(tmp_path) == {}
 
@@ -118,8 +118,8 @@ ROBOT = """<?xml version="1.0"?>
 <robot xmlns:xacro="http://wiki.ros.org/xacro" name="legs">
   <xacro:arg name="side" default="left"/>
   <xacro:include filename="$(find leg_description)/urdf/leg.xacro"/>
-  <link name="base"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/>
-    </inertial><collision><geometry><box size="0.2 0.2 0.1"/></geometry></collision></link>
+  <link name="base"><inertial><mass value="1"/>
+    <inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial><collision><geometry><box size="0.2 0.2 0.1"/></geometry></collision></link>
   <xacro:leg side="$(arg side)"/>
 </robot>
 """
@@ -176,7 +176,7 @@ def test_the_installed_command_is_the_same(tmp_path):
     command = Path(sys.executable).with_name("articula")
     if not command.exists():
         pytest.skip("the package is not installed with its scripts (pip install -e .)")
-    done = subprocess.run([str(command), "check", urdf_corpus.corpus_file(R2D2)], capture_output=True, text=True,
-                          cwd=tmp_path, timeout=300)
+    done = subprocess.run([str(command), "check", urdf_corpus.corpus_file(R2D2)], capture_output=True,
+                          text=True, cwd=tmp_path, timeout=300)
     assert done.returncode == 0 and "0 errors" in done.stdout
     assert os.path.dirname(str(command)) == os.path.dirname(sys.executable)

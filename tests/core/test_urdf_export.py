@@ -89,8 +89,8 @@ def test_pybullet_urdf_round_trip_is_the_same_pinocchio_model(key, tmp_path):
     if code != 0:
         pytest.skip("urdfdom cannot read the original (it needs Articula's repairs)")
     original = json.loads(out)
-    unranged = {j.get("name") for j in ET.parse(path).getroot().iter("joint")
-                if j.get("type") == "revolute" and (j.find("limit") is None or j.find("limit").get("lower") is None)}
+    unranged = {j.get("name") for j in ET.parse(path).getroot().iter("joint") if j.get("type") == "revolute"
+                and (j.find("limit") is None or j.find("limit").get("lower") is None)}
     read = read_urdf(path)
     out, _ = export(read.scene, tmp_path / "out")
     ours = pinocchio(out)
@@ -350,8 +350,8 @@ KINDS = """<robot name="kinds">
 def test_joint_kinds_and_limits_come_back_as_the_file_has_them(tmp_path):
     """urdfdom ignores a continuous joint's <limit> range, and a revolute or prismatic joint limited to
     lower = upper stays so (MuJoCo's compiler reads 0 0 as no limit): the export keeps both."""
-    inertial = '<inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/>' \
-               '</inertial>'
+    inertial = '<inertial><mass value="1"/>' \
+               '<inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>'
     source = tmp_path / "kinds.urdf"
     source.write_text(KINDS.replace('<link name="a"/><link name="b"/><link name="c"/>',
                                     "".join(f'<link name="{n}">{inertial}</link>' for n in "abc")))
