@@ -14,6 +14,7 @@ from articula.addon.adapters.description_to_blender import build_scene
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
 try:
+    from test_usd_mujoco_converted import MODELS, _converted
     from test_usd_mujoco_model import _every_item_scene
 finally:
     sys.path.pop(0)
@@ -56,3 +57,14 @@ def test_blender_writes_cameras_and_lights_once(exported):
     head_cam = next(p for p in cameras if "head_cam" in str(p.GetPath()))
     assert "/head/" in str(head_cam.GetPath())  # which body it rides on is the prim hierarchy
     assert head_cam.GetAttribute("mjc:camera:mode").Get() == "TARGETBODY"
+
+
+@pytest.mark.parametrize("rel", MODELS)
+def test_converted_mujoco_models_come_back_whole_through_blender(clean_scene, rel, tmp_path):
+    """MuJoCo Warp's models as NVIDIA's converter writes them (sites as guide gprims, welds and connects
+    as joints in the Physics scope, spatial tendons, site actuators) imported and exported again."""
+    _, original = _converted(rel)
+    assert bpy.ops.articula.import_usd(filepath=original) == {"FINISHED"}
+    path = str(tmp_path / "export.usda")
+    assert bpy.ops.articula.export_usd(filepath=path, layout="NESTED") == {"FINISHED"}
+    assert _mujoco_differences(read_usd(original).scene, read_usd(path).scene) == []
