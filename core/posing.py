@@ -49,7 +49,8 @@ def keyframe_bodies(scene: PhysicsScene, keyframe: Keyframe) -> dict[str, Pose]:
     return posed_bodies(scene, keyframe.joint_positions, keyframe.ball_rotations, keyframe.root_poses)
 
 
-def joint_motion(joint: Joint, positions: Mapping[tuple[str, str], float], ball: Optional[Quat] = None) -> Pose:
+def joint_motion(joint: Joint, positions: Mapping[tuple[str, str], float],
+                 ball: Optional[Quat] = None) -> Pose:
     """How ``joint`` moves its body1, in body1's frame: its motion about its own frame on body1."""
     if not joint.enabled or joint.type == JointType.FIXED:
         return Pose()
@@ -78,7 +79,8 @@ def _dof_motion(dof: Dof, value: float) -> Pose:
 # --- the other way: joint positions from where the bodies stand ---------------------------------
 
 def joint_positions_of(scene: PhysicsScene, world_poses: Mapping[str, Pose], tolerance: float = 1e-10,
-                       iterations: int = 50) -> tuple[dict[tuple[str, str], float], dict[str, Pose], list[str]]:
+                       iterations: int = 50
+                       ) -> tuple[dict[tuple[str, str], float], dict[str, Pose], list[str]]:
     """(joint positions, floating roots' world poses, notes) that put ``scene``'s bodies at
     ``world_poses`` (:func:`posed_bodies` the other way). Each body's joints (a tree joint and those
     stacked on its edge, several hinges of a MuJoCo body) are solved together by Gauss-Newton from

@@ -50,7 +50,8 @@ class ARTICULA_OT_keyframe_remove(_RemoveActiveItem, bpy.types.Operator):
 
 
 class ARTICULA_OT_equality_add(_ObjectModeOperator, bpy.types.Operator):
-    """Weld the two selected bodies (the active one is body 1) as they stand, or one selected body to the world"""
+    """Weld the two selected bodies (the active one is body 1) as they stand, or one selected body to the
+    world"""
 
     bl_idname = "articula.equality_add"
     bl_label = "Add Weld"

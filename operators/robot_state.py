@@ -37,14 +37,16 @@ class _RobotStateOperator:
         result = pose_robot(context.scene, keyframe)
         context.view_layer.update()
         if result.unknown:
-            self.report({"WARNING"}, "Not in this robot (left out): " + ", ".join(sorted(set(result.unknown))))
+            unknown = ", ".join(sorted(set(result.unknown)))
+            self.report({"WARNING"}, f"Not in this robot (left out): {unknown}")
         self.report({"INFO"}, f"{keyframe.name or 'The pose'}: {result.moved} bodies moved, "
                     f"{result.controls} controls set")
         return {"FINISHED"}
 
 
 class ARTICULA_OT_apply_keyframe(_RobotStateOperator, bpy.types.Operator):
-    """Pose the robot as one of the scene's keyframes (its joint positions, ball rotations, floating roots and controls)"""
+    """Pose the robot as one of the scene's keyframes (its joint positions, ball rotations, floating roots
+    and controls)"""
 
     bl_idname = "articula.apply_keyframe"
     bl_label = "Apply Keyframe"
@@ -68,7 +70,8 @@ class ARTICULA_OT_apply_keyframe(_RobotStateOperator, bpy.types.Operator):
 
 
 class ARTICULA_OT_set_joint_positions(_RobotStateOperator, bpy.types.Operator):
-    """Pose the robot with these joint positions (rad or m, by joint name) and set these actuator controls; joints not named stay at rest"""
+    """Pose the robot with these joint positions (rad or m, by joint name) and set these actuator
+    controls; joints not named stay at rest"""
 
     bl_idname = "articula.set_joint_positions"
     bl_label = "Set Joint Positions"

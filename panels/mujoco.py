@@ -107,7 +107,8 @@ class ARTICULA_UL_named(bpy.types.UIList):
 
 def _draw_list(layout, props, collection: str, item: str, rows: int = 3, buttons: bool = True):
     row = layout.row()
-    row.template_list("ARTICULA_UL_named", collection, props, collection, props, f"active_{item}_index", rows=rows)
+    row.template_list("ARTICULA_UL_named", collection, props, collection, props, f"active_{item}_index",
+                      rows=rows)
     if buttons:
         col = row.column(align=True)
         col.operator(f"articula.{item}_add", text="", icon="ADD")

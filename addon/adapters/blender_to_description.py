@@ -21,15 +21,15 @@ from array import array
 from operator import attrgetter
 from typing import Iterable, Optional
 
-from ...core.model import (Body, Camera, CameraMode, Joint, JointType, Keyframe, Light, LightKind, MassProperties,
-                           MeshData, PhysicsScene, Pose, Sensor, Shape, ShapeKind, Site, SiteKind, Visual,
-                           make_joint)
+from ...core.model import (Body, Camera, CameraMode, Joint, JointType, Keyframe, Light, LightKind,
+                           MassProperties, MeshData, PhysicsScene, Pose, Sensor, Shape, ShapeKind, Site,
+                           SiteKind, Visual, make_joint)
 from ...core.transforms import pose_inverse, pose_mul, pose_relative, quat_from_matrix, quat_normalize
 from ..properties.collider_props import MESH_KINDS, size_factors
 from ..properties.sensor_props import OBJECT_KINDS
-from .fields import (BODY_FIELDS, JOINT_FIELDS, SHAPE_FIELDS, read_actuator, read_contact, read_contact_pair,
-                     read_dof, read_equality, read_fields, read_keyframe, read_material, read_mimic, read_optional,
-                     read_settings, read_spatial_tendon, read_tendon)
+from .fields import (BODY_FIELDS, JOINT_FIELDS, SHAPE_FIELDS, read_actuator, read_contact,
+                     read_contact_pair, read_dof, read_equality, read_fields, read_keyframe, read_material,
+                     read_mimic, read_optional, read_settings, read_spatial_tendon, read_tendon)
 
 SCALE_SNAP = 1e-6
 

@@ -12,8 +12,8 @@ from typing import Optional
 
 import bpy
 
-from .blender_to_description import (WorldFrames, blender_problems, children_index, file_name, principled_node,
-                                     scene_from_blender, world_pose)
+from .blender_to_description import (WorldFrames, blender_problems, children_index, file_name,
+                                     principled_node, scene_from_blender, world_pose)
 
 
 @dataclass
@@ -68,7 +68,8 @@ def keyframe_of_current_pose(scene):
     from ...core.posing import joint_positions_of
 
     desc = scene_from_blender(scene, frames=WorldFrames(), visual_meshes=False)  # at rest
-    now = {body.name: world_pose(scene.objects[body.name]) for body in desc.bodies if body.name in scene.objects}
+    now = {body.name: world_pose(scene.objects[body.name]) for body in desc.bodies
+           if body.name in scene.objects}
     positions, roots, notes = joint_positions_of(desc, now)
     keyframe = Keyframe("", joint_positions=positions, root_poses=roots)
     keyframe.controls = {a.name: a.control for a, *_ in desc.actuators()}

@@ -522,7 +522,8 @@ class _Builder:
             keep_file_name(obj, light.name)
         targets = self.sensor_targets()
         for sensor in self.desc.sensors:
-            obj = new_object(sensor.name, self.collection, empty_display="SINGLE_ARROW", size=SENSOR_EMPTY_SIZE)
+            obj = new_object(sensor.name, self.collection, empty_display="SINGLE_ARROW",
+                             size=SENSOR_EMPTY_SIZE)
             apply_sensor(obj, sensor, targets)
             holder = obj.articula.sensor.target or obj.articula.sensor.reference
             place(obj, holder, self.frames.pose(holder) if holder is not None else Pose())
@@ -820,8 +821,8 @@ class _Adopter(_Builder):
             candidates = self._frames.get((body_path, leaf), [])
         else:
             bodies = {p for k, p in self.prim_paths.items() if k.startswith("body:")}
-            candidates = [o for (parent, name), found in self._frames.items() if name == leaf and parent not in bodies
-                          for o in found]
+            candidates = [o for (parent, name), found in self._frames.items()
+                          if name == leaf and parent not in bodies for o in found]
         obj = next((o for o in candidates if o not in self.adopted), None)
         if obj is not None and obj.type != object_type:
             if object_type == "EMPTY" and obj.type == "MESH" and not self.children.get(obj):

@@ -13,8 +13,8 @@ from typing import Optional
 
 from ...core.model import (MJC_PRM_SIZE, Actuator, ActuatorKind, ContactPair, ContactParams, Dof, DofAxis,
                            DofMotion, DriveType, Equality, EqualityKind, FixedTendon, Keyframe, Mimic,
-                           MuJoCoOptions, PhysicsMaterial, Pose, SceneSettings, Solver, SpatialTendon, TendonJoint,
-                           TendonWrap, WrapKind)
+                           MuJoCoOptions, PhysicsMaterial, Pose, SceneSettings, Solver, SpatialTendon,
+                           TendonJoint, TendonWrap, WrapKind)
 from ..properties import dof_props, joint_props
 
 DOF_FIELDS = {
@@ -146,7 +146,8 @@ def read_settings(props) -> SceneSettings:
 def read_mujoco(props) -> MuJoCoOptions:
     values = {name: tuple(v) if not isinstance(v, (str, int, float)) else v
               for name, v in ((n, getattr(props, n)) for n in MUJOCO_FIELDS)}
-    return MuJoCoOptions(disabled=tuple(props.disabled.split()), enabled=tuple(props.enabled.split()), **values)
+    return MuJoCoOptions(disabled=tuple(props.disabled.split()), enabled=tuple(props.enabled.split()),
+                         **values)
 
 
 def write_mujoco(props, options: MuJoCoOptions) -> None:
@@ -378,5 +379,6 @@ def read_spatial_tendon(props, name_of) -> SpatialTendon:
         path=[TendonWrap(kind=WrapKind(w.kind), target=name_of(w.target), side_site=name_of(w.side_site),
                          divisor=w.divisor) for w in props.path],
         actuators=[read_actuator(a) for a in props.actuators],
-        lower=props.lower if props.has_lower else -math.inf, upper=props.upper if props.has_upper else math.inf,
+        lower=props.lower if props.has_lower else -math.inf,
+        upper=props.upper if props.has_upper else math.inf,
         stiffness=props.stiffness, damping=props.damping, width=props.width, color=tuple(props.color))

@@ -64,7 +64,8 @@ class ArticulaActuatorProps(bpy.types.PropertyGroup):
     target_kind: StringProperty(name="Transmission", description="site, body, joint (ball) or tendon "
                                 "(spatial); empty: the DOF or tendon it sits on")
     target: StringProperty(name="Target", description="The site, body, ball joint or spatial tendon it moves")
-    reference_site: StringProperty(name="Reference Site", description="A site actuator measures from this site")
+    reference_site: StringProperty(name="Reference Site",
+                                   description="A site actuator measures from this site")
     gear_vector: FloatVectorProperty(name="Gear (6)", size=6, **UNBOUNDED, description="Site and ball "
                                      "transmissions: MuJoCo's 6-vector gear (all zero: the gear alone)")
     dyn_type: StringProperty(name="Dynamics Type", default="none", options={"HIDDEN"})

@@ -73,7 +73,8 @@ class ArticulaColliderProps(bpy.types.PropertyGroup):
                                 description="MuJoCo's solver reference: time constant, damping ratio")
     solimp: FloatVectorProperty(name="Solimp", size=5, default=DEFAULT_SOLIMP, **UNBOUNDED,
                                 description="MuJoCo's solver impedance: dmin, dmax, width, midpoint, power")
-    solmix: float_prop("Solmix", "Weight of this collider's parameters in a contact", default=1.0, soft_min=0.0)
+    solmix: float_prop("Solmix", "Weight of this collider's parameters in a contact", default=1.0,
+                       soft_min=0.0)
 
 
 classes = (ArticulaColliderProps,)

@@ -20,7 +20,8 @@ def solver_vectors():
         solref=FloatVectorProperty(name="Solref", size=2, default=DEFAULT_SOLREF, **UNBOUNDED,
                                    description="MuJoCo's solver reference: time constant, damping ratio"),
         solimp=FloatVectorProperty(name="Solimp", size=5, default=DEFAULT_SOLIMP, **UNBOUNDED,
-                                   description="MuJoCo's solver impedance: dmin, dmax, width, midpoint, power"))
+                                   description="MuJoCo's solver impedance: dmin, dmax, width, midpoint, "
+                                               "power"))
 
 
 class ArticulaEqualityProps(bpy.types.PropertyGroup):
@@ -44,7 +45,8 @@ class ArticulaEqualityProps(bpy.types.PropertyGroup):
                                            default=(1.0, 0.0, 0.0, 0.0), **UNBOUNDED)
     torque_scale: float_prop("Torque Scale", "Weld: how rotation errors weigh against translation",
                              default=1.0)
-    active: BoolProperty(name="Active", default=True, description="The constraint holds when the model starts")
+    active: BoolProperty(name="Active", default=True,
+                         description="The constraint holds when the model starts")
     __annotations__.update(solver_vectors())
 
 

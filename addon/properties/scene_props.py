@@ -68,7 +68,8 @@ class ArticulaSceneProps(bpy.types.PropertyGroup):
     spatial_tendons: CollectionProperty(type=ArticulaSpatialTendonProps, name="Spatial Tendons")
     active_spatial_tendon_index: IntProperty(name="Active Spatial Tendon", min=0)
     frame_actuators: CollectionProperty(type=ArticulaActuatorProps, name="Frame Actuators",
-                                        description="Actuators on sites, bodies, ball joints and spatial tendons")
+                                        description="Actuators on sites, bodies, ball joints and spatial "
+                                                    "tendons")
     active_frame_actuator_index: IntProperty(name="Active Frame Actuator", min=0)
     mujoco: PointerProperty(type=ArticulaMuJoCoProps, name="MuJoCo Options")
     problems: CollectionProperty(type=ArticulaProblemProps, name="Problems")

@@ -15,7 +15,8 @@ from articula.addon.adapters.fields import write_keyframe  # noqa: E402
 from articula.core.model import Keyframe, Pose  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_GYM = glob.glob(os.path.join(ROOT, ".venv-converter/lib/python3.*/site-packages/gymnasium/envs/mujoco/assets"))
+_GYM = glob.glob(os.path.join(ROOT, ".venv-converter/lib/python3.*/site-packages/gymnasium/envs/mujoco",
+                              "assets"))
 FREE, HINGE, SLIDE = (int(t) for t in (mujoco.mjtJoint.mjJNT_FREE, mujoco.mjtJoint.mjJNT_HINGE,
                                        mujoco.mjtJoint.mjJNT_SLIDE))
 

@@ -14,7 +14,8 @@ from articula.addon.adapters.description_to_blender import build_scene  # noqa: 
 from articula.core import samples  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_GYM = glob.glob(os.path.join(ROOT, ".venv-converter/lib/python3.*/site-packages/gymnasium/envs/mujoco/assets"))
+_GYM = glob.glob(os.path.join(ROOT, ".venv-converter/lib/python3.*/site-packages/gymnasium/envs/mujoco",
+                              "assets"))
 
 
 @pytest.fixture(autouse=True)

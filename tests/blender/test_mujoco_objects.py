@@ -37,9 +37,11 @@ def mujoco_finger():
                           cutoff=math.radians(30.0), exponent=4.0, attenuation=(1.0, 0.1, 0.0),
                           cast_shadow=False),
                     Light("sun", None, Pose((0.0, 0.0, 3.0)), LightKind.DIRECTIONAL)]
-    scene.sensors = [Sensor("tip_pos", "framepos", "tip", "site", "palm_site", "site", noise=0.01, cutoff=2.0),
+    scene.sensors = [Sensor("tip_pos", "framepos", "tip", "site", "palm_site", "site", noise=0.01,
+                            cutoff=2.0),
                      Sensor("mcp_pos", "jointpos", "metacarpophalangeal", "joint"),
-                     Sensor("touch", "contact", "distal_collider", "geom", settings={"data": "found", "num": "2"}),
+                     Sensor("touch", "contact", "distal_collider", "geom",
+                            settings={"data": "found", "num": "2"}),
                      Sensor("act_force", "actuatorfrc", "site_motor", "actuator")]
     scene.keyframes = [Keyframe("bent", time=0.5, joint_positions={("metacarpophalangeal", "rotZ"): 0.4},
                                 joint_velocities={("rotational", "rotZ"): -1.0},

@@ -95,7 +95,8 @@ def test_a_keyframe_of_the_file_poses_the_robot_as_mujoco_does(everything):
 
 
 MJW = glob.glob(os.path.join(ROOT, ".venv/lib/python3.*/site-packages/mujoco_warp/test_data"))
-MJW_MODELS = ["humanoid/humanoid.xml", "tendon/fixed.xml", "tendon/fixed_site.xml", "tendon/pulley_fixed_site.xml"]
+MJW_MODELS = ["humanoid/humanoid.xml", "tendon/fixed.xml", "tendon/fixed_site.xml",
+              "tendon/pulley_fixed_site.xml"]
 
 
 @pytest.mark.parametrize("name", MJW_MODELS)

@@ -15,7 +15,8 @@ mujoco = pytest.importorskip("mujoco")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FREE, HINGE, SLIDE = (int(t) for t in (mujoco.mjtJoint.mjJNT_FREE, mujoco.mjtJoint.mjJNT_HINGE,
                                        mujoco.mjtJoint.mjJNT_SLIDE))
-GYM = glob.glob(os.path.join(ROOT, ".venv-converter/lib/python3.*/site-packages/gymnasium/envs/mujoco/assets"))
+GYM = glob.glob(os.path.join(ROOT, ".venv-converter/lib/python3.*/site-packages/gymnasium/envs/mujoco",
+                             "assets"))
 
 
 def mujoco_state(scene, model, qpos) -> tuple[dict, dict]:
