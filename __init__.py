@@ -1,12 +1,16 @@
 """Articula: author robot physics in Blender, exchange it as OpenUSD, simulate it on Warp (Newton).
 
 The layers register bottom-up and unregister top-down. Blender modules are imported inside
-``register()`` so that the bpy-free layers (``core``, ``sim``) stay importable from plain Python.
+``register()`` so that the bpy-free layers (``core``, ``sim``) stay importable from plain Python:
+``pip install articula`` (``[sim]`` for the simulation) gives the library (``articula.core.formats``:
+``read_file``, ``write_file``) and the ``articula`` command (``articula.core.cli``).
 """
 
 import atexit
 import importlib
 import sys
+
+__all__ = ["register", "unregister"]
 
 _LAYERS = ("addon", "addon.cli_command", "operators", "panels")
 
