@@ -487,11 +487,11 @@ class _ModelWriter:
     def _write_equality(self, scope: Sdf.Path, equality: Equality) -> None:
         T = self.T
         weld = equality.kind == EqualityKind.WELD
-        path = self._named_path(scope, equality.name)
-        prim = self.w.prim(path, "PhysicsFixedJoint" if weld else "PhysicsSphericalJoint", equality.name)
         side0, side1 = self._side(equality.body0, equality.site0), self._side(equality.body1, equality.site1)
         if side0 is None or side1 is None:
-            return
+            return  # reference_problems names it
+        path = self._named_path(scope, equality.name)
+        prim = self.w.prim(path, "PhysicsFixedJoint" if weld else "PhysicsSphericalJoint", equality.name)
         prim.rel("physics:body0", [side0])
         prim.rel("physics:body1", [side1])
         frame0, frame1 = self._equality_frames(equality)
@@ -713,6 +713,47 @@ class _ModelWriter:
 
 def _finite(value: float) -> float:
     return value if math.isfinite(value) else math.copysign(1e10, value)
+
+
+def reference_problems(scene: PhysicsScene) -> list[str]:
+    """One line per MuJoCo item that names something the description does not have (it is left out
+    of the file): a site's body, an equality's bodies or sites, a tendon's sites and colliders, a
+    pair's colliders, an actuator's frame, a camera's target body."""
+    bodies, sites = {b.name for b in scene.bodies}, {s.name for s in scene.sites}
+    shapes, joints = {s.name for s in scene.shapes}, {j.name for j in scene.joints}
+    tendons = {t.name for t in scene.spatial_tendons}
+    free_joints = {b.free_joint_name for b in scene.bodies if b.free_joint_name}
+    found = []
+
+    def missing(what: str, name: Optional[str], among: set, kind: str) -> None:
+        if name is not None and name not in among:
+            found.append(f"{what}: {kind} '{name}' does not exist; left out of the file")
+
+    for site in scene.sites:
+        missing(f"site '{site.name}'", site.body, bodies, "body")
+    for camera in scene.cameras:
+        missing(f"camera '{camera.name}'", camera.body, bodies, "body")
+        missing(f"camera '{camera.name}'", camera.target, bodies, "target body")
+    for equality in scene.equalities:
+        for body, site in ((equality.body0, equality.site0), (equality.body1, equality.site1)):
+            missing(f"equality '{equality.name}'", site, sites, "site")
+            if site is None:
+                missing(f"equality '{equality.name}'", body, bodies, "body")
+    for tendon in scene.spatial_tendons:
+        for wrap in tendon.path:
+            among, kind = (sites, "site") if wrap.kind == WrapKind.SITE else (shapes, "collider")
+            if wrap.kind != WrapKind.PULLEY:
+                missing(f"spatial tendon '{tendon.name}'", wrap.target, among, kind)
+            missing(f"spatial tendon '{tendon.name}'", wrap.side_site, sites, "side site")
+    for pair in scene.contact_pairs:
+        for shape in (pair.shape0, pair.shape1):
+            missing(f"contact pair '{pair.name}'", shape, shapes, "collider")
+    any_joint = joints | free_joints
+    targets = {"site": sites, "body": bodies, "joint": any_joint, "jointinparent": any_joint, "tendon": tendons}
+    for actuator in scene.frame_actuators:
+        missing(f"actuator '{actuator.name}'", actuator.target, targets.get(actuator.target_kind, set()),
+                actuator.target_kind or "target")
+    return found
 
 
 def rest_relative_pose(scene: PhysicsScene, equality: Equality) -> Pose:
@@ -1115,8 +1156,8 @@ class MujocoModelReader:
 #: Prim type -> what this module may read from it ("": typeless prims, where sensors and pairs live).
 _READ_KINDS = {**{t: "site" for t in ("Sphere", "Cube", "Capsule", "Cylinder", "Xform")},
                "Camera": "camera", "SphereLight": "light", "DistantLight": "light", TENDON_TYPE: "tendon",
-               "PhysicsFixedJoint": "equality", "PhysicsSphericalJoint": "equality", KEYFRAME_TYPE: "keyframe",
-               "": "typeless"}
+               "PhysicsFixedJoint": "equality", "PhysicsSphericalJoint": "equality",
+               KEYFRAME_TYPE: "keyframe", "": "typeless"}
 _S = math.sqrt(0.5)
 #: Rotations taking a site's +Z onto a Gprim's X or Y axis (a Capsule/Cylinder authored along it).
 _Z_TO_AXIS = {0: (_S, 0.0, _S, 0.0), 1: (_S, -_S, 0.0, 0.0)}

@@ -23,7 +23,7 @@ from pxr import Gf, Sdf, Tf, Usd, UsdGeom, Vt
 from . import dialect as D
 from .actuation import undriven_actuator_warnings, write_actuation, write_derived_drive, write_joint_actuation
 from .errors import UsdWriteError
-from .mujoco_model import COLLISION_API, write_contact_params, write_mujoco_model
+from .mujoco_model import COLLISION_API, reference_problems, write_contact_params, write_mujoco_model
 from ..articulation import Articulation, find_articulations
 from ..collision import collision_group_filters, collision_group_name
 from ..files import replaced_file_mode
@@ -86,7 +86,8 @@ def _validation_problems(scene: PhysicsScene) -> tuple[list[str], list[str], dic
     readable lines, and the masses it computed."""
     problems, masses = validate_with_masses(scene)
     return ([str(p) for p in problems if blocks_writing(p)],
-            [str(p) for p in problems if not blocks_writing(p)] + undriven_actuator_warnings(scene), masses)
+            [str(p) for p in problems if not blocks_writing(p)] + undriven_actuator_warnings(scene)
+            + reference_problems(scene), masses)
 
 
 def _export_atomically(layer: Sdf.Layer, path: str) -> None:

@@ -80,8 +80,8 @@ def _every_item_scene():
     ]
     scene.equalities += [
         Equality(name="tail_weld", kind=EqualityKind.WELD, body0="torso", body1="tail",
-                 anchor=(0.0, 0.0, 0.05), relative_pose=Pose(pos=(-0.3, 0.01, 0.0), rot=TILT), torque_scale=2.0,
-                 solref=(0.05, 1.0)),
+                 anchor=(0.0, 0.0, 0.05), relative_pose=Pose(pos=(-0.3, 0.01, 0.0), rot=TILT),
+                 torque_scale=2.0, solref=(0.05, 1.0)),
         Equality(name="tail_rest_weld", kind=EqualityKind.WELD, body0="torso", body1="tail", active=False),
         Equality(name="head_connect", kind=EqualityKind.CONNECT, body0="torso", body1="head",
                  anchor=(0.3, 0.0, 0.1), solimp=(0.95, 0.99, 0.001, 0.5, 2.0)),
@@ -205,3 +205,17 @@ def test_keyframe_arrays_follow_mujocos_layout(every_item):
     assert len(qpos) == 7 + 8 + 4 + 2 and qpos[:3] == [0.0, 0.1, 0.3]
     assert len(key.GetAttribute("mjc:qvel").Get()) == 6 + 8 + 3 + 2
     assert list(key.GetAttribute("mjc:ctrl").Get()) == [0.3, 1.0, 0.0, 0.0, 0.0, 0.0]
+
+
+def test_an_item_naming_what_does_not_exist_is_reported_and_left_out(every_item, tmp_path):
+    import copy
+    scene = copy.deepcopy(every_item)
+    scene.equalities.append(Equality(name="lost_weld", kind=EqualityKind.WELD, body0="torso",
+                                     body1="no_body"))
+    scene.contact_pairs.append(ContactPair(name="lost_pair", shape0="head_collider", shape1="no_collider"))
+    problems = write_usd(scene, str(tmp_path / "robot.usda"))
+    assert "equality 'lost_weld': body 'no_body' does not exist; left out of the file" in problems
+    assert "contact pair 'lost_pair': collider 'no_collider' does not exist; left out of the file" in problems
+    back = read_usd(str(tmp_path / "robot.usda")).scene
+    assert back.equalities and not [e for e in back.equalities if e.name == "lost_weld"]
+    assert [p.name for p in back.contact_pairs] == ["head_tail"]
