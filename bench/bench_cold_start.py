@@ -2,8 +2,8 @@
 one, and against MuJoCo's own compile and first frame of the same robot, in one run.
 
 Each Articula start runs in its own process (imports done first, not timed: Blender has them loaded
-when Bake is pressed, and an installed add-on's bytecode compiled): ``Simulation(scene, solver="MUJOCO")`` (the MJCF export compiled in memory),
-one frame (``advance(1 / 24)``) and its poses (``body_poses()``), with ``WARP_CACHE_PATH`` a fresh
+when Bake is pressed, and an installed add-on's bytecode compiled): ``Simulation(scene,
+solver="MUJOCO")`` (the MJCF export compiled in memory), one frame (``advance(1 / 24)``) and its poses (``body_poses()``), with ``WARP_CACHE_PATH`` a fresh
 empty folder (cold: a first run on a new machine) or one an earlier run filled (warm).
 
 RATIO cold_start_mujoco_<robot> = warm time / cold time. Aim >= 0.667 (cold at most 1.5x warm: no Warp
@@ -34,7 +34,7 @@ import json, sys, time
 started = time.perf_counter()
 from articula.core.mjcf.reader import read_mjcf
 from articula.sim.simulation import Simulation
-import articula.core.mjcf.writer, articula.sim.mujoco_spec  # the path's modules (an installed add-on's are compiled)
+import articula.core.mjcf.writer, articula.sim.mujoco_spec  # the path's modules, compiled once installed
 scene = read_mjcf(sys.argv[1]).scene
 imported = time.perf_counter()
 sim = Simulation(scene, solver="MUJOCO")
@@ -46,11 +46,12 @@ print(json.dumps({{"start": done - imported, "imports": imported - started, "kin
 
 
 def robot_file() -> tuple[str, str]:
-    found = sorted(glob.glob(str(ROOT / ".venv-converter/lib/python3.*/site-packages/gymnasium/envs/mujoco/assets/"
-                                       "humanoid.xml")))
+    gymnasium = ".venv-converter/lib/python3.*/site-packages/gymnasium/envs/mujoco/assets/humanoid.xml"
+    found = sorted(glob.glob(str(ROOT / gymnasium)))
     if found:
         return "humanoid", found[0]
-    found = sorted(glob.glob(str(ROOT / ".venv/lib/python3.*/site-packages/newton/examples/assets/nv_humanoid.xml")))
+    found = sorted(glob.glob(str(ROOT / ".venv/lib/python3.*/site-packages/newton/examples/assets/"
+                                       "nv_humanoid.xml")))
     if not found:
         raise SystemExit("no humanoid MJCF: gymnasium's comes with `make corpus`, Newton's with the dev venv")
     return "nv_humanoid", found[0]
@@ -58,7 +59,8 @@ def robot_file() -> tuple[str, str]:
 
 def articula_start(path: str, cache: str) -> dict:
     env = dict(os.environ, WARP_CACHE_PATH=cache)
-    done = subprocess.run([sys.executable, "-c", START, path], env=env, capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run([sys.executable, "-c", START, path], env=env, capture_output=True, text=True,
+                          cwd=ROOT)
     if done.returncode != 0:
         raise SystemExit(f"the start failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -94,15 +96,17 @@ def main() -> None:
                 cache = os.path.join(scratch, f"cold{k}")
                 os.mkdir(cache)
                 colds.append(articula_start(path, cache))
-                print(f"INFO cold run {k}: {colds[-1]['start']:.4f} s to the first frame ({colds[-1]['kind']}), "
-                      f"imports {colds[-1]['imports']:.2f} s, {files_in(cache)} files in the Warp cache after it")
+                run = colds[-1]
+                print(f"INFO cold run {k}: {run['start']:.4f} s to the first frame ({run['kind']}), "
+                      f"imports {run['imports']:.2f} s, {files_in(cache)} files in the Warp cache after it")
             if k < WARM_RUNS:
                 warms.append(articula_start(path, warm_cache))
                 print(f"INFO warm run {k}: {warms[-1]['start']:.4f} s to the first frame, "
                       f"imports {warms[-1]['imports']:.2f} s")
     cold, warm = min(r["start"] for r in colds), min(r["start"] for r in warms)
     own = mujoco_start(path)
-    print(f"INFO MuJoCo's own compile and first frame of {Path(path).name}: {own:.4f} s (best of {MUJOCO_RUNS})")
+    print(f"INFO MuJoCo's own compile and first frame of {Path(path).name}: {own:.4f} s "
+          f"(best of {MUJOCO_RUNS})")
     print(f"RATIO cold_start_mujoco_{name} {warm / cold:.3f} 0.667 warm {warm:.4f} s / cold {cold:.4f} s "
           f"(best of {WARM_RUNS} and {COLD_RUNS}, empty WARP_CACHE_PATH each cold run)")
     print(f"RATIO warm_start_mujoco_{name} {own / warm:.3f} 0.2 MuJoCo's own {own:.4f} s / Articula's warm "

@@ -63,8 +63,9 @@ class SpecLayout:
                 if j < 0:
                     continue
                 ball = int(m.jnt_type[j]) == int(mujoco.mjtJoint.mjJNT_BALL)
-                self.dofs[(joint_name, dof.axis.value)] = DofSlot(
-                    j, -1 if ball else int(m.jnt_qposadr[j]), int(m.jnt_dofadr[j]) + (component if ball else 0), ball)
+                qpos = -1 if ball else int(m.jnt_qposadr[j])
+                dof_address = int(m.jnt_dofadr[j]) + (component if ball else 0)
+                self.dofs[(joint_name, dof.axis.value)] = DofSlot(j, qpos, dof_address, ball)
         self.actuators = {a.name: i for a, *_ in scene.actuators()
                           if (i := _id(m, obj.mjOBJ_ACTUATOR, a.name)) >= 0}
         self.actuator_of = {a.name: a for a, *_ in scene.actuators()}
@@ -73,7 +74,7 @@ class SpecLayout:
             for dof in joint.active_dofs():
                 if not dof.drive_enabled:
                     continue
-                name = f"{joint.name}_drive" if joint.type != JointType.D6 else f"{joint.name}_{dof.axis.value}_drive"
+                name = f"{joint.name}_{dof.axis.value}_drive" if joint.type == JointType.D6 else f"{joint.name}_drive"
                 a = _id(m, obj.mjOBJ_ACTUATOR, name)
                 if a >= 0:
                     self.drives[(joint.name, dof.axis.value)] = DriveSlot(a, dof.drive_stiffness > 0.0)

@@ -85,7 +85,7 @@ class _Kinematic:
     def __init__(self, names: list[str], mocap: list[int], data):
         self.names, self.mocap = names, np.asarray(mocap, dtype=np.int64)
         pos, quat = data.mocap_pos[self.mocap], data.mocap_quat[self.mocap]
-        self.goal = np.concatenate([pos, quat[:, 1:], quat[:, :1]], axis=1) if len(names) else np.zeros((0, 7))
+        self.goal = np.concatenate([pos, quat[:, 1:], quat[:, :1]], axis=1)  # (x, y, z, w) rotations
         self.start = self.goal.copy()
         self.velocity = np.zeros((len(names), 6))  # linear (of the origin), angular; world frame
 
@@ -137,7 +137,7 @@ class MuJoCoSimulation:
         self._cache_key = self._fingerprint() if model_cache.size() else None
         self.built = model_cache.take_spec(self._cache_key) or self._build()
         self.mj_model = m = self.built.model
-        if dt is None and substeps <= 1:  # the written file's step (6 digits), so it steps as MuJoCo runs the file
+        if dt is None and substeps <= 1:  # the written file's step (6 digits): stepped as MuJoCo runs the file
             self.dt = float(m.opt.timestep)
         m.opt.timestep = self.dt
         self.layout = SpecLayout(scene, self.built)
@@ -150,8 +150,8 @@ class MuJoCoSimulation:
         self.controls.update({name: _clamped(a, a.control) for name, a in self.layout.actuator_of.items()
                               if name not in self.layout.actuators})
         self._initial_controls = dict(self.controls)
-        self.kinematic = _Kinematic(self.layout.kinematic, [self.layout.mocap[n] for n in self.layout.kinematic],
-                                    self.mj_data)
+        moved = self.layout.kinematic
+        self.kinematic = _Kinematic(moved, [self.layout.mocap[n] for n in moved], self.mj_data)
         self._moved_by = {int(m): i for i, m in enumerate(self.kinematic.mocap)}
         self.wrenches = AppliedWrenches(None)
         self._row_body = {row: int(b) for row, b in enumerate(self.layout.body_ids)}  # replica 0's rows
@@ -177,7 +177,8 @@ class MuJoCoSimulation:
         try:
             return build_spec(self._physics)
         except MjcfWriteError as error:
-            raise SimulationBuildError("MuJoCo cannot simulate the robot: " + "; ".join(error.problems)) from error
+            problems = "; ".join(error.problems)
+            raise SimulationBuildError(f"MuJoCo cannot simulate the robot: {problems}") from error
 
     def _setup_replicas(self):
         from .builder import replica_offsets
@@ -191,7 +192,8 @@ class MuJoCoSimulation:
         self._body_keys = [(name, r) for r in range(count) for name in names]
         threads = min(count, os.cpu_count() or 1)
         self._chunks = [list(range(count))[k::threads] for k in range(threads)]
-        self._pool = ThreadPoolExecutor(threads, thread_name_prefix="articula-mujoco") if threads > 1 else None
+        self._pool = ThreadPoolExecutor(threads, thread_name_prefix="articula-mujoco") \
+            if threads > 1 else None
 
     def _authored_state(self, d) -> np.ndarray:
         """The description's start state in ``d`` (the writer's ``initial`` keyframe, when it wrote one);
@@ -233,8 +235,8 @@ class MuJoCoSimulation:
         """What this solver cannot simulate as authored, in plain words."""
         notes = list(self.built.warnings)
         if self.layout.kinematic_fixed:
-            notes.append("kinematic bodies inside a tree stay where they are (MuJoCo moves only top-level mocap "
-                         "bodies): " + ", ".join(self.layout.kinematic_fixed))
+            notes.append("kinematic bodies inside a tree stay where they are (MuJoCo moves only top-level "
+                         "mocap bodies): " + ", ".join(self.layout.kinematic_fixed))
         return notes
 
     @property
@@ -645,8 +647,8 @@ class MuJoCoSimulation:
         geom = np.zeros(1, dtype=np.int32)
         groups = np.zeros(6, dtype=np.uint8)
         groups[[0, 3]] = 1  # colliders: group 3 beside visuals, else 0
-        distance = mujoco.mj_ray(m, d, np.asarray(start, dtype=np.float64), np.asarray(direction, dtype=np.float64),
-                                 groups, 1, -1, geom)
+        start, direction = np.asarray(start, dtype=np.float64), np.asarray(direction, dtype=np.float64)
+        distance = mujoco.mj_ray(m, d, start, direction, groups, 1, -1, geom)
         if distance < 0:
             return math.inf, -1
         body = int(m.geom_bodyid[geom[0]])

@@ -6,9 +6,10 @@
     sim.advance(1 / 24)                        # the spring pulls on every step
     grab.release()                             # no force left behind
 
-The hit test is MuJoCo's ``mj_ray`` on the MuJoCo path (:mod:`sim.mujoco_spec`), Newton's picking ray
-cast (``newton.viewer.Picking``) on Newton's, on the simulation's own colliders, replica 0 only. The force is Newton's picking spring, evaluated before every physics step
-on whichever path steps the simulation (:meth:`sim.simulation.Simulation.set_body_pull`): the grab
+The hit test is MuJoCo's ``mj_ray`` on the MuJoCo path (:mod:`sim.mujoco_spec`), Newton's picking
+ray cast (``newton.viewer.Picking``) on Newton's, on the simulation's own colliders, replica 0 only.
+The force is Newton's picking spring, evaluated before every physics step on whichever path steps the
+simulation (:meth:`sim.simulation.Simulation.set_body_pull`): the grab
 point is pulled toward the target with an acceleration ``stiffness * offset - damping * velocity``,
 times the body's mass (its articulation's when it is massless), the force capped at
 ``max_acceleration`` g times the articulation's mass, and the torque is the lever arm about the
@@ -260,7 +261,8 @@ class _NewtonBodies:
     def cast(self, start, direction) -> tuple[float, int]:
         if self._ray is None:
             worlds = self._model.world_count
-            mask = wp.array([1] + [0] * (worlds - 1), dtype=int, device=self._model.device) if worlds > 1 else None
+            mask = wp.array([1] + [0] * (worlds - 1), dtype=int, device=self._model.device) \
+                if worlds > 1 else None
             self._ray = _RayCast(self._model, visible_worlds_mask=mask)
         distance, body = self._ray.cast(self._sim.state_0, start, direction)
         return distance, self._row_of_body.get(body, -1)
@@ -279,7 +281,8 @@ class _MuJoCoBodies:
         for b in range(m.nbody):
             if (m.body_inertia[b] > 0).all():
                 turn = _quat_wxyz_matrix(m.body_iquat[b])
-                self.inv_inertia[b] = turn @ np.diag(1.0 / m.body_inertia[b]) @ turn.T  # about the COM, body frame
+                # about the centre of mass, in the body frame
+                self.inv_inertia[b] = turn @ np.diag(1.0 / m.body_inertia[b]) @ turn.T
         self.kinematic = np.array(m.body_mocapid) >= 0
         self.welded = (np.array(m.body_weldid) == 0) & ~self.kinematic
         self._ids, self._sim = sim.layout.body_ids, sim

@@ -282,7 +282,8 @@ class Simulation:
         if cls is Simulation and on_mujoco_c(scene, device, solver, mujoco_direct):
             from .mujoco_spec import MuJoCoSimulation
 
-            return MuJoCoSimulation(scene, "cpu", solver, substeps, dt, on_status, warm, mujoco_direct, keyframe)
+            return MuJoCoSimulation(scene, "cpu", solver, substeps, dt, on_status, warm, mujoco_direct,
+                                    keyframe)
         return super().__new__(cls)
 
     def __init__(self, scene: PhysicsScene, device: str = "auto", solver: Solver | str | None = None,

@@ -19,7 +19,7 @@ def empty_cache():
 
 
 def bake_once():
-    """(the simulation's compiled MuJoCo model, the keyed locations and rotations) of one bake of the scene."""
+    """(the simulation's compiled MuJoCo model, the keyed locations and rotations) of one bake."""
     job = BakeJob(bpy.context, 1, LAST, "MUJOCO", SUBSTEPS)
     while not job.run(budget=1.0):
         pass

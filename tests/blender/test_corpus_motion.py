@@ -1,8 +1,9 @@
-"""Real robots move in Blender as Newton moves them: converted MJCF robots (``make corpus``) imported
-with ``articula.import_usd`` and baked 1 s with ``articula.bake`` on MuJoCo and Featherstone, contacts
-off, end with every body within 1 mm of Newton 1.8 simulating the original file by itself (add_usd,
-the same solver and step, contacts off). Stacked planar roots, 3-DOF hips, joint springs, armature
-and damping all take part.
+"""Real robots move in Blender as their simulators move them: converted MJCF robots (``make corpus``)
+imported with ``articula.import_usd`` and baked 1 s with ``articula.bake``, contacts off, end with every
+body within 1 mm of the reference: on Featherstone Newton 1.8 simulating the converted file by itself
+(add_usd, the same solver and step); on MuJoCo (MuJoCo's C library on the MJCF export) MuJoCo itself
+running gymnasium's original MJCF (its planar roots slide freely, without the armature Newton's one D6
+per body gives them). Stacked planar roots, 3-DOF hips, joint springs, armature and damping all take part.
 
 Newton reads the original file on Blender 5.2's USD 26.03 only (4.5's USD 25.02 lacks
 ``UsdPhysics.Axis`` for ``add_usd``): the 4.5 tier skips, test_corpus_bake.py bakes there.
@@ -62,6 +63,26 @@ def newton_own_positions(path: str, solver: str, steps: int, dt: float) -> dict[
     return {label: q[i, :3] for i, label in enumerate(model.body_label)}
 
 
+def mujoco_own_positions(key: str, steps: int, dt: float) -> dict[str, np.ndarray]:
+    """MuJoCo alone on gymnasium's original MJCF of ``key``, contacts off: body positions after ``steps``."""
+    import mujoco
+
+    files = glob.glob(os.path.join(os.path.dirname(__file__), "..", "..", ".venv-converter", "lib", "python3.*",
+                                   "site-packages", "gymnasium", "envs", "mujoco", "assets",
+                                   key.removeprefix("gym_") + ".xml"))
+    if not files:
+        pytest.skip("gymnasium's MJCF files come with `make corpus`")
+    spec = mujoco.MjSpec.from_file(files[0])
+    for geom in spec.geoms:
+        geom.contype = geom.conaffinity = 0
+    model = spec.compile()
+    model.opt.timestep = dt
+    data = mujoco.MjData(model)
+    mujoco.mj_step(model, data, steps)
+    mujoco.mj_kinematics(model, data)
+    return {model.body(b).name: data.xpos[b].copy() for b in range(1, model.nbody)}
+
+
 @pytest.mark.parametrize("solver", ["MUJOCO", "FEATHERSTONE"])
 @pytest.mark.parametrize("key", ["gym_hopper", "gym_walker2d"])
 def test_baked_robot_follows_newtons_own_simulation(clean_scene, key, solver, tmp_path, monkeypatch):
@@ -81,8 +102,12 @@ def test_baked_robot_follows_newtons_own_simulation(clean_scene, key, solver, tm
     ours = {o.name: np.array(o.matrix_world.translation) for o in bodies}
     steps_per_second = scene.articula.steps_per_second
     steps = int(round(steps_per_second))  # one second of the scene's steps
-    reference = newton_own_positions(path, solver, steps, 1.0 / steps_per_second)
-    names = {p: k.split(":", 1)[1] for k, p in read_usd(path).prim_paths.items()}
+    if solver == "MUJOCO":
+        reference = mujoco_own_positions(key, steps, 1.0 / steps_per_second)
+        names = {}
+    else:
+        reference = newton_own_positions(path, solver, steps, 1.0 / steps_per_second)
+        names = {p: k.split(":", 1)[1] for k, p in read_usd(path).prim_paths.items()}
     assert max(np.linalg.norm(ours[n] - rest[n]) for n in ours) > 0.5  # it fell and swung: simulated
     for label, position in reference.items():
         name = names.get(label, label.rsplit("/", 1)[-1])

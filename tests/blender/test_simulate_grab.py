@@ -96,7 +96,8 @@ def test_a_grabbed_body_follows_the_mouse_under_the_cap_and_release_leaves_no_fo
     assert np.linalg.norm(bob(loop) - RAISED_TARGET) < 0.1  # swung up to the mouse against gravity
     assert 0.0 < largest <= loop.grab.max_force * (1 + 1e-9)
     sim = loop.session.sim
-    mass = sim.mj_model.body_mass.sum() if isinstance(sim, MuJoCoSimulation) else sim.model.body_mass.numpy().sum()
+    mass = sim.mj_model.body_mass.sum() if isinstance(sim, MuJoCoSimulation) \
+        else sim.model.body_mass.numpy().sum()
     assert loop.grab.max_force == pytest.approx(5.0 * 9.81 * mass)  # the panel's default cap
     assert "Ctrl+drag grab" in loop.status()
     assert "Pulling 'pendulum_link'" in loop.status()

@@ -57,7 +57,7 @@ def test_stays_at_rest_while_the_effort_is_below_static_friction(solver):
     sim = Simulation(slider_scene(), device="cpu", solver=solver)
     sim.set_joint_efforts({"rail": 0.9 * (F if solver == "MUJOCO" else S)})
     sim.advance(0.5)
-    assert abs(position(sim)) < (1e-3 if solver == "MUJOCO" else 1e-4)  # MuJoCo's constraint is soft: it creeps
+    assert abs(position(sim)) < (1e-3 if solver == "MUJOCO" else 1e-4)  # MuJoCo's soft constraint creeps
     assert abs(speed(sim)) < 1e-3
 
 

@@ -23,6 +23,7 @@ from articula.sim.simulation import Simulation, SimulationDiverged
 
 from .test_sim_kinematic import carried_arm_scene
 
+ONE_KG = MassProperties(1.0, diagonal_inertia=(0.1,) * 3)
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CORPUS = os.environ.get("ARTICULA_CORPUS", os.path.expanduser("~/.cache/articula/corpus"))
 FPS = 60
@@ -31,8 +32,8 @@ POSE_TOLERANCE = 1e-3
 
 
 def gym_file(name: str) -> str:
-    found = glob.glob(os.path.join(ROOT, ".venv-converter/lib/python3.*/site-packages/gymnasium/envs/mujoco/assets",
-                                   f"{name}.xml"))
+    assets = ".venv-converter/lib/python3.*/site-packages/gymnasium/envs/mujoco/assets"
+    found = glob.glob(os.path.join(ROOT, assets, f"{name}.xml"))
     if not found:
         pytest.skip("gymnasium's MJCF files come with `make corpus` (.venv-converter)")
     return found[0]
@@ -68,7 +69,8 @@ def test_gymnasium_robot_moves_as_mujoco_moves_its_file(robot):
     data = mujoco.MjData(model)
     if model.nkey:
         mujoco.mj_resetDataKeyframe(model, data, 0)
-    named = [(row, mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, n)) for row, n in enumerate(sim.body_names)]
+    named = [(row, mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, n))
+             for row, n in enumerate(sim.body_names)]
     rows, ids = (list(v) for v in zip(*[(row, i) for row, i in named if i > 0]))
     start = sim.body_poses()[rows, :3].copy()
     for _ in range(FPS):
@@ -114,7 +116,7 @@ def test_frame_poses_are_the_state_after_the_last_step():
 def test_applied_joint_efforts_act():
     """1 N on 1 kg for 0.5 s."""
     scene = PhysicsScene(name="slider", settings=SceneSettings(gravity=(0.0, 0.0, 0.0)))
-    scene.bodies.append(Body("cart", Pose((0.0, 0.0, 1.0)), mass=MassProperties(1.0, diagonal_inertia=(0.1,) * 3)))
+    scene.bodies.append(Body("cart", Pose((0.0, 0.0, 1.0)), mass=ONE_KG))
     scene.joints.append(make_joint("rail", JointType.PRISMATIC, None, "cart", axis="X",
                                    local_pose0=Pose((0.0, 0.0, 1.0))))
     sim = Simulation(scene, device="cpu", solver="MUJOCO")
@@ -126,8 +128,9 @@ def test_applied_joint_efforts_act():
 def test_an_effort_on_a_ball_joint_turns_it():
     """A ball joint's effort is MuJoCo's, in the joint's frame: it keeps turning the bob, faster."""
     scene = PhysicsScene(name="ball", settings=SceneSettings(gravity=(0.0, 0.0, 0.0)))
-    scene.bodies.append(Body("bob", Pose((0.0, 0.0, 1.0)), mass=MassProperties(1.0, diagonal_inertia=(0.1,) * 3)))
-    scene.joints.append(make_joint("socket", JointType.SPHERICAL, None, "bob", local_pose0=Pose((0.0, 0.0, 1.0))))
+    scene.bodies.append(Body("bob", Pose((0.0, 0.0, 1.0)), mass=ONE_KG))
+    scene.joints.append(make_joint("socket", JointType.SPHERICAL, None, "bob",
+                                   local_pose0=Pose((0.0, 0.0, 1.0))))
     sim = Simulation(scene, device="cpu", solver="MUJOCO")
     sim.set_joint_velocities({("socket", "rotZ"): 1.0})
     sim.advance(0.5)
@@ -138,7 +141,8 @@ def test_an_effort_on_a_ball_joint_turns_it():
     assert abs(turned[0]) < 0.99 and abs(sim.body_poses()[0, 3]) < abs(turned[0])
 
 
-@pytest.mark.parametrize("scene", [carried_arm_scene, samples.six_dof_arm, samples.robotic_finger, samples.d6_sampler])
+@pytest.mark.parametrize("scene", [carried_arm_scene, samples.six_dof_arm, samples.robotic_finger,
+                                   samples.d6_sampler])
 def test_kinematic_bodies_friction_and_velocity_limits_stay_finite(scene):
     sim = Simulation(scene(), device="cpu", solver="MUJOCO")
     sim.advance(0.1)

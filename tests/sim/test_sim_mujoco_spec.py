@@ -16,8 +16,8 @@ import pytest
 from articula.core import samples
 from articula.core.mjcf.reader import read_mjcf
 from articula.core.mjcf.writer import write_mjcf
-from articula.core.model import (Body, JointType, Keyframe, MassProperties, PhysicsScene, Pose, SceneSettings, Shape,
-                                 ShapeKind, make_joint)
+from articula.core.model import (Body, JointType, Keyframe, MassProperties, PhysicsScene, Pose, SceneSettings,
+                                 Shape, ShapeKind, make_joint)
 from articula.core.transforms import quat_from_axis_angle, transform_point
 from articula.sim import model_cache
 from articula.sim.mujoco_spec import MuJoCoSimulation
@@ -29,7 +29,8 @@ from .test_sim_kinematic import carried_arm_scene, driven_hinge_scene
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GYMNASIUM = os.path.join(ROOT, ".venv-converter", "lib", "python3.12", "site-packages", "gymnasium", "envs",
                          "mujoco", "assets")
-PYBULLET_DATA = os.environ.get("ARTICULA_PYBULLET_DATA", os.path.expanduser("~/.cache/articula/pybullet_data"))
+PYBULLET_DATA = os.environ.get("ARTICULA_PYBULLET_DATA",
+                               os.path.expanduser("~/.cache/articula/pybullet_data"))
 FPS = 60
 ONE_KG = MassProperties(1.0, diagonal_inertia=(0.1,) * 3)
 
@@ -115,7 +116,8 @@ def test_the_mujoco_path_builds_no_warp_kernel(tmp_path):
     assert built == [], built
 
 
-@pytest.mark.skipif(not os.path.isfile(os.path.join(GYMNASIUM, "ant.xml")), reason="gymnasium comes with `make corpus`")
+@pytest.mark.skipif(not os.path.isfile(os.path.join(GYMNASIUM, "ant.xml")),
+                    reason="gymnasium comes with `make corpus`")
 def test_ant_dropped_on_the_floor_moves_as_mujoco_moves_the_original_file():
     """Two seconds of gymnasium's ant falling onto its legs: every body within 1 mm of MuJoCo's run of
     the original file (the reader and writer carry what the contacts need)."""
@@ -123,7 +125,8 @@ def test_ant_dropped_on_the_floor_moves_as_mujoco_moves_the_original_file():
     sim = Simulation(read_mjcf(path).scene, device="cpu", solver="MUJOCO")
     model = mujoco.MjModel.from_xml_path(path)
     data = mujoco.MjData(model)
-    named = [(row, mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, n)) for row, n in enumerate(sim.body_names)]
+    named = [(row, mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, n))
+             for row, n in enumerate(sim.body_names)]
     rows, ids = zip(*[(row, i) for row, i in named if i >= 0])
     assert len(rows) >= 9  # the torso, and each leg's thigh and shin (the file leaves the hips unnamed)
     fell = 0.0
