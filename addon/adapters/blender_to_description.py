@@ -566,7 +566,7 @@ def read_mujoco_model(settings, objects: list, bodies: set, frames: WorldFrames,
     pairs, spatial tendons and frame actuators (the scene's lists), as ``PhysicsScene`` keywords.
     Scene items whose objects are not among ``objects`` are left out."""
     found = {"sites": [], "cameras": [], "lights": [], "sensors": []}
-    present = set(objects)
+    present = _LazySet(objects)
     for obj in objects:
         kind = obj.type
         if kind not in _FRAME_TYPES or any(frames.role(obj)[:2]):  # bodies and joints are neither
@@ -580,7 +580,9 @@ def read_mujoco_model(settings, objects: list, bodies: set, frames: WorldFrames,
             found["sites"].append(read_site(obj, bodies, frames))
         elif kind == "EMPTY" and props.sensor.enabled and _reads_something(props.sensor, present):
             found["sensors"].append(read_sensor(obj))
-    joints = {file_name(o): o.name for o in joint_objects}  # keyframes name joints as their file does
+    named = settings.keyframes or any(a.target_kind == "joint" for a in settings.frame_actuators)
+    # keyframes name joints as their file does (read only where something names a joint)
+    joints = {file_name(o): o.name for o in joint_objects} if named else {}
 
     def name_of(obj):
         return described_name(obj) if obj is None or obj in present else False
@@ -608,10 +610,23 @@ def read_mujoco_model(settings, objects: list, bodies: set, frames: WorldFrames,
 _FRAME_TYPES = frozenset(("EMPTY", "CAMERA", "LIGHT"))
 
 
+class _LazySet:
+    """``in`` on a set of ``items`` made on the first question (most robots never ask)."""
+
+    def __init__(self, items):
+        self.items, self.made = items, None
+
+    def __contains__(self, item) -> bool:
+        if self.made is None:
+            self.made = set(self.items)
+        return item in self.made
+
+
 def _reads_something(props, present: set) -> bool:
     """A sensor whose target (and reference) objects are among those read: one whose object was
     deleted, or left out of a selection, is left out with it."""
-    if props.reference_kind and props.reference is None or props.reference not in present | {None}:
+    reference = props.reference
+    if props.reference_kind and reference is None or reference is not None and reference not in present:
         return False  # its frame is gone (a deleted object's pointer is cleared)
     if props.target is not None:
         return props.target in present
