@@ -180,3 +180,25 @@ def test_the_installed_command_is_the_same(tmp_path):
                           text=True, cwd=tmp_path, timeout=300)
     assert done.returncode == 0 and "0 errors" in done.stdout
     assert os.path.dirname(str(command)) == os.path.dirname(sys.executable)
+
+
+def test_many_files_show_a_progress_bar_on_a_terminal(tmp_path):
+    import pty
+
+    main, terminal = pty.openpty()
+    inputs = [urdf_corpus.corpus_file(R2D2), mjcf_corpus.corpus_file(ANT)]
+    command = [sys.executable, "-m", "articula", "convert", "--to", "xml", *inputs, str(tmp_path)]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=terminal)
+    os.close(terminal)
+    shown = b""
+    while True:  # read while it writes (a full terminal buffer would block it); EIO once it is gone
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(main)
+    assert process.wait(timeout=300) == 0
+    assert b"\r[----------" in shown and b"] 1/2 ant.xml" in shown
