@@ -53,6 +53,9 @@ $(VENV)/$(PKG_STAMP): $(VENV)/$(STAMP) pyproject.toml
 $(VENV45)/$(PKG_STAMP): $(VENV45)/$(STAMP) pyproject.toml
 	$(call install_articula,$(VENV45))
 
+$(VENV_NV)/$(PKG_STAMP): $(VENV_NV)/$(STAMP) pyproject.toml
+	$(call install_articula,$(VENV_NV))
+
 # $(1): venv folder, $(2): its requirement file, $(3): the Python it needs (3.11 or 3.13), $(4): its path.
 define make_venv
 	@test -n "$(4)" && test -x "$(4)" || { echo "Python $(3) not found: install it (pyenv install $(3),"\
@@ -131,7 +134,7 @@ $(VENV_PTB)/$(STAMP): requirements/pytest-blender.txt
 # on bpy 5.2.3 LTS and on bpy 4.5.15 LTS; then NVIDIA's validators on Articula's exports (tests/nvidia,
 # core writer only, in .venv-nvidia). The core tier's URDF export tests run Pinocchio (urdfdom) in .venv-pin.
 # Every tier runs even when an earlier one fails.
-test: venv corpus urdf-corpus xacro-corpus $(VENV_NV)/$(STAMP) $(VENV_PIN)/$(STAMP)
+test: venv corpus urdf-corpus xacro-corpus $(VENV_NV)/$(PKG_STAMP) $(VENV_PIN)/$(STAMP)
 	@status=0; \
 	tools/pytest-tier $(PY) tests/core tests/sim $(PYTEST_ARGS) || status=1; \
 	tools/pytest-tier $(PY) tests/blender $(PYTEST_ARGS) || status=1; \
@@ -155,7 +158,8 @@ test-in-blender: $(VENV_PTB)/$(STAMP)
 	@test -n "$(BLENDER)" || { echo "usage: make test-in-blender BLENDER=/path/to/blender"; exit 2; }
 	blender_python="$$($(VENV_PTB)/bin/pytest-blender --blender-executable "$(BLENDER)")" \
 		&& "$$blender_python" -m ensurepip \
-		&& "$$blender_python" -m pip install --quiet -r requirements/in-blender.txt
+		&& "$$blender_python" -m pip install --quiet -r requirements/in-blender.txt \
+		&& "$$blender_python" -m pip install --quiet --no-deps --find-links $(WHEELHOUSE) -e .
 	$(VENV_PTB)/bin/pytest --blender-executable "$(BLENDER)" tests/blender $(PYTEST_ARGS)
 
 # Build outputs only; `distclean` also drops the venvs and the wheel cache.
