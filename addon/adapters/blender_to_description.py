@@ -498,7 +498,8 @@ def in_file_order(joint_objects: list, joint_props: Optional[list] = None) -> li
 
 
 def scene_from_blender(scene, objects: Optional[Iterable] = None,
-                       frames: Optional[WorldFrames] = None, visual_meshes: bool = True) -> PhysicsScene:
+                       frames: Optional[WorldFrames] = None, visual_meshes: bool = True,
+                       file_names: Optional[dict] = None) -> PhysicsScene:
     """The description of ``scene``'s objects (all of them, or only ``objects``).
 
     Bodies come parents first; joints, shapes and visuals in object order (stacked joints in their
@@ -506,7 +507,8 @@ def scene_from_blender(scene, objects: Optional[Iterable] = None,
     world frames already read (by :func:`blender_problems` on the same, unchanged objects).
     ``visual_meshes``: False leaves the visuals' meshes empty, for whoever takes them from Blender
     itself (the NESTED USD export: Blender's exporter writes them) or needs none (the simulation);
-    reading a real robot's render meshes is most of reading the robot.
+    reading a real robot's render meshes is most of reading the robot. ``file_names`` (a dict)
+    receives each joint's file name where it differs from its object's (see :func:`file_name`).
     """
     objects = list(scene.objects if objects is None else objects)
     frames = WorldFrames() if frames is None else frames
@@ -517,6 +519,9 @@ def scene_from_blender(scene, objects: Optional[Iterable] = None,
     settings = scene.articula
     ordered = _joints_in_file_order(joint_roles)
     joints = [read_joint(o, frames, props) for o, props in ordered]
+    if file_names is not None:
+        named = ((o, file_name(o)) for o, _ in ordered)
+        file_names.update((o.name, name) for o, name in named if name != o.name)
     actuated = {o for (o, _), joint in zip(ordered, joints) if any(d.actuators for d in joint.dofs)}
     joint_names = {j.name for j in joints}
     return PhysicsScene(

@@ -12,8 +12,8 @@ from typing import Optional
 
 import bpy
 
-from .blender_to_description import (WorldFrames, blender_problems, children_index, file_name,
-                                     principled_node, scene_from_blender, world_pose)
+from .blender_to_description import (WorldFrames, blender_problems, children_index, principled_node,
+                                     scene_from_blender, world_pose)
 
 
 @dataclass
@@ -54,11 +54,12 @@ def robot_for_export(context, selected_only: bool, current_pose: bool,
     warnings = [str(p) for p in found if p.severity != "ERROR"]
     if errors:
         return ExportInput(None, objects, warnings, errors)
-    desc = scene_from_blender(context.scene, objects, frames, visual_meshes)
+    file_names: dict = {}
+    desc = scene_from_blender(context.scene, objects, frames, visual_meshes, file_names)
     if current_pose:
         desc, notes = with_current_state(context.scene, desc)
         warnings += notes
-    return ExportInput(with_file_names(desc, joint_file_names(context.scene, desc)), objects, warnings)
+    return ExportInput(with_file_names(desc, joint_file_names(desc, file_names)), objects, warnings)
 
 
 def keyframe_of_current_pose(scene):
@@ -67,7 +68,8 @@ def keyframe_of_current_pose(scene):
     from ...core.model import Keyframe
     from ...core.posing import joint_positions_of
 
-    desc = scene_from_blender(scene, frames=WorldFrames(), visual_meshes=False)  # at rest
+    file_names: dict = {}
+    desc = scene_from_blender(scene, frames=WorldFrames(), visual_meshes=False, file_names=file_names)  # rest
     now = {body.name: world_pose(scene.objects[body.name]) for body in desc.bodies
            if body.name in scene.objects}
     positions, roots, notes = joint_positions_of(desc, now)
@@ -75,21 +77,17 @@ def keyframe_of_current_pose(scene):
     keyframe.controls = {a.name: a.control for a, *_ in desc.actuators()}
     keyframe.controls.update((a.name, a.control) for a in desc.frame_actuators)
     desc.keyframes = [keyframe]
-    with_file_names(desc, joint_file_names(scene, desc))
+    with_file_names(desc, joint_file_names(desc, file_names))
     return keyframe, notes
 
 
-def joint_file_names(scene, desc) -> dict[str, str]:
-    """Joint name -> the name its file gave it, where Blender's differs (``bthigh.001`` -> ``bthigh``)
-    and no other joint of ``desc`` holds that name."""
-    names = {}
-    for joint in desc.joints:
-        obj = scene.objects.get(joint.name)
-        if obj is not None and obj.articula.joint.enabled and file_name(obj) != joint.name:
-            names[joint.name] = file_name(obj)
-    kept = {j.name for j in desc.joints if j.name not in names}
+def joint_file_names(desc, file_names: dict) -> dict[str, str]:
+    """The renames of :func:`with_file_names`: each joint of ``desc`` to its file's name (``file_names``,
+    from ``scene_from_blender``: ``bthigh.001`` -> ``bthigh``) where no other joint holds that name."""
+    renames = {j.name: file_names[j.name] for j in desc.joints if j.name in file_names}
+    kept = {j.name for j in desc.joints if j.name not in renames}
     chosen = {}
-    for old, new in names.items():
+    for old, new in renames.items():
         if new not in kept:
             chosen[old] = new
             kept.add(new)
