@@ -70,8 +70,8 @@ def keyframe_of_current_pose(scene):
 
     file_names: dict = {}
     desc = scene_from_blender(scene, frames=WorldFrames(), visual_meshes=False, file_names=file_names)  # rest
-    now = {body.name: world_pose(scene.objects[body.name]) for body in desc.bodies
-           if body.name in scene.objects}
+    by_name = {obj.name: obj for obj in scene.objects}  # scene.objects[name] searches the scene
+    now = {body.name: world_pose(by_name[body.name]) for body in desc.bodies if body.name in by_name}
     positions, roots, notes = joint_positions_of(desc, now)
     keyframe = Keyframe("", joint_positions=positions, root_poses=roots)
     keyframe.controls = {a.name: a.control for a, *_ in desc.actuators()}

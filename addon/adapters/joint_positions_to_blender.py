@@ -47,7 +47,8 @@ def pose_robot(scene, keyframe: Keyframe) -> PoseResult:
         _known(result, body, bodies)
         posed.root_poses[body] = pose
     poses = keyframe_bodies(desc, posed)
-    objects = [scene.objects[b.name] for b in parents_first(desc.bodies)]
+    by_name = {obj.name: obj for obj in scene.objects}  # scene.objects[name] searches the scene
+    objects = [by_name[b.name] for b in parents_first(desc.bodies)]
     capture_rest(objects)
     rests = {obj: desc.body(obj.name).pose for obj in objects}
     result.moved = _move(objects, {obj: poses[obj.name] for obj in objects}, rests)
