@@ -10,7 +10,9 @@ The Blender data model:
 - a collider is an object with ``articula.collider.enabled``: the body object itself, an object
   under a body (nearest body up the chain), or static (no body above);
 - a visual is a mesh object: a body's own mesh (unless it is a collider-only collider), a
-  non-collider mesh under a body, or a static mesh (again unless collider-only).
+  non-collider mesh under a body, or a static mesh (again unless collider-only);
+- a site (an Empty), robot camera or light (Blender's own) is on the nearest body above it; a sensor is an
+  Empty pointing at what it reads; the rest of MuJoCo's model is the scene's lists and settings.
 World scales within 1e-6 of 1 are taken as exactly 1 (float32 rotation noise).
 """
 

@@ -7,9 +7,13 @@ reads back as the same description (floats to float32 precision). Per descriptio
 - a joint is an Empty parented to body1 at body1's pose * ``local_pose1``;
 - a collider named like its body goes on the body object; others are child objects (wireframe,
   not rendered) with a display mesh for primitives;
-- a visual is a mesh object with its color on a render material or the object color.
+- a visual is a mesh object with its color on a render material or the object color;
+- a site is an Empty on its body (drawn by kind and size), a camera or light Blender's own object on
+  its body, a sensor an Empty on what it reads; keyframes, welds/connects, contact pairs, spatial
+  tendons and frame actuators are lists on the scene, MuJoCo's options scene settings.
 Blender makes names unique: a name already taken gets a suffix (``.001``); the returned map says
-which object each description name became.
+which object each description name became; a joint, site, camera, light or sensor keeps the file's
+name as ``articula.file_name`` (export gives it back).
 """
 
 from __future__ import annotations
