@@ -53,8 +53,9 @@ def test_humanoid_stacked_hinges_come_back_by_name(clean_scene, tmp_path):
     source, exported = round_trip(clean_scene, gym("humanoid.xml"), tmp_path)
     for name in ("abdomen_y", "abdomen_z", "right_hip_x", "right_hip_y", "right_hip_z"):
         assert mujoco.mj_name2id(exported, mujoco.mjtObj.mjOBJ_JOINT, name) >= 0, name
-    hinges = [n for n in names(source, "joint") if n and source.joint(n).type[0] != 0]
-    assert sorted(n for n in names(exported, "joint") if n in hinges) == sorted(hinges)
+    assert sorted(names(exported, "joint")) == sorted(names(source, "joint"))  # the free joint "root" too
+    assert exported.joint("root").type[0] == mujoco.mjtJoint.mjJNT_FREE
+    assert bpy.data.objects["torso"].articula.body.free_joint_name == "root"
 
 
 def test_a_renamed_joint_exports_under_its_new_name(clean_scene, tmp_path):
