@@ -327,7 +327,7 @@ class _ModelWriter:
 
     def _write_site(self, site: Site) -> None:
         T = self.T
-        path = self._replace_object(site.name, site.body, site.pose)
+        path = self._replace_object(site.name, site.body)
         pose = self._pose_at(path, site.body, site.pose)
         prim = self.w.prim(path, _SITE_PRIMS[site.kind], site.name)
         size, scale = site.size, None
@@ -343,9 +343,7 @@ class _ModelWriter:
             prim.set("radius", T.Double, float(size[0]))
             prim.set("height", T.Double, 2.0 * float(size[1]))
             prim.set("axis", T.Token, "Z", uniform=True)
-        self._set_local_pose(prim, pose, scale if scale is not None else None)
-        if scale is not None and tuple(scale) == (1.0, 1.0, 1.0):
-            self._force_scale(prim)
+        self._set_local_pose(prim, pose, scale)
         prim.set("purpose", T.Token, "guide", uniform=True)
         prim.set("primvars:displayColor", T.Color3fArray, Vt.Vec3fArray([Gf.Vec3f(*site.color[:3])]))
         prim.set("primvars:displayOpacity", T.FloatArray, Vt.FloatArray([site.color[3]]))
@@ -354,13 +352,6 @@ class _ModelWriter:
             prim.set("mjc:group", T.Int, int(site.group), uniform=True)
         prim.done()
         self.site_paths[site.name] = path
-
-    def _force_scale(self, prim) -> None:
-        """A unit scale written all the same (a BOX site of half extents 1 keeps its ops alike)."""
-        T = self.T
-        prim.set("xformOp:scale", T.Double3, Gf.Vec3d(1.0, 1.0, 1.0))
-        prim.set("xformOpOrder", T.TokenArray, Vt.TokenArray(["xformOp:translate", "xformOp:orient",
-                                                              "xformOp:scale"]), uniform=True)
 
     def _blender_object(self, name: str) -> Optional[Sdf.PrimSpec]:
         """The prim Blender wrote for the object ``name`` (an Empty's Xform), if it is no body's."""
@@ -378,7 +369,7 @@ class _ModelWriter:
             if spec is not None and not spec.nameChildren:
                 del self.w.layer.GetPrimAtPath(spec.path.GetParentPath()).nameChildren[spec.name]
 
-    def _replace_object(self, name: str, body: Optional[str], pose: Pose) -> Sdf.Path:
+    def _replace_object(self, name: str, body: Optional[str]) -> Sdf.Path:
         """The path for an element's own prim: where Blender wrote its object (that prim is replaced;
         one with children stays, the element's prim goes below it), else a new child of its body."""
         spec = self._blender_object(name)
