@@ -67,9 +67,9 @@ def mujoco_own_positions(key: str, steps: int, dt: float) -> dict[str, np.ndarra
     """MuJoCo alone on gymnasium's original MJCF of ``key``, contacts off: body positions after ``steps``."""
     import mujoco
 
-    files = glob.glob(os.path.join(os.path.dirname(__file__), "..", "..", ".venv-converter", "lib", "python3.*",
-                                   "site-packages", "gymnasium", "envs", "mujoco", "assets",
-                                   key.removeprefix("gym_") + ".xml"))
+    assets = os.path.join(os.path.dirname(__file__), "..", "..", ".venv-converter", "lib", "python3.*",
+                          "site-packages", "gymnasium", "envs", "mujoco", "assets")
+    files = glob.glob(os.path.join(assets, key.removeprefix("gym_") + ".xml"))
     if not files:
         pytest.skip("gymnasium's MJCF files come with `make corpus`")
     spec = mujoco.MjSpec.from_file(files[0])
