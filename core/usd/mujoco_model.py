@@ -96,6 +96,7 @@ _SITE_PRIMS = {SiteKind.SPHERE: "Sphere", SiteKind.ELLIPSOID: "Sphere", SiteKind
 _SENSOR_TARGET_KINDS = {"site": "site", "joint": "joint", "body": "body", "xbody": "body", "subtree": "body",
                         "geom": "shape", "camera": "camera", "tendon": "tendon", "actuator": "actuator"}
 _ZERO_QUAT = (1.0, 0.0, 0.0, 0.0)
+_QPOS_SIZE = {"free": 7, "ball": 4, "dof": 1}
 _AXES = frozenset(axis.value for axis in DofAxis)
 
 
@@ -1083,6 +1084,10 @@ class MujocoModelReader:
         if r.authored(prim, LAYOUT_ATTR):  # the writer's own order of the robot (another tool's may differ)
             layout = layout_from_tokens(list(prim.GetAttribute(LAYOUT_ATTR).Get()))
         controls = list(prim.GetAttribute(CONTROLS_ATTR).Get()) if r.authored(prim, CONTROLS_ATTR) else None
+        expected = sum(_QPOS_SIZE[entry[0]] for entry in layout)
+        if len(arrays[0]) != expected:
+            r.warn(prim, f"mjc:qpos has {len(arrays[0])} numbers where the robot has {expected} joint "
+                         "coordinates: read as far as they match")
         key = keyframe_from_arrays(self.scene, r.unique_name("keyframe", prim), *arrays, layout, controls)
         key.time = r.value(prim, "mjc:time", default=0.0)
         self.scene.keyframes.append(key)

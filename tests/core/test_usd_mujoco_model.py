@@ -219,3 +219,13 @@ def test_an_item_naming_what_does_not_exist_is_reported_and_left_out(every_item,
     back = read_usd(str(tmp_path / "robot.usda")).scene
     assert back.equalities and not [e for e in back.equalities if e.name == "lost_weld"]
     assert [p.name for p in back.contact_pairs] == ["head_tail"]
+
+
+def test_a_keyframe_of_another_layout_is_read_as_far_as_it_matches_with_a_warning(every_item):
+    stage = build_stage(every_item)
+    key = next(p for p in stage.Traverse() if p.GetName() == "crouch")
+    qpos = list(key.GetAttribute("mjc:qpos").Get())
+    key.GetAttribute("mjc:qpos").Set(qpos[:7])
+    read = read_usd(stage)
+    assert any("mjc:qpos has 7 numbers where the robot has 21" in w for w in read.warnings)
+    assert read.scene.keyframe("crouch").root_poses["torso"].pos == pytest.approx((0.0, 0.1, 0.3))
