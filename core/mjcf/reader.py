@@ -363,9 +363,10 @@ class _Reader(ExtrasReader):
         self.spatial_tendons: dict[int, object] = {}  # MuJoCo tendon id -> SpatialTendon
         self.tendons: dict[int, object] = {}  # MuJoCo tendon id -> FixedTendon
         self.tendon_names: list[str] = []
-        spatial, extras = [], []
+        on_ball, extras = [], []
         for t in range(m.ntendon):
-            name = self._unique(_name(mj, m, mj.mjtObj.mjOBJ_TENDON, t, f"tendon_{t}"), set(self.tendon_names))
+            name = self._unique(_name(mj, m, mj.mjtObj.mjOBJ_TENDON, t, f"tendon_{t}"),
+                                set(self.tendon_names))
             self.tendon_names.append(name)
             first, count = int(m.tendon_adr[t]), int(m.tendon_num[t])
             wraps = range(first, first + count)
@@ -378,7 +379,7 @@ class _Reader(ExtrasReader):
             joints = [TendonJoint(joint=self.joint_names[int(m.wrap_objid[w])], coef=float(m.wrap_prm[w]))
                       for w in wraps]
             if any(int(m.jnt_type[int(m.wrap_objid[w])]) not in self._scalar_joint_types() for w in wraps):
-                spatial.append(f"{name} (on a ball or free joint)")
+                on_ball.append(f"{name} (on a ball or free joint)")
                 continue
             tendon = FixedTendon(name=name, joints=joints, stiffness=float(m.tendon_stiffness[t]),
                                  damping=float(m.tendon_damping[t]))
@@ -386,8 +387,8 @@ class _Reader(ExtrasReader):
                 tendon.lower, tendon.upper = (float(v) for v in m.tendon_range[t])
             self.tendons[t] = tendon
             self.scene.tendons.append(tendon)
-        if spatial:
-            self.unsupported.append(f"{len(spatial)} fixed tendons ({_listed(spatial)})")
+        if on_ball:
+            self.unsupported.append(f"{len(on_ball)} fixed tendons ({_listed(on_ball)})")
         if extras:
             self.unsupported.append(f"tendon friction and armature ({_listed(extras)})")
 
@@ -406,7 +407,8 @@ class _Reader(ExtrasReader):
         skipped, activation = [], []
         self.actuator_names: list[str] = []
         for a in range(m.nu):
-            name = self._unique(_name(mj, m, mj.mjtObj.mjOBJ_ACTUATOR, a, f"actuator_{a}"), set(self.actuator_names))
+            name = self._unique(_name(mj, m, mj.mjtObj.mjOBJ_ACTUATOR, a, f"actuator_{a}"),
+                                set(self.actuator_names))
             self.actuator_names.append(name)
             trntype, target = int(m.actuator_trntype[a]), int(m.actuator_trnid[a][0])
             biastype = int(m.actuator_biastype[a])
@@ -421,7 +423,7 @@ class _Reader(ExtrasReader):
                 actuators, gravcomp = self.tendons[target].actuators, False
             elif self.frame_target(a) is not None:
                 actuators, gravcomp = self.scene.frame_actuators, False
-            else:  # a slider-crank, or a free joint
+            else:  # a slider-crank
                 skipped.append(f"{name} (on a {_enum_name(mj.mjtTrn(trntype))} transmission)")
                 continue
             actuator = Actuator(
@@ -454,7 +456,8 @@ class _Reader(ExtrasReader):
         """(transmission keyword, target, reference site) of an actuator on a site, a body, a ball
         joint or a spatial tendon; None for any other."""
         m, trn = self.model, self.mujoco.mjtTrn
-        trntype, target, other = int(m.actuator_trntype[a]), int(m.actuator_trnid[a][0]), int(m.actuator_trnid[a][1])
+        trntype = int(m.actuator_trntype[a])
+        target, other = (int(i) for i in m.actuator_trnid[a])
         if trntype == int(trn.mjTRN_SITE):
             return "site", self.site_names[target], self.site_names[other] if other >= 0 else None
         if trntype == int(trn.mjTRN_BODY):
@@ -536,7 +539,8 @@ class _Reader(ExtrasReader):
         names = []
         for g in range(m.ngeom):
             b = int(m.geom_bodyid[g])
-            base = _name(mj, m, mj.mjtObj.mjOBJ_GEOM, g, "") or f"{self.body_names[b] if b else 'world'}_geom_{g}"
+            fallback = f"{self.body_names[b] if b else 'world'}_geom_{g}"
+            base = _name(mj, m, mj.mjtObj.mjOBJ_GEOM, g, "") or fallback
             name, count = base, 1
             while name in used:
                 name, count = f"{base}_{count}", count + 1
@@ -560,7 +564,7 @@ class _Reader(ExtrasReader):
             contype, conaffinity = int(m.geom_contype[g]), int(m.geom_conaffinity[g])
             is_visual = geom_class.startswith("visual") or (contype == 0 and conaffinity == 0)
             if geom_class.startswith("collision") or g in self.referenced_geoms():
-                is_visual = False  # a pair's or a tendon's geom stays one (collision group 0: touches nothing)
+                is_visual = False  # a pair's or a tendon's geom stays one (group 0: touches nothing)
             pose = Pose(_vec(m.geom_pos[g]), _quat(m.geom_quat[g]))
             if body is None:
                 pose = Pose(_vec(self.data.geom_xpos[g]), _quat(_mat_to_quat(self.data.geom_xmat[g])))
