@@ -44,7 +44,7 @@ import numpy as np
 
 from ..files import parent_folders
 from ..formats import FormatError, ReadResult
-from ..mjcf.reader import MeshSource, _quat, _Reader, _vec  # noqa: F401  (MeshSource: re-exported)
+from ..mjcf.reader import MeshSource, _Reader  # noqa: F401  (MeshSource: re-exported)
 from .collada import ColladaReadError, read_collada
 from .stl import StlReadError, mujoco_reads_stl, read_stl
 from .repairs import TreeError, add_planes, check_tree, repair_text, repair_tree
@@ -549,9 +549,9 @@ def _urdf_inertial(spec_body) -> MassProperties:
     moments, axes = np.linalg.eigh(tensor)
     if np.linalg.det(axes) < 0.0:
         axes[:, 0] = -axes[:, 0]
-    frame = _quat(spec_body.iquat)
+    frame = quat_normalize(tuple(float(c) for c in spec_body.iquat))
     principal = quat_normalize(quat_mul(frame, quat_from_matrix(axes.tolist())))
-    return MassProperties(mass=float(spec_body.mass), center_of_mass=_vec(spec_body.ipos),
+    return MassProperties(mass=float(spec_body.mass), center_of_mass=tuple(float(c) for c in spec_body.ipos),
                           diagonal_inertia=tuple(float(max(m, 0.0)) for m in moments), principal_axes=principal)
 
 
