@@ -117,3 +117,20 @@ def test_the_current_pose_kept_as_a_keyframe_poses_the_robot_again(clean_scene):
     for name, position in posed.items():
         np.testing.assert_allclose(bpy.data.objects[name].matrix_world.translation, position, atol=1e-5,
                                    err_msg=name)
+
+
+def test_one_dof_of_a_d6_joint_is_named_joint_colon_axis(clean_scene):
+    from articula.addon.adapters.description_to_blender import build_scene
+    from articula.core import samples
+    from articula.core.transforms import quat_rotate
+
+    desc = samples.d6_sampler()
+    build_scene(bpy.context, desc)
+    link = bpy.data.objects["d6_link"]
+    before = np.array(link.matrix_world.translation)
+    assert bpy.ops.articula.set_joint_positions(positions=[{"name": "d6_joint:transX", "value": 0.05},
+                                                           {"name": "nowhere", "value": 1.0}]) == {"FINISHED"}
+    joint = desc.joint("d6_joint")
+    axis = quat_rotate(desc.body("d6_base").pose.rot, quat_rotate(joint.local_pose0.rot, (1.0, 0.0, 0.0)))
+    np.testing.assert_allclose(np.array(link.matrix_world.translation) - before, 0.05 * np.array(axis),
+                               atol=1e-6)
