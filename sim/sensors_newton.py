@@ -116,7 +116,9 @@ class NewtonSensorReader(SensorReader):
             item = next((c for c in scene.cameras if c.name == name), None)
         elif kind in ("xbody", "body"):
             body = next((b for b in scene.bodies if b.name == name), None)
-            return None if body is None else _Frame(self._body_index(name, replica), self._body_local(kind, body))
+            if body is None:
+                return None
+            return _Frame(self._body_index(name, replica), self._body_local(kind, body))
         else:
             return None
         if item is None:
@@ -256,7 +258,8 @@ class NewtonSensorReader(SensorReader):
 
     def _contact_distances(self, contacts, shape0, shape1, count) -> np.ndarray:
         """Each contact's separation along its normal, less the colliders' margins (m)."""
-        points = [contacts.rigid_contact_point0.numpy()[:count], contacts.rigid_contact_point1.numpy()[:count]]
+        points = [contacts.rigid_contact_point0.numpy()[:count],
+                  contacts.rigid_contact_point1.numpy()[:count]]
         world = []
         for shapes, local in zip((shape0, shape1), points):
             out = np.array(local, dtype=float)
@@ -266,7 +269,8 @@ class NewtonSensorReader(SensorReader):
                     out[i] = q[:3] + _matrix(q[3:7]) @ local[i]
             world.append(out)
         normal = contacts.rigid_contact_normal.numpy()[:count]
-        margins = contacts.rigid_contact_margin0.numpy()[:count] + contacts.rigid_contact_margin1.numpy()[:count]
+        margins = (contacts.rigid_contact_margin0.numpy()[:count]
+                   + contacts.rigid_contact_margin1.numpy()[:count])
         return np.einsum("ij,ij->i", world[1] - world[0], normal) - margins
 
     # frame sensors (MuJoCo: in the reference frame, else the world)
