@@ -19,6 +19,7 @@ World scales within 1e-6 of 1 are taken as exactly 1 (float32 rotation noise).
 from __future__ import annotations
 
 import math
+from collections import Counter
 from array import array
 from operator import attrgetter
 from typing import Iterable, Optional
@@ -366,6 +367,17 @@ def read_body(obj, bodies: set, frames: WorldFrames, props=None) -> Body:
                 **read_fields(props, BODY_FIELDS))
 
 
+def _unique_free_joint_names(bodies: list[Body]) -> list[Body]:
+    """A free joint name another body's free joint has already is left out (a robot imported twice)."""
+    taken = set()
+    for body in bodies:
+        if body.free_joint_name in taken:
+            body.free_joint_name = None
+        elif body.free_joint_name:
+            taken.add(body.free_joint_name)
+    return bodies
+
+
 def read_joint(obj, frames: WorldFrames, props=None) -> Joint:
     """``props``: ``obj.articula.joint`` where the caller has it."""
     props = obj.articula.joint if props is None else props
@@ -530,7 +542,8 @@ def scene_from_blender(scene, objects: Optional[Iterable] = None,
         name=settings.world_name,
         robot_type=settings.robot_type or None,
         settings=read_settings(settings),
-        bodies=parents_first([read_body(o, bodies, frames, props) for o, props in body_roles]),
+        bodies=_unique_free_joint_names(parents_first([read_body(o, bodies, frames, props)
+                                                       for o, props in body_roles])),
         joints=joints + fixed_base_joints([o for o, _ in body_roles], joints, frames),
         shapes=[read_shape(o, bodies, frames, collider) for o, _, _, collider in roles
                 if collider is not None],
@@ -572,27 +585,36 @@ def read_mujoco_model(settings, objects: list, bodies: set, frames: WorldFrames,
     """The description's sites, cameras, lights, sensors (objects), keyframes, equalities, contact
     pairs, spatial tendons and frame actuators (the scene's lists), as ``PhysicsScene`` keywords.
     Scene items whose objects are not among ``objects`` are left out."""
-    found = {"sites": [], "cameras": [], "lights": [], "sensors": []}
     present = _LazySet(objects)
+    kinds = {"sites": [], "cameras": [], "lights": [], "sensors": []}
     for obj in objects:
         kind = obj.type
         if kind not in _FRAME_TYPES or any(frames.role(obj)[:2]):  # bodies and joints are neither
             continue
         props = obj.articula
         if kind == "CAMERA" and props.camera.enabled:
-            found["cameras"].append(read_camera(obj, bodies, frames))
+            kinds["cameras"].append(obj)
         elif kind == "LIGHT" and props.light.enabled:
-            found["lights"].append(read_light(obj, bodies, frames))
+            kinds["lights"].append(obj)
         elif kind == "EMPTY" and props.site.enabled:
-            found["sites"].append(read_site(obj, bodies, frames))
+            kinds["sites"].append(obj)
         elif kind == "EMPTY" and props.sensor.enabled and _reads_something(props.sensor, present):
-            found["sensors"].append(read_sensor(obj))
+            kinds["sensors"].append(obj)
+    names = _frame_names(kinds)
+
+    def described(obj):
+        return names.get(obj) or described_name(obj)
+
+    found = {"sites": [read_site(o, bodies, frames, names[o]) for o in kinds["sites"]],
+             "cameras": [read_camera(o, bodies, frames, names[o]) for o in kinds["cameras"]],
+             "lights": [read_light(o, bodies, frames, names[o]) for o in kinds["lights"]],
+             "sensors": [read_sensor(o, names[o], described) for o in kinds["sensors"]]}
     named = settings.keyframes or any(a.target_kind == "joint" for a in settings.frame_actuators)
     # keyframes name joints as their file does (read only where something names a joint)
     joints = {file_name(o): o.name for o in joint_objects} if named else {}
 
     def name_of(obj):
-        return described_name(obj) if obj is None or obj in present else False
+        return described(obj) if obj is None or obj in present else False
 
     def complete(*names):
         return all(n is not False for n in names)
@@ -615,6 +637,18 @@ def read_mujoco_model(settings, objects: list, bodies: set, frames: WorldFrames,
 
 
 _FRAME_TYPES = frozenset(("EMPTY", "CAMERA", "LIGHT"))
+
+
+def _frame_names(kinds: dict) -> dict:
+    """Object -> its name in the description: its file's name, unless another object of its kind
+    takes that name too (a robot imported twice), then its own (Blender's are unique)."""
+    names = {}
+    for objects in kinds.values():
+        wanted = [(obj, file_name(obj)) for obj in objects]
+        counts = Counter(name for _, name in wanted)
+        names.update((obj, name if counts[name] == 1 or name == obj.name else obj.name)
+                     for obj, name in wanted)
+    return names
 
 
 class _LazySet:
@@ -671,17 +705,19 @@ def _file_pose(obj, pose: Pose) -> Pose:
     return kept if poses_close(pose, kept, FILE_POSE_TOLERANCE, FILE_POSE_TOLERANCE) else pose
 
 
-def read_site(obj, bodies: set, frames: WorldFrames) -> Site:
+def read_site(obj, bodies: set, frames: WorldFrames, name: Optional[str] = None) -> Site:
     props = obj.articula.site
     body, pose = _placed(obj, bodies, frames)
-    return Site(name=file_name(obj), body=body, pose=pose, kind=SiteKind(props.kind), size=tuple(props.size),
+    name = name or file_name(obj)
+    return Site(name=name, body=body, pose=pose, kind=SiteKind(props.kind), size=tuple(props.size),
                 color=tuple(props.color), group=props.group)
 
 
-def read_camera(obj, bodies: set, frames: WorldFrames) -> Camera:
+def read_camera(obj, bodies: set, frames: WorldFrames, name: Optional[str] = None) -> Camera:
     props, data = obj.articula.camera, obj.data
     body, pose = _placed(obj, bodies, frames)
-    return Camera(name=file_name(obj), body=body, pose=pose, fovy=data.angle_y, mode=CameraMode(props.mode),
+    name = name or file_name(obj)
+    return Camera(name=name, body=body, pose=pose, fovy=data.angle_y, mode=CameraMode(props.mode),
                   target=props.target.name if props.target is not None else None,
                   resolution=tuple(props.resolution), clip_start=data.clip_start, clip_end=data.clip_end)
 
@@ -689,23 +725,26 @@ def read_camera(obj, bodies: set, frames: WorldFrames) -> Camera:
 _LIGHT_KINDS = {"SPOT": LightKind.SPOT, "SUN": LightKind.DIRECTIONAL}
 
 
-def read_light(obj, bodies: set, frames: WorldFrames) -> Light:
+def read_light(obj, bodies: set, frames: WorldFrames, name: Optional[str] = None) -> Light:
     props, data = obj.articula.light, obj.data
     body, pose = _placed(obj, bodies, frames)
     cutoff = props.cutoff
     if data.type == "SPOT" and not math.isclose(data.spot_size, min(2.0 * cutoff, math.pi), abs_tol=1e-6):
         cutoff = data.spot_size / 2.0  # the user turned the spot size
-    return Light(name=file_name(obj), body=body, pose=pose, kind=_LIGHT_KINDS.get(data.type, LightKind.POINT),
+    name = name or file_name(obj)
+    return Light(name=name, body=body, pose=pose, kind=_LIGHT_KINDS.get(data.type, LightKind.POINT),
                  color=tuple(data.color), cutoff=cutoff, exponent=props.exponent,
                  attenuation=tuple(props.attenuation), cast_shadow=data.use_shadow, active=props.active)
 
 
-def read_sensor(obj) -> Sensor:
+def read_sensor(obj, name: Optional[str] = None, described=described_name) -> Sensor:
+    """``described``: the description's name of an object it reads (:func:`described_name`)."""
     props = obj.articula.sensor
-    target = described_name(props.target) if props.target is not None else (props.target_name or None)
+    target = described(props.target) if props.target is not None else (props.target_name or None)
     settings = dict(item.split("=", 1) for item in props.settings.split(";") if "=" in item)
-    return Sensor(name=file_name(obj), kind=props.kind, target=target, target_kind=props.target_kind or None,
-                  reference=described_name(props.reference), reference_kind=props.reference_kind or None,
+    name = name or file_name(obj)
+    return Sensor(name=name, kind=props.kind, target=target, target_kind=props.target_kind or None,
+                  reference=described(props.reference), reference_kind=props.reference_kind or None,
                   noise=props.noise, cutoff=props.cutoff, settings=settings)
 
 

@@ -229,6 +229,7 @@ def apply_tendons(scene, tendons, joint_objects: dict, prim_names: dict, append:
         props.tendons.clear()
     for tendon in tendons:
         write_tendon(props.tendons.add(), tendon, joint_objects, prim_names)
+        _unique_last(props.tendons)
     props.active_tendon_index = 0
 
 
@@ -551,17 +552,20 @@ class _Builder:
             for items in lists:
                 items.clear()
         shapes = {n: o for (kind, n), o in self.made.items() if kind == "shape"}
-        for keyframe in desc.keyframes:
-            write_keyframe(props.keyframes.add(), keyframe)
-        for equality in desc.equalities:
-            write_equality(props.equalities.add(), equality, self.body_objects, self.site_objects)
-        for pair in desc.contact_pairs:
-            write_contact_pair(props.contact_pairs.add(), pair, shapes)
-        for tendon in desc.spatial_tendons:
-            write_spatial_tendon(props.spatial_tendons.add(), tendon, {**shapes, **self.site_objects},
-                                 desc.prim_names)
-        for actuator in desc.frame_actuators:
-            write_actuator(props.frame_actuators.add(), actuator, desc.prim_names.get(actuator.name, ""))
+        targets = {**shapes, **self.site_objects}
+        for items, values, write in (
+                (props.keyframes, desc.keyframes, write_keyframe),
+                (props.equalities, desc.equalities,
+                 lambda item, e: write_equality(item, e, self.body_objects, self.site_objects)),
+                (props.contact_pairs, desc.contact_pairs,
+                 lambda item, p: write_contact_pair(item, p, shapes)),
+                (props.spatial_tendons, desc.spatial_tendons,
+                 lambda item, t: write_spatial_tendon(item, t, targets, desc.prim_names)),
+                (props.frame_actuators, desc.frame_actuators,
+                 lambda item, a: write_actuator(item, a, desc.prim_names.get(a.name, "")))):
+            for value in values:
+                write(items.add(), value)
+                _unique_last(items)
 
     def link_actuation(self) -> None:
         """What points at joints (mimic leaders, tendons) once every joint object exists; and each
@@ -583,6 +587,15 @@ class _Builder:
         """The prim name the item leaves under: the file's where the reader kept it (``tn__...``),
         else its description name (also for an object Blender had to call ``name.001``)."""
         return self.desc.prim_names.get(name, name)
+
+
+def _unique_last(items) -> None:
+    """The list's last item renamed where an earlier item has its name (a robot imported twice keeps
+    its two keyframes ``home`` apart as ``home`` and ``home.001``)."""
+    item = items[-1]
+    taken = {other.name for other in list(items)[:-1]}
+    if item.name in taken:
+        item.name = _free_name(item.name, taken)
 
 
 def _same_mesh_source(shape: Shape, visual: Visual) -> bool:

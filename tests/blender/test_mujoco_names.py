@@ -89,3 +89,21 @@ def test_gymnasium_robot_through_blender_is_the_same_model(clean_scene, tmp_path
 
     source, exported = round_trip(clean_scene, gym(robot), tmp_path)
     assert mjcf_differences(source, exported) == []
+
+
+
+def test_a_robot_imported_twice_keeps_its_mujoco_names_apart(clean_scene):
+    from articula.addon.adapters.blender_to_description import scene_from_blender
+
+    path = os.path.join(ROOT, "tests", "data", "mjcf_everything.xml")
+    assert bpy.ops.articula.import_mjcf(filepath=path) == {"FINISHED"}
+    assert bpy.ops.articula.import_mjcf(filepath=path) == {"FINISHED"}
+    desc = scene_from_blender(clean_scene)
+    for kind in ("sites", "cameras", "lights", "sensors", "keyframes", "equalities", "contact_pairs",
+                 "spatial_tendons", "frame_actuators", "tendons"):
+        items = [item.name for item in getattr(desc, kind)]
+        assert items and len(set(items)) == len(items), kind
+    free = [b.free_joint_name for b in desc.bodies if b.free_joint_name]
+    assert free and len(set(free)) == len(free)
+    source = mujoco.MjModel.from_xml_path(path)
+    assert len(desc.sites) == 2 * source.nsite and len(desc.sensors) == 2 * source.nsensor
