@@ -589,6 +589,43 @@ class _Builder:
         return self.desc.prim_names.get(name, name)
 
 
+def scene_actuator_names(scene) -> set:
+    """The names of every actuator the scene's robots have (on DOFs, tendons, frames)."""
+    props = scene.articula
+    names = {a.name for owner in (*props.tendons, *props.spatial_tendons) for a in owner.actuators}
+    names.update(a.name for a in props.frame_actuators)
+    for obj in scene.objects:
+        if obj.articula.joint.enabled:
+            names.update(a.name for dof in obj.articula.joint.dofs for a in dof.actuators)
+    return names
+
+
+def with_free_actuator_names(scene, desc: PhysicsScene) -> PhysicsScene:
+    """``desc`` (a copy where anything changes) with its actuators named apart from the scene's (a
+    robot imported twice: ``elbow_motor.001``), and what names them (keyframe controls, sensors)."""
+    import copy
+
+    taken = scene_actuator_names(scene)
+    actuators = [a for a, *_ in desc.actuators()]
+    actuators += [*desc.frame_actuators, *(a for t in desc.spatial_tendons for a in t.actuators)]
+    if not any(a.name in taken for a in actuators):
+        return desc
+    desc = copy.deepcopy(desc)
+    actuators = [a for a, *_ in desc.actuators()]
+    actuators += [*desc.frame_actuators, *(a for t in desc.spatial_tendons for a in t.actuators)]
+    renames = {}
+    for actuator in actuators:
+        if actuator.name in taken:
+            renames[actuator.name] = actuator.name = _free_name(actuator.name, taken)
+        taken.add(actuator.name)
+    for keyframe in desc.keyframes:
+        keyframe.controls = {renames.get(n, n): v for n, v in keyframe.controls.items()}
+    for sensor in desc.sensors:
+        if sensor.target_kind == "actuator":
+            sensor.target = renames.get(sensor.target, sensor.target)
+    return desc
+
+
 def _unique_last(items) -> None:
     """The list's last item renamed where an earlier item has its name (a robot imported twice keeps
     its two keyframes ``home`` apart as ``home`` and ``home.001``)."""
@@ -619,6 +656,7 @@ def build_scene(context, desc: PhysicsScene, collection=None, merge: bool = Fals
         renames = merge_materials(context.scene, desc.materials)
         desc = replace(desc, materials=[], shapes=[
             replace(s, material=renames.get(s.material, s.material)) for s in desc.shapes])
+        desc = with_free_actuator_names(context.scene, desc)
     builder = _Builder(context, desc, collection, merge, apply_scene_settings)
     objects = builder.build()
     builder.keep_prim_names()

@@ -92,7 +92,7 @@ def test_gymnasium_robot_through_blender_is_the_same_model(clean_scene, tmp_path
 
 
 
-def test_a_robot_imported_twice_keeps_its_mujoco_names_apart(clean_scene):
+def test_a_robot_imported_twice_keeps_its_mujoco_names_apart(clean_scene, tmp_path):
     from articula.addon.adapters.blender_to_description import scene_from_blender
 
     path = os.path.join(ROOT, "tests", "data", "mjcf_everything.xml")
@@ -107,3 +107,7 @@ def test_a_robot_imported_twice_keeps_its_mujoco_names_apart(clean_scene):
     assert free and len(set(free)) == len(free)
     source = mujoco.MjModel.from_xml_path(path)
     assert len(desc.sites) == 2 * source.nsite and len(desc.sensors) == 2 * source.nsensor
+    out = str(tmp_path / "out.xml")
+    assert bpy.ops.articula.export_mjcf(filepath=out) == {"FINISHED"}
+    model = mujoco.MjModel.from_xml_path(out)
+    assert (model.nsite, model.nsensor, model.nu) == (2 * source.nsite, 2 * source.nsensor, 2 * source.nu)
