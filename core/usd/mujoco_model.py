@@ -201,8 +201,11 @@ _DEFAULT_CONTACT = ContactParams()
 def write_contact_params(prim, shape) -> None:
     """On a collider's prim (or recording), whose MjcCollisionAPI the writer applies: its MuJoCo
     contact parameters that differ from MuJoCo's defaults, and its margin and gap."""
+    contact = shape.contact
+    if contact is None and not shape.contact_margin and not shape.contact_gap:
+        return  # most colliders: MuJoCo's defaults, nothing to author
     from .writer import T
-    contact = shape.contact or _DEFAULT_CONTACT
+    contact = contact or _DEFAULT_CONTACT
     for name, type_name, value, default in (
             ("condim", T.Int, contact.condim, 3), ("priority", T.Int, contact.priority, 0),
             ("solref", T.DoubleArray, tuple(contact.solref), DEFAULT_SOLREF),
