@@ -229,3 +229,19 @@ def test_a_keyframe_of_another_layout_is_read_as_far_as_it_matches_with_a_warnin
     read = read_usd(stage)
     assert any("mjc:qpos has 7 numbers where the robot has 21" in w for w in read.warnings)
     assert read.scene.keyframe("crouch").root_poses["torso"].pos == pytest.approx((0.0, 0.1, 0.3))
+
+
+def test_a_site_on_a_plain_xform_is_read(every_item):
+    """``MjcSiteAPI`` (or Newton's ``NewtonSiteAPI``) on an Xform under a body: a site at its pose."""
+    from pxr import Gf, Sdf
+    stage = build_stage(every_item)
+    head = next(p for p in stage.Traverse() if p.GetName() == "head")
+    for name, schema in (("marker", "MjcSiteAPI"), ("newton_marker", "NewtonSiteAPI")):
+        xform = UsdGeom.Xform.Define(stage, head.GetPath().AppendChild(name))
+        xform.AddTranslateOp().Set(Gf.Vec3d(0.0, 0.02, 0.0))
+        xform.GetPrim().SetMetadata("apiSchemas", Sdf.TokenListOp.Create(prependedItems=[schema]))
+    scene = read_usd(stage).scene
+    for name in ("marker", "newton_marker"):
+        site = scene.site(name)
+        assert site.body == "head" and site.kind == SiteKind.SPHERE
+        assert site.pose.pos == pytest.approx((0.0, 0.02, 0.0), abs=1e-6)
