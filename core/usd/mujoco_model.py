@@ -744,7 +744,8 @@ def reference_problems(scene: PhysicsScene) -> list[str]:
         for shape in (pair.shape0, pair.shape1):
             missing(f"contact pair '{pair.name}'", shape, shapes, "collider")
     any_joint = joints | free_joints
-    targets = {"site": sites, "body": bodies, "joint": any_joint, "jointinparent": any_joint, "tendon": tendons}
+    targets = {"site": sites, "body": bodies, "joint": any_joint, "jointinparent": any_joint,
+               "tendon": tendons}
     for actuator in scene.frame_actuators:
         missing(f"actuator '{actuator.name}'", actuator.target, targets.get(actuator.target_kind, set()),
                 actuator.target_kind or "target")
