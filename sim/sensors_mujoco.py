@@ -33,7 +33,7 @@ class MuJoCoSensorReader(SensorReader):
         for name, sensor in self.sensors.items():
             index = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_SENSOR, name)
             if index < 0:
-                self.unavailable[name] = "the robot's MuJoCo model has no such sensor (the export left it out)"
+                self.unavailable[name] = "the export left it out of the robot's MuJoCo model"
                 continue
             start, dim = int(self.model.sensor_adr[index]), int(self.model.sensor_dim[index])
             self._slices[name], self._dims[name] = slice(start, start + dim), dim

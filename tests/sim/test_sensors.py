@@ -3,6 +3,9 @@
 definitions from Newton's state (an IMU at rest reads gravity's reaction, one in free fall about nothing,
 a force sensor the weight below it, a touch sensor whether the foot is down)."""
 
+import os
+import re
+
 import mujoco
 import numpy as np
 import pytest
@@ -14,6 +17,8 @@ from articula.sim.sensors_mujoco import MuJoCoSensorReader
 from articula.sim.sensors_newton import NewtonSensorReader
 from articula.sim.simulation import Simulation
 
+MUJOCO_WARP_SENSOR_TEST = os.path.join(os.path.dirname(mujoco.__file__), os.pardir, "mujoco_warp", "_src",
+                                       "sensor_test.py")
 G = 9.81
 HAND_KG = 2.0
 
@@ -166,6 +171,37 @@ def test_mujoco_readings_per_replica(rig):
     first, second = reader.read(0), reader.read(1)
     assert first["hinge_pos"] == second["hinge_pos"]
     assert second["arm_com"]["x"] - first["arm_com"]["x"] == pytest.approx(sim.offsets[1][0])
+
+
+def mujoco_warp_sensor_model(folder) -> str:
+    """MuJoCo Warp's own sensor test model (141 sensors of every kind on every object kind, a keyframe
+    in motion), without its joint and tendon limit margins, which the description does not carry."""
+    text = open(MUJOCO_WARP_SENSOR_TEST).read()
+    xml = re.search(r'def test_sensor\(self\):.*?xml="""(.*?)"""', text, re.S).group(1)
+    path = folder / "mujoco_warp_sensors.xml"
+    path.write_text(re.sub(r' margin="[^"]*"', "", xml))
+    return str(path)
+
+
+def test_mujoco_warp_sensor_model_reads_as_mujoco_runs_it(tmp_path):
+    path = mujoco_warp_sensor_model(tmp_path)
+    scene = read_mjcf(path).scene
+    sim = Simulation(scene, device="cpu", solver="MUJOCO", keyframe=scene.keyframes[0].name)
+    reader = SensorReader.of(sim)
+    assert reader.unavailable == {}
+    model = mujoco.MjModel.from_xml_path(path)
+    data = mujoco.MjData(model)
+    mujoco.mj_resetDataKeyframe(model, data, 0)
+    assert len(scene.sensors) == model.nsensor == 141
+    for _ in range(50):
+        sim.step()
+        mujoco.mj_step(model, data)
+        readings = reader.read()
+        for index, sensor in enumerate(scene.sensors):
+            start, dim = model.sensor_adr[index], model.sensor_dim[index]
+            assert len(reader.channel_names(sensor.name)) == dim
+            np.testing.assert_allclose(values(readings[sensor.name]), data.sensordata[start:start + dim],
+                                       rtol=1e-4, atol=1e-4, err_msg=f"{sensor.name}: {sensor.kind}")
 
 
 # --- Newton: Featherstone and XPBD ---------------------------------------------------------------
