@@ -1044,6 +1044,7 @@ def adopt_imported(context, desc: PhysicsScene, prim_paths: dict, prim_objects: 
         renames = merge_materials(context.scene, desc.materials)
         desc = replace(desc, materials=[], shapes=[
             replace(s, material=renames.get(s.material, s.material)) for s in desc.shapes])
+        desc = with_free_actuator_names(context.scene, desc)
     index = children_index()
     _settle_world_matrices(prim_objects.values(), index)
     wrappers = [prim_objects.pop(path) for path in dissolve if path in prim_objects]
