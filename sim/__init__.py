@@ -1,4 +1,5 @@
-"""Simulation of the physics description on Warp with Newton; bpy-free.
+"""Simulation of the physics description; bpy-free: MuJoCo's C library on the robot's MJCF export
+(the MUJOCO solver on a CPU, :mod:`sim.mujoco_spec`), Newton on Warp for the rest.
 
 ``from articula.sim import Simulation`` (loaded on first use: importing this package does not
 import Warp or Newton).
@@ -14,6 +15,7 @@ _EXPORTS = {
     "build_model": "builder",
     "BuiltModel": "builder",
     "SimulationBuildError": "builder",
+    "MuJoCoSimulation": "mujoco_spec",
 }
 
 __all__ = sorted(_EXPORTS)

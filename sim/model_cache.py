@@ -1,16 +1,17 @@
-"""Built models kept for the next simulation of the same robot (CPU, the MUJOCO solver, one world).
+"""Built robots kept for the next simulation of the same robot (CPU, the MUJOCO solver).
 
-Building a simulation is Newton's model (``sim.builder.build_model``) and its ``SolverMuJoCo``,
-which converts the model to MuJoCo, compiles it and also lays it out for MuJoCo Warp: about thirty
-times MuJoCo's own compile of the same robot (gymnasium's humanoid: ~75 ms against ~3 ms). A second bake of an unchanged robot needs none of
-it again. When a :class:`sim.simulation.Simulation` ends (:meth:`Simulation.close`, called by
-Blender's bake and live simulation when they end), its built model and solver come here, under
-a fingerprint of everything they were built from (the description, solver, device, step and
-iterations); the next simulation with the same fingerprint takes them out, with MuJoCo's data
-reset (``mj_resetData``, then Newton's start state pushed), and starts in about MuJoCo's compile
-time.
+On the MuJoCo path (:mod:`sim.mujoco_spec`) a simulation's robot is the MJCF export compiled by MuJoCo
+(a ``core.mjcf.writer.BuiltSpec``); on Newton's conversion (``mujoco_direct=False``, one world) it is
+Newton's model and its ``SolverMuJoCo``, which converts the model to MuJoCo, compiles it and also lays
+it out for MuJoCo Warp: about thirty times MuJoCo's own compile of the same robot. A second bake of an
+unchanged robot needs none of it again. When a :class:`sim.simulation.Simulation` ends
+(:meth:`Simulation.close`, called by Blender's bake and live simulation when they end), its built robot
+comes here, under a fingerprint of everything it was built from (the description, solver, device, step
+and iterations); the next simulation with the same fingerprint takes it out (a compiled export gets a
+fresh ``MjData``; Newton's solver has MuJoCo's data reset, ``mj_resetData``, then Newton's start state
+pushed), and starts in about MuJoCo's compile time or less.
 
-One simulation holds a solver at a time: taking an entry removes it, so a live simulation and a
+One simulation holds a robot at a time: taking an entry removes it, so a live simulation and a
 bake of the same robot at once build their own. A few entries are kept, least recently used
 dropped first.
 """
