@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from articula.core.mjcf.reader import read_mjcf
-from articula.core.model import Sensor
+from articula.core.model import JointType, Sensor
 from articula.sim.sensors import SensorReader, apply_cutoff, channel_names
 from articula.sim.sensors_mujoco import MuJoCoSensorReader
 from articula.sim.sensors_newton import NewtonSensorReader
@@ -222,6 +222,40 @@ def featherstone(rig):
         sim.advance(1 / 60)
         reader.read()
     return reader, first, in_air, reader.read()
+
+
+def test_featherstone_frames_and_velocities_read_as_mujoco_reads_the_same_state(tmp_path):
+    """MuJoCo Warp's sensor model at its start pose, its hinges and slides turning: every sensor Newton's
+    state gives reads what MuJoCo reads in that state; every other one says why it has no reading."""
+    path = mujoco_warp_sensor_model(tmp_path)
+    scene = read_mjcf(path).scene
+    sim = Simulation(scene, device="cpu", solver="FEATHERSTONE")
+    reader = SensorReader.of(sim)
+    model = mujoco.MjModel.from_xml_path(path)
+    data = mujoco.MjData(model)
+    speeds = {}
+    for joint in scene.joints:
+        body = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, joint.body1)
+        if joint.type in (JointType.REVOLUTE, JointType.PRISMATIC) and body >= 0:
+            speed = 0.3 + 0.1 * len(speeds)
+            speeds[(joint.name, joint.dofs[0].axis.value)] = speed
+            data.qvel[model.jnt_dofadr[model.body_jntadr[body]]] = speed
+    assert len(speeds) == 4  # slide, hinge0 and the two hinges body9 turns on
+    sim.set_joint_velocities(speeds)
+    mujoco.mj_forward(model, data)
+    readings = reader.read()
+    waiting = {s.name for s in scene.sensors if s.name not in readings and s.name not in reader.unavailable}
+    assert {s.kind for s in scene.sensors if s.name in waiting} == {"accelerometer", "force", "torque"}
+    kinds = {sensor.kind for sensor in scene.sensors if sensor.name in readings}
+    assert {"framepos", "framequat", "framexaxis", "framelinvel", "frameangvel", "velocimeter", "gyro",
+            "jointpos", "jointvel", "subtreecom"} <= kinds
+    for index, sensor in enumerate(scene.sensors):
+        if sensor.name in readings:
+            start, dim = model.sensor_adr[index], model.sensor_dim[index]
+            np.testing.assert_allclose(values(readings[sensor.name]), data.sensordata[start:start + dim],
+                                       atol=1e-5, err_msg=f"{sensor.name}: {sensor.kind}")
+        elif sensor.name not in waiting:  # accelerations and wrenches: from the first step on
+            assert sensor.kind in reader.unavailable[sensor.name]
 
 
 def test_featherstone_reader_says_what_it_cannot_read(featherstone):
