@@ -63,6 +63,7 @@ class NewtonSensorReader(SensorReader):
         self.gravity = np.asarray(model.gravity.numpy(), dtype=float).reshape(-1, 3)[0]
         self.body_com = model.body_com.numpy().astype(float)
         self.body_mass = model.body_mass.numpy().astype(float)
+        self.body_inertia = model.body_inertia.numpy().astype(float)  # body frame, about the COM
         self.shape_body = model.shape_body.numpy()
         self._sample = None  # (time, body_qd) of the last reading
         self._acceleration = None  # (n, 6) body accelerations between the last two samples
@@ -307,11 +308,35 @@ class NewtonSensorReader(SensorReader):
         return self._pose(ref)[1].T @ (spin - self._motion(ref)[1])
 
     def _subtreecom(self, sensor, replica):
-        names = self._subtree(sensor.target)
-        bodies = [i for i in (self._body_index(n, replica) for n in names) if i >= 0]
+        bodies = self._subtree_bodies(sensor, replica)
         masses = self.body_mass[bodies]
         coms = np.array([self._com(i) for i in bodies])
         return masses @ coms / masses.sum()
+
+    def _subtree_bodies(self, sensor, replica) -> list[int]:
+        return [i for i in (self._body_index(n, replica) for n in self._subtree(sensor.target)) if i >= 0]
+
+    def _subtreelinvel(self, sensor, replica):
+        bodies = self._subtree_bodies(sensor, replica)
+        masses = self.body_mass[bodies]
+        return masses @ self._qd[bodies, :3] / masses.sum()
+
+    def _subtreeangmom(self, sensor, replica):
+        """Angular momentum of the subtree about its centre of mass, world frame."""
+        bodies = self._subtree_bodies(sensor, replica)
+        masses = self.body_mass[bodies]
+        com = self._subtreecom(sensor, replica)
+        velocity = masses @ self._qd[bodies, :3] / masses.sum()
+        total = np.zeros(3)
+        for body, mass in zip(bodies, masses):
+            rot = _matrix(self._q[body, 3:7])
+            spin = self._qd[body, 3:]
+            total += rot @ self.body_inertia[body] @ rot.T @ spin
+            total += mass * np.cross(self._com(body) - com, self._qd[body, :3] - velocity)
+        return total
+
+    def _clock(self, sensor, replica):
+        return np.array([self.sim.time])
 
     def _subtree(self, root: str) -> list[str]:
         children: dict[Optional[str], list[str]] = {}
@@ -349,6 +374,9 @@ _READERS = {
     "framelinvel": NewtonSensorReader._framelinvel,
     "frameangvel": NewtonSensorReader._frameangvel,
     "subtreecom": NewtonSensorReader._subtreecom,
+    "subtreelinvel": NewtonSensorReader._subtreelinvel,
+    "subtreeangmom": NewtonSensorReader._subtreeangmom,
+    "clock": NewtonSensorReader._clock,
     "jointpos": NewtonSensorReader._jointpos,
     "jointvel": NewtonSensorReader._jointvel,
 }

@@ -173,11 +173,12 @@ def test_mujoco_readings_per_replica(rig):
     assert second["arm_com"]["x"] - first["arm_com"]["x"] == pytest.approx(sim.offsets[1][0])
 
 
-def mujoco_warp_sensor_model(folder) -> str:
+def mujoco_warp_sensor_model(folder, more_sensors: str = "") -> str:
     """MuJoCo Warp's own sensor test model (141 sensors of every kind on every object kind, a keyframe
     in motion), without its joint and tendon limit margins, which the description does not carry."""
     text = open(MUJOCO_WARP_SENSOR_TEST).read()
     xml = re.search(r'def test_sensor\(self\):.*?xml="""(.*?)"""', text, re.S).group(1)
+    xml = xml.replace("</sensor>", more_sensors + "</sensor>")
     path = folder / "mujoco_warp_sensors.xml"
     path.write_text(re.sub(r' margin="[^"]*"', "", xml))
     return str(path)
@@ -227,7 +228,8 @@ def featherstone(rig):
 def test_featherstone_frames_and_velocities_read_as_mujoco_reads_the_same_state(tmp_path):
     """MuJoCo Warp's sensor model at its start pose, its hinges and slides turning: every sensor Newton's
     state gives reads what MuJoCo reads in that state; every other one says why it has no reading."""
-    path = mujoco_warp_sensor_model(tmp_path)
+    turning = '<subtreelinvel body="body8"/><subtreeangmom body="body8"/><subtreeangmom body="body3"/>'
+    path = mujoco_warp_sensor_model(tmp_path, turning)
     scene = read_mjcf(path).scene
     sim = Simulation(scene, device="cpu", solver="FEATHERSTONE")
     reader = SensorReader.of(sim)
@@ -248,7 +250,7 @@ def test_featherstone_frames_and_velocities_read_as_mujoco_reads_the_same_state(
     assert {s.kind for s in scene.sensors if s.name in waiting} == {"accelerometer", "force", "torque"}
     kinds = {sensor.kind for sensor in scene.sensors if sensor.name in readings}
     assert {"framepos", "framequat", "framexaxis", "framelinvel", "frameangvel", "velocimeter", "gyro",
-            "jointpos", "jointvel", "subtreecom"} <= kinds
+            "jointpos", "jointvel", "subtreecom", "subtreelinvel", "subtreeangmom", "clock"} <= kinds
     for index, sensor in enumerate(scene.sensors):
         if sensor.name in readings:
             start, dim = model.sensor_adr[index], model.sensor_dim[index]
