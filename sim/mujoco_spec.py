@@ -448,7 +448,6 @@ class MuJoCoSimulation:
     def diverged(self) -> Optional[tuple[str, int]]:
         """(body, replica) of the first body whose pose is NaN or out of bounds, else None (also a
         MuJoCo instability its C library reset by itself)."""
-        from .mujoco_direct import first_bad_pose_row
         from .simulation import BLOW_UP_DISTANCE
 
         unstable = self._instability()
@@ -654,6 +653,14 @@ class MuJoCoSimulation:
         body = int(m.geom_bodyid[geom[0]])
         rows = np.flatnonzero(self.layout.body_ids == body)
         return float(distance), (int(rows[0]) if len(rows) else -1)
+
+
+def first_bad_pose_row(poses: np.ndarray, limit: float) -> Optional[int]:
+    """The first row of (n, 7) ``poses`` that is not finite or lies further than ``limit``, else None."""
+    if np.abs(poses).max(initial=0.0) <= limit:  # a NaN fails the comparison; |quaternion| <= 1
+        return None
+    bad = ~np.isfinite(poses).all(axis=1) | (np.abs(poses[:, :3]).max(axis=1) > limit)
+    return int(np.flatnonzero(bad)[0])
 
 
 def _clamped(actuator, value: float) -> float:

@@ -30,8 +30,6 @@ from .actuators import ActuatorForces, Controls
 from .builder import BuiltModel, SimulationBuildError, SolverCaps, build_model, dof_inertia
 from .friction import JointEffects
 from .kinematic import KinematicDriver
-from .mujoco_direct import DirectMuJoCo, direct_refusal
-from .mujoco_replicas import ReplicaMuJoCo, replicas_refusal, replicas_shape_refusal
 from .wrenches import AppliedWrenches, WrenchSource
 
 log = logging.getLogger(__name__)
@@ -196,7 +194,7 @@ def _mujoco_bad_state_count(data) -> int:
     return sum(data.warning[w].number for w in _mujoco_bad_state_warnings())
 
 
-def _make_solver(model: newton.Model, solver: Solver, device: str, iterations: int, replicas_on_c: bool = False):
+def _make_solver(model: newton.Model, solver: Solver, device: str, iterations: int):
     cached = model_cache.solver_for(model)
     if cached is not None:  # the model came from sim.model_cache with its solver
         return cached
@@ -206,8 +204,7 @@ def _make_solver(model: newton.Model, solver: Solver, device: str, iterations: i
         return newton.solvers.SolverXPBD(model, iterations=max(1, iterations), enable_restitution=True)
     # MuJoCo's C library on a CPU for one world (fast); MuJoCo Warp otherwise (it simulates
     # every world; on a CPU it is correct but slow, and its first kernel build takes minutes).
-    # ``replicas_on_c``: the template world alone, its replicas stepped by sim.mujoco_replicas.
-    use_c = not device.startswith("cuda") and (model.world_count <= 1 or replicas_on_c)
+    use_c = not device.startswith("cuda") and model.world_count <= 1
     _route_mujoco_warnings()
     return newton.solvers.SolverMuJoCo(model, use_mujoco_cpu=use_c, separate_worlds=not use_c or model.world_count > 1,
                                        iterations=max(1, iterations))
@@ -271,8 +268,8 @@ class Simulation:
     instead: MuJoCo's C library on the robot's MJCF export, no Newton model and no Warp kernel; it
     starts from the description's keyframe ``keyframe`` when one is named. Everything else is Newton:
     FEATHERSTONE, XPBD, MuJoCo Warp on CUDA, and MUJOCO through Newton's conversion when
-    ``mujoco_direct`` is False (there MuJoCo's C library still steps Newton's own compiled model,
-    :mod:`sim.mujoco_direct`, :mod:`sim.mujoco_replicas`).
+    ``mujoco_direct`` is False (Newton's conversion around every step; one world on a CPU is then
+    Newton's ``SolverMuJoCo`` on MuJoCo's C library, replicas MuJoCo Warp).
     """
 
     def __new__(cls, scene: PhysicsScene, device: str = "auto", solver: Solver | str | None = None,
@@ -293,8 +290,6 @@ class Simulation:
         if keyframe is not None:
             raise ValueError(f"keyframe {keyframe!r}: keyframes start MuJoCo's simulation on the CPU only")
         self.scene = scene
-        self._want_direct = mujoco_direct
-        self._replicas_why: Optional[str] = None  # why replicas keep MuJoCo Warp (_replicas_on_c)
         self.solver_kind = Solver(solver or scene.settings.solver)
         self._fallback_note = None
         if self.solver_kind == Solver.MUJOCO and not _mujoco_available():
@@ -323,8 +318,7 @@ class Simulation:
             build_model(self.scene, self.solver_kind, self.device)
         model = self.model = self.built.model
         self.caps = SolverCaps.of(self.solver_kind)
-        self.solver = _make_solver(model, self.solver_kind, self.device, self.scene.settings.solver_iterations,
-                                   replicas_on_c=self._replicas_on_c())
+        self.solver = _make_solver(model, self.solver_kind, self.device, self.scene.settings.solver_iterations)
         self._mujoco_bad_qacc = 0  # MuJoCo instabilities seen before the current run (reset)
         self._state_0, self.state_1 = model.state(), model.state()
         self.control = model.control()
@@ -357,79 +351,10 @@ class Simulation:
         self.controls = Controls(self.built.actuators, self.actuator_forces, self.control, self._targets,
                                  self._target_velocities)
         self.wrenches = AppliedWrenches(model)
-        self._setup_direct()
-
-    def _setup_direct(self):
-        """MuJoCo's C library stepped directly where nothing needs Newton between steps.
-
-        MjData is then the state: ``_newton_behind`` says Newton's state_0 lags it (pulled when
-        joint state is read), ``_mujoco_behind`` that state_0 was set and must reach MjData, and
-        ``_controls_changed`` that controls, targets or efforts must (both before the next step)."""
-        self.direct: Optional[DirectMuJoCo] = None
-        # replicas on MuJoCo's C library: their own refusals (the per-step rules' on each replica's rows)
-        replicas_on_c = self.model.world_count > 1 and self._want_direct and \
-            getattr(self.solver, "use_mujoco_cpu", False)
-        self.direct_refusal: Optional[str] = "not asked for" if not self._want_direct else (
-            "the solver is not MUJOCO" if self.solver_kind != Solver.MUJOCO else
-            None if replicas_on_c else direct_refusal(self))
-        if self._replicas_why is not None:
-            self.direct_refusal = f"replicas step on MuJoCo Warp: {self._replicas_why}"
-        elif replicas_on_c:
-            self._setup_replicas()
-        elif self.direct_refusal is None:
-            direct = DirectMuJoCo(self.solver, self.model, self.built.body_index, self.dt,
-                                  self.kinematic, self.effects)
-            if direct.complete:
-                self.direct = direct
-            else:
-                self.direct_refusal = "a body has no MuJoCo body"
-        self._newton_behind = False
-        self._mujoco_behind = True
-        self._controls_changed = True
-        self._efforts_applied = False  # set_joint_efforts was called: control.joint_f may hold efforts
-
-    def _replicas_on_c(self) -> bool:
-        """Replicas on a CPU with MUJOCO step on MuJoCo's C library (:mod:`sim.mujoco_replicas`) unless
-        the scene needs MuJoCo Warp (``_replicas_why`` says why)."""
-        self._replicas_why = None
-        if self.solver_kind != Solver.MUJOCO or self.device.startswith("cuda") or self.model.world_count <= 1 \
-                or not self._want_direct:
-            return False
-        self._replicas_why = replicas_shape_refusal(self.scene, self.built)
-        return self._replicas_why is None
-
-    def _setup_replicas(self):
-        why = replicas_refusal(self)
-        direct = None if why else ReplicaMuJoCo(self.solver, self.model, self.built, self.dt,
-                                                kinematic=self.kinematic, effects=self.effects)
-        if direct is not None and not direct.complete:
-            why = "a body has no MuJoCo body"
-        elif direct is not None and direct.refusal:
-            why = direct.refusal
-        if why:
-            self.direct_refusal = f"replicas step on MuJoCo Warp: {why}"
-            self.solver = _make_solver(self.model, self.solver_kind, self.device,
-                                       self.scene.settings.solver_iterations)
-        self.direct = direct if not why else None
-
-    def _leave_direct(self, reason: str):
-        """From now on step through Newton (its state caught up first)."""
-        if self.direct is not None:
-            self._sync_newton()
-            if isinstance(self.direct, ReplicaMuJoCo):  # Newton's C solver holds replica 0 only
-                self.solver = _make_solver(self.model, self.solver_kind, self.device,
-                                           self.scene.settings.solver_iterations)
-            self.direct = None
-            self.direct_refusal = reason
 
     @property
     def state_0(self) -> newton.State:
-        """Newton's current state. On the direct MuJoCo path MjData is the state: reading this
-        brings Newton's copy up to date, and what is written into it reaches MuJoCo before the next
-        step (so code that edits the state directly, as Newton's examples do, keeps working)."""
-        if self.direct is not None:
-            self._sync_newton()
-            self._mujoco_behind = True
+        """Newton's current state (code may edit it directly, as Newton's examples do)."""
         return self._state_0
 
     # names -------------------------------------------------------------------------------
@@ -456,38 +381,9 @@ class Simulation:
     def step(self):
         """One physics step of ``dt``."""
         self._refuse_if_closed()
-        if self.direct is not None:
-            self._direct_steps(1)
-        else:
-            self._newton_step()
+        self._newton_step()
         self.steps += 1
         self.time += self.dt
-
-    def _direct_steps(self, count: int, frame: Optional[tuple[int, int]] = None):
-        """``count`` steps in MuJoCo; ``frame``: (steps done, steps in the frame) before them, for
-        kinematic bodies' paths (default: where :meth:`advance_steps` is, or one whole step)."""
-        direct = self.direct
-        done, steps = frame or (self._frame_fraction[0] - 1, self._frame_fraction[1])
-        direct.frame(int(done), int(steps))
-        if self._mujoco_behind:
-            direct.push_state(self._state_0)
-            self._mujoco_behind = False
-        if self._controls_changed:
-            direct.push_controls(self._state_0, self.control, efforts=self._efforts_applied)
-            self._controls_changed = False
-        if self.wrenches:
-            mujoco_body = dict(zip(self.built.body_index.tolist(), direct.rows.tolist()))
-            self.wrenches.step_mujoco(direct, count, mujoco_body)
-        else:
-            self.wrenches.release_mujoco(direct)
-            direct.step(count)
-        self._newton_behind = True
-
-    def _sync_newton(self):
-        """Newton's state_0 caught up with MjData (the direct path; joint state is read)."""
-        if self._newton_behind:
-            self.direct.pull_state(self._state_0)
-            self._newton_behind = False
 
     def _newton_step(self):
         state = self._state_0
@@ -515,15 +411,6 @@ class Simulation:
         Raises :class:`SimulationDiverged` when ``check`` and a body went NaN or blew up.
         """
         self._refuse_if_closed()
-        if self.direct is not None:  # the frame's steps in one call into MuJoCo
-            count = self.steps_per_frame(frame_dt)
-            self._direct_steps(count, (0, count))
-            self.kinematic.hold()
-            self.steps += count
-            self.time += count * self.dt
-            if check:
-                self.raise_if_diverged()
-            return count
         count = 0
         for count, _ in self.advance_steps(frame_dt, check):
             pass
@@ -552,11 +439,8 @@ class Simulation:
         data = getattr(self.solver, "mj_data", None) if self.solver_kind == Solver.MUJOCO else None
         if data is not None:  # an instability before the reset is not this run's
             self._mujoco_bad_qacc = _mujoco_bad_state_count(data)
-        if isinstance(self.direct, ReplicaMuJoCo):
-            self.direct.forget_instabilities()
         self._state_0.assign(self.start)
         self.state_1.assign(self.start)
-        self._newton_behind, self._mujoco_behind, self._controls_changed = False, True, True
         self.time = 0.0
         self.steps = 0
         for host, device_array, authored in ((self._targets, self.control.joint_target_q, self.model.joint_target_q),
@@ -577,7 +461,6 @@ class Simulation:
         self.closed = True
         if key is None or self.model.world_count > 1:
             return
-        self._leave_direct("closed")
         model_cache.give_back(key, self.built, self.solver)
 
     def _refuse_if_closed(self):
@@ -588,15 +471,11 @@ class Simulation:
 
     def body_poses(self) -> np.ndarray:
         """World poses (n, 7) as px, py, pz, qw, qx, qy, qz, in :attr:`body_keys` order."""
-        if self.direct is not None and not self._mujoco_behind:
-            return self.direct.body_poses()
         q = self._state_0.body_q.numpy()[self.built.body_index]
         return np.concatenate([q[:, :3], q[:, 6:7], q[:, 3:6]], axis=1)
 
     def body_velocities(self) -> np.ndarray:
         """(n, 6): linear (of the centre of mass) and angular velocity, world space."""
-        if self.direct is not None:
-            self._sync_newton()
         return self._state_0.body_qd.numpy()[self.built.body_index]
 
     def joint_positions(self, replica: int = 0) -> dict[tuple[str, str], float]:
@@ -611,8 +490,6 @@ class Simulation:
                 if r == replica}
 
     def _joint_state(self):
-        if self.direct is not None:
-            self._sync_newton()
         state = self._state_0
         if not self.caps.reduced:
             newton.eval_ik(self.model, state, state.joint_q, state.joint_qd)
@@ -622,9 +499,6 @@ class Simulation:
         """(body, 0) when MuJoCo's C library met a NaN/huge acceleration since the start: it then
         resets its state to the start pose by itself and warns only on its log, so the poses
         alone would look finite. The body is the one of the DOF it names."""
-        if isinstance(self.direct, ReplicaMuJoCo):  # (body, replica), every replica's MjData
-            hit = self.direct.instability()
-            return None if hit is None else (hit[0] if hit[0] in self.body_names else self.body_names[0], hit[1])
         data = getattr(self.solver, "mj_data", None) if self.solver_kind == Solver.MUJOCO else None
         if data is None:
             return None
@@ -647,10 +521,6 @@ class Simulation:
         unstable = self._mujoco_instability()
         if unstable is not None:
             return unstable
-        if self.direct is not None and not self._mujoco_behind:
-            # MjData holds no NaN/huge velocity: mj_step resets such a state (the check above).
-            row = self.direct.first_bad_row(BLOW_UP_DISTANCE)
-            return None if row is None else self.built.body_keys[row]
         q = self._state_0.body_q.numpy()[self.built.body_index]
         qd = self._state_0.body_qd.numpy()[self.built.body_index]
         bad = ~np.isfinite(q).all(axis=1) | ~np.isfinite(qd).all(axis=1)
@@ -704,8 +574,6 @@ class Simulation:
         """
         if not poses:
             return
-        if self.direct is not None:
-            self._sync_newton()
         body_q = self._state_0.body_q.numpy().copy()
         for (name, replica), slot in zip(self.built.body_keys, self.built.body_index):
             pose = poses.get(name)
@@ -720,7 +588,6 @@ class Simulation:
         newton.eval_fk(self.model, state.joint_q, state.joint_qd, state)
         self.state_1.assign(state)
         self.start.assign(state)
-        self._newton_behind, self._mujoco_behind = False, True
         self.time = 0.0
         self.steps = 0
 
@@ -729,7 +596,6 @@ class Simulation:
         rad or m; a motor's an effort before its gear), every replica, clamped to each actuator's
         control range as MuJoCo clamps ``ctrl``; held until changed. Cheap per frame: no rebuild."""
         self.controls.set(values)
-        self._controls_changed = True
 
     @property
     def actuator_controls(self) -> dict[str, float]:
@@ -738,7 +604,6 @@ class Simulation:
 
     def set_drive_targets(self, targets: Mapping, velocities: Optional[Mapping] = None):
         """Drive targets: {(joint, axis) or joint (single-DOF joints): value}, every replica."""
-        self._controls_changed = True
         self._write_targets(targets, self._targets, self.control.joint_target_q, "q_index")
         if velocities:
             self._write_targets(velocities, self._target_velocities, self.control.joint_target_qd, "qd_index")
@@ -777,9 +642,6 @@ class Simulation:
 
     def set_joint_velocities(self, velocities: Mapping, replica: Optional[int] = None):
         """Set DOF velocities now: {(joint, axis) or joint: value} (every replica unless given)."""
-        if self.direct is not None:
-            self._sync_newton()
-            self._mujoco_behind = True
         state = self._state_0
         if not self.caps.reduced:  # joint_qd is stale until recovered from the body state
             newton.eval_ik(self.model, state, state.joint_q, state.joint_qd)
@@ -804,9 +666,6 @@ class Simulation:
         """A wrench recomputed before every step from body ``row``'s motion (``source`` gets a
         :class:`sim.wrenches.BodyMotion`, returns (force, torque) at the centre of mass, world frame,
         or None when done); applied until it returns None or :meth:`clear_body_wrench`."""
-        replica = self.built.body_keys[row][1]
-        if replica and isinstance(self.direct, ReplicaMuJoCo):
-            self._leave_direct(f"a pull on replica {replica} (MuJoCo's C library pulls replica 0's bodies)")
         self.wrenches.set(int(self.built.body_index[row]), source)
 
     def clear_body_wrench(self, row: Optional[int] = None):
@@ -822,9 +681,4 @@ class Simulation:
         for key, value in efforts.items():
             for info in self._dofs_for(key):
                 values[info.qd_index] = value
-                if value and info.q_index < 0:
-                    # Newton turns a ball joint's effort into MuJoCo's frame by the joint's current
-                    # rotation: per step, which MuJoCo's own step cannot do.
-                    self._leave_direct(f"an effort on ball joint {info.joint!r} turns with the joint every step")
         self.effects.set_applied(self.control.joint_f, values)
-        self._controls_changed = self._efforts_applied = True

@@ -3,8 +3,9 @@ mass, constant or recomputed from the body's state before each step (a spring pu
 point, a one-step push). Bpy-free.
 
 The same wrench reaches every path: Newton's ``State.body_f`` after the state's forces are cleared
-(Featherstone, XPBD, MuJoCo through Newton) and MuJoCo's ``xfrc_applied`` on the direct MuJoCo
-path, where each step is split (``mj_step1``, the wrench from the fresh kinematics, ``mj_step2``).
+(Featherstone, XPBD, MuJoCo through Newton) and MuJoCo's ``xfrc_applied`` on the MuJoCo path
+(:mod:`sim.mujoco_spec`), where each step is split (``mj_step1``, the wrench from the fresh kinematics,
+``mj_step2``); there the sources are keyed by the body's row, on Newton's by its Newton body.
 """
 
 from __future__ import annotations
@@ -93,8 +94,8 @@ class AppliedWrenches:
 
     # MuJoCo's C library --------------------------------------------------------------------
 
-    def step_mujoco(self, direct, count: int, newton_to_mujoco: dict[int, int]):
-        """``count`` steps of ``direct`` (a :class:`sim.mujoco_direct.DirectMuJoCo`), each with the
+    def step_mujoco(self, direct, count: int, to_mujoco: dict[int, int]):
+        """``count`` steps of ``direct`` (a :class:`sim.mujoco_spec.MuJoCoSimulation`), each with the
         wrenches computed from its own kinematics into ``xfrc_applied``."""
         import mujoco
 
@@ -103,7 +104,7 @@ class AppliedWrenches:
         def apply(m, d):
             written = set()
             for body in list(self.sources):
-                mj = newton_to_mujoco[body]
+                mj = to_mujoco[body]
                 mujoco.mj_objectVelocity(m, d, mujoco.mjtObj.mjOBJ_BODY, mj, velocity, 0)  # at the COM
                 motion = BodyMotion(d.xpos[mj].copy(), d.xmat[mj].reshape(3, 3).copy(), d.xipos[mj].copy(),
                                     velocity[3:].copy(), velocity[:3].copy())
