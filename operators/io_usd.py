@@ -15,7 +15,7 @@ from bpy_extras.io_utils import ExportHelper, ImportHelper
 from ..addon.pxr_runtime import ensure_blender_pxr
 from ..addon.reports import plain
 from ..core.background import BackgroundCall, quick_gil_handover
-from ..core.files import replaced_file_mode
+from ..core.files import replace_atomically, replaced_file_mode
 from .robot_import import colliders_from_visuals_option, decompose_meshes_option
 
 LAYOUT_ITEMS = (
@@ -91,22 +91,14 @@ def _export_scene(context, writer, filepath: str, layout: str, selected_only: bo
 
 def _flat_export(writer, filepath: str, desc, isaac_schema: bool, accept, warnings: list[str]) -> list[str]:
     """The core writer's file, written beside ``filepath`` and moved in once ``accept`` takes its warnings."""
-    import tempfile
+    reported = []
 
-    path = os.path.abspath(filepath)
-    folder, name = os.path.split(path)
-    extension = os.path.splitext(name)[1] or ".usda"
-    fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=extension, dir=folder)
-    os.close(fd)
-    try:
-        reported = writer.write_usd(desc, temporary, layout="FLAT", isaac_schema=isaac_schema)
+    def write(temporary: str) -> None:
+        reported.extend(writer.write_usd(desc, temporary, layout="FLAT", isaac_schema=isaac_schema))
         accept(reported)
-        os.chmod(temporary, replaced_file_mode(path))
-        os.replace(temporary, path)
-        return warnings + reported
-    finally:
-        if os.path.exists(temporary):
-            os.remove(temporary)
+
+    replace_atomically(filepath, write)
+    return warnings + reported
 
 
 @contextlib.contextmanager

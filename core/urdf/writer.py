@@ -44,14 +44,12 @@ from __future__ import annotations
 
 import math
 import os
-import shutil
-import tempfile
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from ..articulation import Articulation, find_articulations
-from ..files import replaced_file_mode
+from ..files import write_files_atomically
 from ..formats import FormatError
 from ..mass import MassError, mass_properties
 from ..mesh_files import binary_stl, mtl_bytes, number, obj_bytes, portable_name
@@ -554,45 +552,27 @@ def _command_interface(dof: Dof) -> Optional[str]:
 
 # ------------------------------------------------------------------------------------- files
 def _write_files(path: str, document: _Writer) -> None:
-    """Everything to temporary names in the target folder, then renamed into place (the URDF
-    last); a failure before the renames removes the temporary files and leaves the old ones."""
+    """The meshes, the SRDF, then the URDF, each put in place only once all are written; a failure
+    before that leaves the old files (core.files.write_files_atomically)."""
     path = os.path.abspath(path)
     folder = os.path.dirname(path)
     if not os.path.isdir(folder):
         raise UrdfWriteError(path, [f"folder {folder} does not exist"])
-    staging = tempfile.mkdtemp(prefix=f".{os.path.basename(path)}.", dir=folder)
+    files: dict[str, bytes] = {}
+    for mesh in document.meshes:
+        files.setdefault(mesh.relative, mesh.data)
+        if mesh.mtl is not None:
+            files.setdefault(*mesh.mtl)
+        for relative, data in mesh.extra.items():
+            files.setdefault(relative, data)  # a texture two visuals share
+    if document.srdf is not None:
+        files[os.path.splitext(os.path.basename(path))[0] + ".srdf"] = _xml_bytes(document.srdf)
+    files.pop(os.path.basename(path), None)
+    files[os.path.basename(path)] = _xml_bytes(document.robot)  # last: the URDF names the others
     try:
-        files: list[tuple[str, str]] = []  # (temporary, final)
-        staged: set[str] = set()
-
-        def stage(relative: str, data: bytes) -> None:
-            if relative in staged:  # a texture two visuals share
-                return
-            staged.add(relative)
-            temporary = os.path.join(staging, relative)
-            os.makedirs(os.path.dirname(temporary), exist_ok=True)
-            with open(temporary, "wb") as f:
-                f.write(data)
-            files.append((temporary, os.path.join(folder, relative)))
-
-        for mesh in document.meshes:
-            stage(mesh.relative, mesh.data)
-            if mesh.mtl is not None:
-                stage(*mesh.mtl)
-            for relative, data in mesh.extra.items():
-                stage(relative, data)
-        if document.srdf is not None:
-            stage(os.path.splitext(os.path.basename(path))[0] + ".srdf", _xml_bytes(document.srdf))
-        stage(os.path.basename(path), _xml_bytes(document.robot))
-        mode = replaced_file_mode(path)
-        for temporary, final in files:
-            os.makedirs(os.path.dirname(final), exist_ok=True)
-            os.chmod(temporary, mode)
-            os.replace(temporary, final)
+        write_files_atomically(path, files)
     except OSError as error:
         raise UrdfWriteError(path, [f"cannot be written ({error})"]) from error
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
 
 
 def _xml_bytes(element: ET.Element) -> bytes:
