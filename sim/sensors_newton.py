@@ -9,7 +9,7 @@ MuJoCo's definitions in numpy on ``state_0`` (no Warp kernel is built for them):
   moved on: the mean over the steps between two readings (none before the second);
 - ``force``/``torque`` at a site: the wrench the parent exerts on the site body's subtree through its
   joint (at rest: the weight below it), from Newton's ``body_parent_f``, which the solver fills in
-  every state that has the array (the reader adds it to both of the simulation's states);
+  every state that has the array (the reader adds it to the simulation's states);
 - ``touch``: 1 while a collider of the site's body touches something, 0 while none does (Newton's
   Featherstone gives contacts, not their forces);
 - joint sensors, one value per DOF of the joint, from the simulation's joint coordinates.
@@ -85,7 +85,9 @@ class NewtonSensorReader(SensorReader):
         import warp as wp
 
         model = self.sim.model
-        for state in (self.sim._state_0, self.sim.state_1):
+        # every state the simulation copies between (a reset copies its start into both)
+        states = (self.sim._state_0, self.sim.state_1, getattr(self.sim, "start", None))
+        for state in filter(None, states):
             if getattr(state, "body_parent_f", None) is None:
                 state.body_parent_f = wp.zeros(model.body_count, dtype=wp.spatial_vector, device=model.device)
         return self.sim.steps
@@ -170,6 +172,8 @@ class NewtonSensorReader(SensorReader):
         time = float(self.sim.time)
         if self._sample is not None and time < self._sample[0]:  # reset: start over
             self._sample, self._acceleration = None, None
+            if self._wrenches_from is not None:
+                self._wrenches_from = 0
         if self._sample is None or time > self._sample[0]:
             if self._sample is not None:
                 self._acceleration = (self._qd - self._sample[1]) / (time - self._sample[0])
