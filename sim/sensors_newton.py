@@ -65,6 +65,8 @@ class NewtonSensorReader(SensorReader):
         self.body_mass = model.body_mass.numpy().astype(float)
         self.body_inertia = model.body_inertia.numpy().astype(float)  # body frame, about the COM
         self.shape_body = model.shape_body.numpy()
+        self._frames: dict[tuple, Optional[_Frame]] = {}
+        self._touching_bodies: Optional[set[int]] = None  # bodies in contact now, found once a reading
         self._sample = None  # (time, body_qd) of the last reading
         self._acceleration = None  # (n, 6) body accelerations between the last two samples
         self._wrenches_from = self._request_parent_wrenches()
@@ -110,6 +112,12 @@ class NewtonSensorReader(SensorReader):
         return None
 
     def _frame(self, kind: Optional[str], name: str, replica: int) -> Optional[_Frame]:
+        key = (kind, name, replica)
+        if key not in self._frames:
+            self._frames[key] = self._find_frame(kind, name, replica)
+        return self._frames[key]
+
+    def _find_frame(self, kind: Optional[str], name: str, replica: int) -> Optional[_Frame]:
         scene = self.scene
         if kind == "site":
             item = next((s for s in scene.sites if s.name == name), None)
@@ -165,6 +173,7 @@ class NewtonSensorReader(SensorReader):
         state = self.sim.state_0
         self._q = state.body_q.numpy().astype(float)
         self._qd = state.body_qd.numpy().astype(float)
+        self._touching_bodies = None
         self._take_sample()
         return super().read(replica)
 
@@ -250,33 +259,36 @@ class NewtonSensorReader(SensorReader):
         return np.array([1.0 if self._touching(body) else 0.0])
 
     def _touching(self, body: int) -> bool:
+        if self._touching_bodies is None:
+            self._touching_bodies = self._bodies_in_contact()
+        return body in self._touching_bodies
+
+    def _bodies_in_contact(self) -> set[int]:
+        """Newton bodies with a collider closer than :data:`TOUCH_DISTANCE` to another (after margins)."""
         contacts = self.sim.contacts
         count = int(contacts.rigid_contact_count.numpy()[0])
-        if count == 0 or body < 0:
-            return False
-        shape0 = contacts.rigid_contact_shape0.numpy()[:count]
-        shape1 = contacts.rigid_contact_shape1.numpy()[:count]
-        mine = (self.shape_body[shape0] == body) | (self.shape_body[shape1] == body)
-        if not mine.any():
-            return False
-        return bool((self._contact_distances(contacts, shape0, shape1, count)[mine] < TOUCH_DISTANCE).any())
-
-    def _contact_distances(self, contacts, shape0, shape1, count) -> np.ndarray:
-        """Each contact's separation along its normal, less the colliders' margins (m)."""
-        points = [contacts.rigid_contact_point0.numpy()[:count],
-                  contacts.rigid_contact_point1.numpy()[:count]]
-        world = []
-        for shapes, local in zip((shape0, shape1), points):
-            out = np.array(local, dtype=float)
-            for i, body in enumerate(self.shape_body[shapes]):
-                if body >= 0:
-                    q = self._q[body]
-                    out[i] = q[:3] + _matrix(q[3:7]) @ local[i]
-            world.append(out)
+        if count == 0:
+            return set()
+        bodies = [self.shape_body[contacts.rigid_contact_shape0.numpy()[:count]],
+                  self.shape_body[contacts.rigid_contact_shape1.numpy()[:count]]]
+        local = [contacts.rigid_contact_point0.numpy()[:count], contacts.rigid_contact_point1.numpy()[:count]]
+        world = [self._points_in_world(b, p) for b, p in zip(bodies, local)]
         normal = contacts.rigid_contact_normal.numpy()[:count]
         margins = (contacts.rigid_contact_margin0.numpy()[:count]
                    + contacts.rigid_contact_margin1.numpy()[:count])
-        return np.einsum("ij,ij->i", world[1] - world[0], normal) - margins
+        touching = np.einsum("ij,ij->i", world[1] - world[0], normal) - margins < TOUCH_DISTANCE
+        return {int(b) for side in bodies for b in side[touching] if b >= 0}
+
+    def _points_in_world(self, bodies: np.ndarray, points: np.ndarray) -> np.ndarray:
+        """``points`` given in their ``bodies``' frames (-1: the world's), in world space."""
+        out = np.array(points, dtype=float)
+        moving = bodies >= 0
+        q = self._q[bodies[moving]]
+        xyz, w = q[:, 3:6], q[:, 6:7]
+        p = out[moving]
+        t = 2.0 * np.cross(xyz, p)  # a unit quaternion's rotation: p + w t + xyz x t
+        out[moving] = q[:, :3] + p + w * t + np.cross(xyz, t)
+        return out
 
     # frame sensors (MuJoCo: in the reference frame, else the world)
     def _relative(self, sensor, replica) -> tuple[np.ndarray, np.ndarray, Optional[_Frame]]:
