@@ -33,6 +33,7 @@ RIG = f"""
       <freejoint name="box_root"/>
       <geom name="box_geom" type="box" size="0.1 0.1 0.1" mass="1"/>
       <site name="imu" pos="0.02 0 0.05" euler="0 0 30"/>
+      <site name="tilted_imu" pos="0 0.03 0" euler="90 0 0"/>
     </body>
     <body name="ball" pos="2 0 3">
       <freejoint name="ball_root"/>
@@ -60,6 +61,7 @@ RIG = f"""
   <sensor>
     <accelerometer name="box_acc" site="imu"/>
     <gyro name="box_gyro" site="imu"/>
+    <accelerometer name="tilted_acc" site="tilted_imu"/>
     <velocimeter name="box_vel" site="imu"/>
     <accelerometer name="ball_acc" site="ball_imu"/>
     <framelinvel name="ball_linvel" objtype="site" objname="ball_imu"/>
@@ -273,6 +275,7 @@ def test_featherstone_imu_at_rest_reads_gravity_reaction(featherstone):
     *_, settled = featherstone
     np.testing.assert_allclose(values(settled["box_acc"]), [0.0, 0.0, G], atol=0.05)
     np.testing.assert_allclose(values(settled["box_gyro"]), 0.0, atol=1e-3)
+    np.testing.assert_allclose(values(settled["tilted_acc"]), [0.0, G, 0.0], atol=0.05)  # up is its +y
 
 
 def test_featherstone_imu_in_free_fall_reads_about_nothing(featherstone):
