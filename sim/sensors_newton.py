@@ -4,7 +4,8 @@ MuJoCo's definitions in numpy on ``state_0`` (no Warp kernel is built for them):
 
 - frames (site, xbody, body, geom, camera) from ``body_q`` and the description's local poses; a point's
   velocity from the body's centre-of-mass velocity and spin (``body_qd``, world frame);
-- accelerations (``accelerometer``: proper acceleration, +9.81 up at rest, about 0 in free fall) from
+- accelerations (``accelerometer``, ``framelinacc``: proper acceleration, +9.81 up at rest, about 0
+  in free fall, in the site's frame or the world's; ``frameangacc``) from
   the change of ``body_qd`` since the reader's last sample, taken at each :meth:`read` whose time
   moved on: the mean over the steps between two readings (none before the second);
 - ``force``/``torque`` at a site: the wrench the parent exerts on the site body's subtree through its
@@ -105,6 +106,8 @@ class NewtonSensorReader(SensorReader):
             return None if self._joint_dofs(sensor.target) else f"no joint {sensor.target!r} with a DOF"
         if kind not in _READERS:
             return f"{solver} on Newton gives no {kind} reading"
+        if kind in ("framelinacc", "frameangacc") and sensor.reference:
+            return f"{kind} is read in the world's frame only"
         for kind_of, name in ((sensor.target_kind, sensor.target), (sensor.reference_kind, sensor.reference)):
             frame = self._frame(kind_of, name, 0) if name else None
             if name and (frame is None or frame.body == -2):
@@ -231,13 +234,22 @@ class NewtonSensorReader(SensorReader):
 
     def _accelerometer(self, sensor, replica):
         frame = self._target(sensor, replica)
-        pos, rot = self._pose(frame)
+        return self._pose(frame)[1].T @ self._proper_acceleration(frame)
+
+    def _proper_acceleration(self, frame: _Frame) -> np.ndarray:
+        """World acceleration of ``frame``'s origin less gravity's (what an accelerometer feels)."""
         if frame.body < 0:
-            return rot.T @ -self.gravity
+            return -self.gravity
         acc, w = self._acceleration[frame.body], self._qd[frame.body, 3:]
-        r = pos - self._com(frame.body)
-        linear = acc[:3] + np.cross(acc[3:], r) + np.cross(w, np.cross(w, r))
-        return rot.T @ (linear - self.gravity)
+        r = self._pose(frame)[0] - self._com(frame.body)
+        return acc[:3] + np.cross(acc[3:], r) + np.cross(w, np.cross(w, r)) - self.gravity
+
+    def _framelinacc(self, sensor, replica):
+        return self._proper_acceleration(self._target(sensor, replica))
+
+    def _frameangacc(self, sensor, replica):
+        frame = self._target(sensor, replica)
+        return np.zeros(3) if frame.body < 0 else self._acceleration[frame.body, 3:]
 
     def _wrench(self, sensor, replica) -> tuple[np.ndarray, np.ndarray]:
         """The parent's force on the site body's subtree and its torque about the site, site frame."""
@@ -388,6 +400,8 @@ _READERS = {
     "frameyaxis": lambda self, s, r: self._relative(s, r)[1][:, 1],
     "framezaxis": lambda self, s, r: self._relative(s, r)[1][:, 2],
     "framelinvel": NewtonSensorReader._framelinvel,
+    "framelinacc": NewtonSensorReader._framelinacc,
+    "frameangacc": NewtonSensorReader._frameangacc,
     "frameangvel": NewtonSensorReader._frameangvel,
     "subtreecom": NewtonSensorReader._subtreecom,
     "subtreelinvel": NewtonSensorReader._subtreelinvel,

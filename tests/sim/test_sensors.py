@@ -65,6 +65,9 @@ RIG = f"""
     <velocimeter name="box_vel" site="imu"/>
     <accelerometer name="ball_acc" site="ball_imu"/>
     <framelinvel name="ball_linvel" objtype="site" objname="ball_imu"/>
+    <framelinacc name="ball_linacc" objtype="body" objname="ball"/>
+    <framelinacc name="box_linacc" objtype="site" objname="imu"/>
+    <frameangacc name="box_angacc" objtype="xbody" objname="box"/>
     <touch name="ball_touch" site="ball_imu"/>
     <touch name="box_touch" site="imu"/>
     <touch name="sole_touch" site="sole" cutoff="5"/>
@@ -249,7 +252,8 @@ def test_featherstone_frames_and_velocities_read_as_mujoco_reads_the_same_state(
     mujoco.mj_forward(model, data)
     readings = reader.read()
     waiting = {s.name for s in scene.sensors if s.name not in readings and s.name not in reader.unavailable}
-    assert {s.kind for s in scene.sensors if s.name in waiting} == {"accelerometer", "force", "torque"}
+    assert {s.kind for s in scene.sensors if s.name in waiting} == \
+        {"accelerometer", "force", "torque", "framelinacc", "frameangacc"}
     kinds = {sensor.kind for sensor in scene.sensors if sensor.name in readings}
     assert {"framepos", "framequat", "framexaxis", "framelinvel", "frameangvel", "velocimeter", "gyro",
             "jointpos", "jointvel", "subtreecom", "subtreelinvel", "subtreeangmom", "clock"} <= kinds
@@ -275,12 +279,15 @@ def test_featherstone_imu_at_rest_reads_gravity_reaction(featherstone):
     *_, settled = featherstone
     np.testing.assert_allclose(values(settled["box_acc"]), [0.0, 0.0, G], atol=0.05)
     np.testing.assert_allclose(values(settled["box_gyro"]), 0.0, atol=1e-3)
+    np.testing.assert_allclose(values(settled["box_linacc"]), [0.0, 0.0, G], atol=0.05)  # world frame
+    np.testing.assert_allclose(values(settled["box_angacc"]), 0.0, atol=0.05)
     np.testing.assert_allclose(values(settled["tilted_acc"]), [0.0, G, 0.0], atol=0.05)  # up is its +y
 
 
 def test_featherstone_imu_in_free_fall_reads_about_nothing(featherstone):
     _, _, in_air, _ = featherstone
     np.testing.assert_allclose(values(in_air["ball_acc"]), 0.0, atol=1e-3)
+    np.testing.assert_allclose(values(in_air["ball_linacc"]), 0.0, atol=1e-3)
     assert in_air["ball_linvel"]["z"] == pytest.approx(-G * in_air["time"], rel=1e-3)
 
 
