@@ -83,7 +83,7 @@ class NewtonSensorReader(SensorReader):
         a solver's wrenches, or None when this simulation's steps do not fill it."""
         if not any(s.kind in _WRENCHES for s in self.sensors.values()):
             return None
-        if getattr(self.sim, "direct", None) is not None:
+        if getattr(self.sim, "direct", None) is not None or not self._solver_fills("BODY_PARENT_F"):
             return None
         import warp as wp
 
@@ -95,11 +95,17 @@ class NewtonSensorReader(SensorReader):
                 state.body_parent_f = wp.zeros(model.body_count, dtype=wp.spatial_vector, device=model.device)
         return self.sim.steps
 
+    def _solver_fills(self, observable: str) -> bool:
+        from newton.solvers import SolverBase
+
+        kind = getattr(SolverBase.ObservableKind, observable)
+        return kind in getattr(type(self.sim.solver), "SUPPORTED_OBSERVABLES", ())
+
     def _refusal(self, sensor: Sensor) -> Optional[str]:
         kind = sensor.kind
         solver = self.sim.solver_kind.value
         if kind in _WRENCHES and self._wrenches_from is None:
-            return f"{solver} stepped by MuJoCo's C library here: Newton's state has no joint wrenches"
+            return f"{solver} gives Newton's state no joint wrenches here"
         if kind == "touch" and getattr(self.sim, "contacts", None) is None:
             return f"{solver}'s contacts are not Newton's: no touch"
         if kind in ("jointpos", "jointvel"):
