@@ -39,11 +39,12 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
 
+from ..formats import FormatError, ReadResult
 from ..model import (Actuator, Body, Dof, FixedTendon, Joint, JointType, MassProperties, MeshData, Mimic,
                      DofMotion, PhysicsMaterial, PhysicsScene, Pose, SceneSettings, Shape, ShapeKind, Solver,
                      TendonJoint, Visual, make_joint)
@@ -56,13 +57,8 @@ from .read_extras import ExtrasReader
 DRAWN_GROUPS = range(0, 3)
 
 
-class MjcfReadError(Exception):
+class MjcfReadError(FormatError):
     """An MJCF file that MuJoCo cannot load (or that holds no robot the description can take)."""
-
-    def __init__(self, file: str, message: str):
-        self.file = file
-        self.message = message
-        super().__init__(f"file {file}: {message}")
 
 
 @dataclass
@@ -78,15 +74,11 @@ class MeshSource:
     scale: tuple
 
 
-@dataclass
-class MjcfRead:
-    scene: PhysicsScene
-    warnings: list[str] = field(default_factory=list)
-    #: Visual name -> the mesh file it was read from (see :class:`MeshSource`).
-    mesh_sources: dict = field(default_factory=dict)
-    #: Material name -> the image file of its 2D color texture, for meshes with UVs (MuJoCo maps a
-    #: 2D texture onto a mesh by its texture coordinates; onto primitives it projects: not carried).
-    material_textures: dict = field(default_factory=dict)
+#: What :func:`read_mjcf` gives: the description, its warnings, ``mesh_sources`` (visual name ->
+#: :class:`MeshSource`) and ``material_textures`` (material name -> the image of its 2D color texture,
+#: for meshes with UVs: MuJoCo maps a 2D texture onto a mesh by its texture coordinates; onto
+#: primitives it projects, which is not carried).
+MjcfRead = ReadResult
 
 
 def _mujoco():
@@ -128,7 +120,9 @@ def _name(mujoco, model, kind, index: int, fallback: str) -> str:
     return mujoco.mj_id2name(model, kind, index) or fallback
 
 
-class _Reader(ExtrasReader):
+class MjcfReader(ExtrasReader):
+    """One MJCF file read through MuJoCo's compiler (the URDF reader subclasses it)."""
+
     Error = MjcfReadError
 
     def __init__(self, path: str, visuals_from_colliders: bool = True):
@@ -183,7 +177,7 @@ class _Reader(ExtrasReader):
             self.warn(f"MuJoCo: {message}")
         return model
 
-    def read(self) -> MjcfRead:
+    def read(self) -> ReadResult:
         self.load()
         m, mujoco = self.model, self.mujoco
         name = m.names[:m.names.find(b"\0")].decode() if m.names else ""
@@ -219,7 +213,7 @@ class _Reader(ExtrasReader):
         self.add_sensors()
         self.finish()
         self.list_unsupported()
-        return MjcfRead(scene=scene, warnings=self.warnings, mesh_sources=self.mesh_sources,
+        return ReadResult(scene=scene, warnings=self.warnings, mesh_sources=self.mesh_sources,
                         material_textures=self.material_textures)
 
     def finish(self) -> None:
@@ -792,10 +786,10 @@ def _mat_to_quat(mat) -> tuple:
     return q
 
 
-def read_mjcf(path: str, visuals_from_colliders: bool = True) -> MjcfRead:
+def read_mjcf(path: str, visuals_from_colliders: bool = True) -> ReadResult:
     """Read an MJCF file into the description; raises :class:`MjcfReadError` naming file and element.
 
     ``visuals_from_colliders``: add a drawn visual for each collider of a drawn group (MuJoCo shows
     them; a file with only colliders would otherwise show nothing rendered).
     """
-    return _Reader(path, visuals_from_colliders).read()
+    return MjcfReader(path, visuals_from_colliders).read()

@@ -44,7 +44,7 @@ import numpy as np
 
 from ..files import parent_folders
 from ..formats import FormatError, ReadResult
-from ..mjcf.reader import MeshSource, _Reader  # noqa: F401  (MeshSource: re-exported)
+from ..mjcf.reader import MeshSource, MjcfReader as _Reader  # noqa: F401  (MeshSource: re-exported)
 from .collada import ColladaReadError, read_collada
 from .stl import StlReadError, mujoco_reads_stl, read_stl
 from .repairs import TreeError, add_planes, check_tree, repair_text, repair_tree
