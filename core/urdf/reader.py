@@ -48,6 +48,7 @@ from ..mjcf.reader import MeshSource, MjcfReader as _Reader  # noqa: F401  (Mesh
 from .collada import ColladaReadError, read_collada
 from .stl import StlReadError, mujoco_reads_stl, read_stl
 from .repairs import TreeError, add_planes, check_tree, repair_text, repair_tree
+from .xacro_expand import NamespaceRecorder, xacro_use
 from ..model import INF, Actuator, DofMotion, JointType, MassProperties, Pose
 from ..transforms import quat_from_matrix, quat_mul, quat_normalize
 
@@ -114,7 +115,7 @@ class _UrdfReader(_Reader):
         try:
             with open(self.path, encoding="utf-8") as f:
                 text, notes = repair_text(f.read())
-            builder = _NamespaceRecorder(insert_comments=True)
+            builder = NamespaceRecorder(insert_comments=True)
             parser = ET.XMLParser(target=builder)  # keeps the line count
             parser.feed(text.lstrip())  # blank lines before <?xml are common
             root = parser.close()
@@ -474,40 +475,11 @@ def _transmission(element) -> _Transmission:
     return _Transmission(element.get("name", ""), kind, joints, interfaces, actuator)
 
 
-XACRO_NAMESPACE = "http://www.ros.org/wiki/xacro"
-
-
-class _NamespaceRecorder(ET.TreeBuilder):
-    """A TreeBuilder that also records each ``xmlns:prefix`` declaration (ElementTree keeps only URIs)."""
-
-    def __init__(self, **options):
-        super().__init__(**options)
-        self.declared: list[tuple[str, str]] = []
-
-    def start_ns(self, prefix, uri):
-        self.declared.append((prefix, uri))
-
-    def uris_of(self, prefix: str) -> set[str]:
-        return {uri for declared, uri in self.declared if declared == prefix}
-
-
 def _refuse_xacro(path: str, root, xacro_uris=()) -> None:
     """A xacro file (macros, ``${...}`` expressions) is a program that writes a URDF: expanding it
-    means running Python expressions from the file, which Articula never does. Say how to expand it.
-
-    xacro goes by the ``xacro:`` prefix, whatever URI it is bound to (ROS files use several)."""
-    namespaces = tuple(f"{{{uri}}}" for uri in {XACRO_NAMESPACE, *xacro_uris})
-    for element in root.iter():
-        tag = element.tag if isinstance(element.tag, str) else ""
-        expression = next((v for v in element.attrib.values() if "${" in v), None)
-        namespace = next((n for n in namespaces if tag.startswith(n)), None)
-        if namespace is not None:
-            name = element.get("name")
-            found = f"<xacro:{tag[len(namespace):]}{f' name={name!r}' if name else ''}>"
-        elif expression is not None:
-            found = f"<{tag} ... {expression!r}>"
-        else:
-            continue
+    means running Python expressions from the file, which Articula never does. Say how to expand it."""
+    found = xacro_use(root, xacro_uris)
+    if found is not None:
         raise UrdfReadError(path, f"a xacro file, not a URDF ({found}): expand it first (ROS: "
                                   "`xacro robot.urdf.xacro > robot.urdf`); Articula runs no expressions from the "
                                   "files it opens")
