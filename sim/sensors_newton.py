@@ -12,7 +12,7 @@ MuJoCo's definitions in numpy on ``state_0`` (no Warp kernel is built for them):
   joint (at rest: the weight below it), from Newton's ``body_parent_f``, which the solver fills in
   every state that has the array (the reader adds it to the simulation's states);
 - ``touch``: 1 while a collider of the site's body touches something, 0 while none does (Newton's
-  Featherstone gives contacts, not their forces);
+  Featherstone gives contacts, not their forces; MuJoCo's contacts come through its solver's export);
 - joint sensors, one value per DOF of the joint, from the simulation's joint coordinates.
 """
 
@@ -67,6 +67,7 @@ class NewtonSensorReader(SensorReader):
         self.body_inertia = model.body_inertia.numpy().astype(float)  # body frame, about the COM
         self.shape_body = model.shape_body.numpy()
         self._frames: dict[tuple, Optional[_Frame]] = {}
+        self._exported_contacts = None  # a MuJoCo solver's contacts in Newton's form
         self._touching_bodies: Optional[set[int]] = None  # bodies in contact now, found once a reading
         self._sample = None  # (time, body_qd) of the last reading
         self._acceleration = None  # (n, 6) body accelerations between the last two samples
@@ -95,6 +96,22 @@ class NewtonSensorReader(SensorReader):
                 state.body_parent_f = wp.zeros(model.body_count, dtype=wp.spatial_vector, device=model.device)
         return self.sim.steps
 
+    def _contacts(self):
+        """The contacts of the current step: Newton's collision pipeline's, else the ones a MuJoCo solver
+        exports into Newton's form (made once, refreshed at each reading); None when there are none."""
+        if getattr(self.sim, "contacts", None) is not None:
+            return self.sim.contacts
+        if not hasattr(self.sim.solver, "update_contacts"):
+            return None
+        if self._exported_contacts is None:
+            import newton
+
+            model, solver = self.sim.model, self.sim.solver
+            room = solver.get_max_contact_count() if hasattr(solver, "get_max_contact_count") else 0
+            room = max(room, model.rigid_contact_max or 0, 1)
+            self._exported_contacts = newton.Contacts(room, 0, device=model.device)
+        return self._exported_contacts
+
     def _solver_fills(self, observable: str) -> bool:
         from newton.solvers import SolverBase
 
@@ -106,8 +123,8 @@ class NewtonSensorReader(SensorReader):
         solver = self.sim.solver_kind.value
         if kind in _WRENCHES and self._wrenches_from is None:
             return f"{solver} gives Newton's state no joint wrenches here"
-        if kind == "touch" and getattr(self.sim, "contacts", None) is None:
-            return f"{solver}'s contacts are not Newton's: no touch"
+        if kind == "touch" and self._contacts() is None:
+            return f"{solver} gives no contacts here: no touch"
         if kind in ("jointpos", "jointvel"):
             return None if self._joint_dofs(sensor.target) else f"no joint {sensor.target!r} with a DOF"
         if kind not in _READERS:
@@ -283,7 +300,9 @@ class NewtonSensorReader(SensorReader):
 
     def _bodies_in_contact(self) -> set[int]:
         """Newton bodies with a collider closer than :data:`TOUCH_DISTANCE` to another (after margins)."""
-        contacts = self.sim.contacts
+        contacts = self._contacts()
+        if contacts is self._exported_contacts:
+            self.sim.solver.update_contacts(contacts, self.sim.state_0)
         count = int(contacts.rigid_contact_count.numpy()[0])
         if count == 0:
             return set()

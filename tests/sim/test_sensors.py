@@ -346,13 +346,16 @@ def test_xpbd_imu_and_force_read_from_its_state(hanging_rig):
 
 
 def test_mujoco_through_newton_reads_from_newtons_state(hanging_rig):
-    """MuJoCo stepping Newton's own model of the robot (not the MJCF export): Newton's state is read."""
+    """MuJoCo stepping Newton's own model of the robot (not the MJCF export): Newton's state is read, and
+    MuJoCo's contacts in Newton's form."""
     sim = Simulation(hanging_rig, device="cpu", solver="MUJOCO", mujoco_direct=False)
     reader = SensorReader.of(sim)
     assert isinstance(reader, NewtonSensorReader)
-    assert "contacts" in reader.unavailable["sole_touch"]
+    assert reader.read()["sole_touch"]["value"] == 0.0  # the foot starts 10 cm up
     for _ in range(30):
         sim.advance(1 / 60)
         readings = reader.read()
+    assert readings["sole_touch"]["value"] == 1.0 and readings["box_touch"]["value"] == 1.0
+    assert readings["ball_touch"]["value"] == 0.0  # still falling
     assert readings["wrist_force"]["z"] == pytest.approx(HAND_KG * G, rel=1e-4)
     np.testing.assert_allclose(values(readings["box_acc"]), [0.0, 0.0, G], atol=0.01)
