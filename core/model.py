@@ -452,6 +452,7 @@ class Camera:
     resolution: tuple[int, int] = (1, 1)
     clip_start: float = 0.01  # m: what Blender and Isaac Sim clip to (MuJoCo's is the model's znear)
     clip_end: float = 100.0
+    update_rate: float = 0.0  # Hz a ROS/Gazebo camera publishes at (URDF's Gazebo tag); 0 = every step
 
 
 class LightKind(str, Enum):
@@ -498,6 +499,7 @@ class Sensor:
     noise: float = 0.0
     cutoff: float = 0.0
     settings: dict[str, str] = field(default_factory=dict)
+    update_rate: float = 0.0  # Hz a ROS/Gazebo sensor publishes at (URDF's Gazebo tag); 0 = every step
 
 
 @dataclass
