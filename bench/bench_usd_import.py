@@ -46,7 +46,7 @@ def measure(robots: int, runs: int) -> None:
 
     path = os.path.join(tempfile.mkdtemp(prefix="articula-bench-usd-"), "robots.usdc")
     scene = chain_scene(robots=robots)
-    write_usd(scene, path, allow_warnings=True)
+    write_usd(scene, path)
 
     def ours():
         assert bpy.ops.articula.import_usd(filepath=path) == {"FINISHED"}

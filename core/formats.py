@@ -4,8 +4,7 @@ and reading or writing any of them by the file's name (:func:`read_file`, :func:
 USD, MJCF and URDF readers all give a :class:`ReadResult` (the description, the warnings for what was
 approximated, and what each format knows beyond the description); a file that cannot be read or
 written raises a :class:`FormatError` subclass naming the file and why, so a caller (the importers,
-``articula convert``) catches one type whatever the format. (Until the MJCF and USD errors derive
-from it, :func:`read_error_types` and :func:`write_error_types` list them all.)
+``articula convert``) catches one type whatever the format.
 """
 
 from __future__ import annotations
@@ -86,36 +85,17 @@ class ReadOptions:
 
 
 def read_error_types() -> tuple[type, ...]:
-    """Every reader's error (the MJCF and USD ones are FormatErrors once they derive from it)."""
-    from .mjcf import MjcfReadError
-
-    errors = [FormatError, MjcfReadError]
-    try:
-        from .usd.errors import UsdReadError
-
-        errors.append(UsdReadError)
-    except ImportError:
-        pass
-    return tuple(errors)
+    """Every reader's error: each is a :class:`FormatError`."""
+    return (FormatError,)
 
 
 def write_error_types() -> tuple[type, ...]:
-    """Every writer's error, and the file system's."""
-    from .mjcf.writer import MjcfWriteError
-
-    errors = [FormatError, MjcfWriteError, OSError]
-    try:
-        from .usd.errors import UsdWriteError
-
-        errors.append(UsdWriteError)
-    except ImportError:
-        pass
-    return tuple(errors)
+    """Every writer's error (each a :class:`FormatError`), and the file system's."""
+    return (FormatError, OSError)
 
 
 def read_file(path: str, options: ReadOptions | None = None) -> ReadResult:
-    """Read ``path`` as its format; raises a reader's error (a :class:`FormatError` or the MJCF/USD
-    reader's own) naming the file."""
+    """Read ``path`` as its format; raises a :class:`FormatError` naming the file."""
     options = options or ReadOptions()
     if not os.path.isfile(path):
         raise FormatError(path, "no such file")

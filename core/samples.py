@@ -61,7 +61,7 @@ def shape_bounds(shape: Shape) -> Vec3:
     raise ValueError(f"no box bounds for {shape.kind.value} shape {shape.name!r}")
 
 
-class _SceneBuilder:
+class SceneBuilder:
     """Adds bodies, joints (frames given in world space), colliders and their box visuals."""
 
     def __init__(self, name: str, settings: SceneSettings | None = None):
@@ -124,7 +124,7 @@ def _capsule_towards(offset: Vec3, radius: float) -> dict:
     return {"pose": Pose(pos=centre), "radius": radius, "half_height": half_height, "axis": "XYZ"[index]}
 
 
-# The seed proposal's MJCF finger: (body, parent, joint, pos, quat) relative to the parent.
+# A robotic finger written in MJCF: (body, parent, joint, pos, quat) relative to the parent.
 _FINGER_CHAIN = [
     ("palm", None, None, (0.0, 0.0, 0.1), (0.0, 1.0, 0.0, 0.0)),
     ("index_finger_base", "palm", "metacarpophalangeal",
@@ -145,11 +145,11 @@ _FINGER_LIMITS = {
 
 
 def robotic_finger() -> PhysicsScene:
-    """The seed proposal's finger: palm (fixed to the world) and four revolute links.
+    """A robotic finger: palm (fixed to the world) and four revolute links.
 
     MJCF joints default to a hinge about the child body's Z axis at the child's origin.
     """
-    b = _SceneBuilder("robotic_finger")
+    b = SceneBuilder("robotic_finger")
     skin = b.material("finger_skin", static_friction=1.0, dynamic_friction=0.8, restitution=0.0,
                       torsional_friction=0.005, rolling_friction=0.0001, density=1100.0)
     world_poses: dict[str, Pose] = {}
@@ -173,7 +173,7 @@ def robotic_finger() -> PhysicsScene:
 
 def six_dof_arm() -> PhysicsScene:
     """A fixed-base arm: six revolute joints with drives, targets and per-DOF friction."""
-    b = _SceneBuilder("six_dof_arm")
+    b = SceneBuilder("six_dof_arm")
     metal = b.material("aluminium", static_friction=0.6, dynamic_friction=0.45, restitution=0.1,
                        density=2700.0)
     b.body("arm_base", Pose(pos=(0.0, 0.0, 0.05)))
@@ -209,7 +209,7 @@ def six_dof_arm() -> PhysicsScene:
 
 def quadruped() -> PhysicsScene:
     """A free-floating torso with four two-joint legs, dropped from above the ground plane."""
-    b = _SceneBuilder("quadruped", SceneSettings(ground_plane=True))
+    b = SceneBuilder("quadruped", SceneSettings(ground_plane=True))
     rubber = b.material("rubber", static_friction=1.0, dynamic_friction=0.9, restitution=0.0,
                         torsional_friction=0.01, density=1100.0)
     plastic = b.material("plastic", static_friction=0.5, dynamic_friction=0.4, density=900.0)
@@ -245,7 +245,7 @@ def collision_showcase() -> PhysicsScene:
     ``robot_world0`` (world 0) and ``robot_world1`` (world 1) overlap but never touch.
     The ground is a static plane in world -1, group -2: it collides with groups 1, 2 and -1.
     """
-    b = _SceneBuilder("collision_showcase")
+    b = SceneBuilder("collision_showcase")
     wood = b.material("wood", static_friction=0.6, dynamic_friction=0.5, restitution=0.05,
                       density=600.0)
     b.shape("ground", ShapeKind.PLANE, None, material=wood, collision_group=-2, world=-1)
@@ -275,7 +275,7 @@ def pendulum() -> PhysicsScene:
 
     The body origin sits on the pivot; its sphere bob (radius 0.05) is 0.5 m along +X.
     """
-    b = _SceneBuilder("pendulum")
+    b = SceneBuilder("pendulum")
     steel = b.material("steel", static_friction=0.7, dynamic_friction=0.6, density=7800.0)
     pivot = Pose(pos=(0.0, 0.0, 1.0))
     b.body("pendulum_link", pivot)
@@ -287,7 +287,7 @@ def pendulum() -> PhysicsScene:
 
 def d6_sampler() -> PhysicsScene:
     """A fixed base, a D6 joint (locked, limited and free axes), a spherical and a prismatic joint."""
-    b = _SceneBuilder("d6_sampler")
+    b = SceneBuilder("d6_sampler")
     metal = b.material("steel", static_friction=0.7, dynamic_friction=0.6, density=7800.0)
     b.body("d6_base", Pose(pos=(0.0, 0.0, 0.5)))
     b.shape("d6_base_collider", ShapeKind.BOX, "d6_base", half_extents=(0.1, 0.1, 0.1), material=metal)
@@ -329,7 +329,7 @@ def four_bar() -> PhysicsScene:
     ``crank`` -> ``coupler`` -> ``rocker`` is the tree (ground fixed to the world); the joint
     ``rocker_to_ground`` closes the loop and is authored with ``exclude_from_articulation``.
     """
-    b = _SceneBuilder("four_bar")
+    b = SceneBuilder("four_bar")
     metal = b.material("aluminium", static_friction=0.6, dynamic_friction=0.45, density=2700.0)
     b.body("ground_link", Pose(pos=(0.0, 0.0, 0.5)))
     b.shape("ground_link_collider", ShapeKind.BOX, "ground_link", half_extents=(0.3, 0.02, 0.02),
@@ -353,7 +353,7 @@ def hanging_chain(links: int = 20, link_length: float = 0.05) -> PhysicsScene:
     """A cable: ``links`` capsule links on Y hinges, each the child of the one above, hanging
     straight down from a hinge to the world at (0, 0, 2). The long-chain case: its links nest
     ``links`` prims deep in USD and its tree is as deep (MuJoCo compiles at most 1,023)."""
-    b = _SceneBuilder(f"hanging_chain_{links}")
+    b = SceneBuilder(f"hanging_chain_{links}")
     rubber = b.material("rubber", static_friction=0.9, dynamic_friction=0.8, density=1100.0)
     parent = None
     for k in range(links):

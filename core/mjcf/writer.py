@@ -47,9 +47,7 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import shutil
-import struct
 import tempfile
 from dataclasses import dataclass, field
 from typing import Optional
@@ -58,7 +56,9 @@ import numpy as np
 
 from ..articulation import Articulation, find_articulations
 from ..files import replaced_file_mode
+from ..formats import FormatError
 from ..mass import MassError, mass_properties, mass_shapes_by_body
+from ..mesh_files import binary_stl, portable_name
 from ..model import (Actuator, Body, Dof, DofMotion, DriveType, Joint, JointType, MassProperties,
                      MeshData, PhysicsScene, Pose, Shape, ShapeKind, Visual)
 from ..transforms import pose_inverse, pose_mul, pose_relative, quat_conjugate, quat_mul, quat_normalize, quat_rotate
@@ -83,13 +83,12 @@ _HALF = math.sqrt(0.5)
 _AXIS_TO_Z = {"X": (_HALF, 0.0, _HALF, 0.0), "Y": (_HALF, -_HALF, 0.0, 0.0), "Z": (1.0, 0.0, 0.0, 0.0)}
 
 
-class MjcfWriteError(Exception):
-    """An MJCF file that cannot be written (or that MuJoCo refuses to compile)."""
+class MjcfWriteError(FormatError):
+    """An MJCF file that cannot be written (or that MuJoCo refuses to compile); ``problems`` lists why."""
 
     def __init__(self, file: str, problems: list[str]):
-        self.file = file
         self.problems = list(problems)
-        super().__init__(f"file {file}: " + "; ".join(self.problems))
+        super().__init__(file, "; ".join(self.problems))
 
 
 def assets_folder_name(path: str) -> str:
@@ -169,20 +168,6 @@ def obj_text(mesh: MeshData, uvs=None) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-def binary_stl(mesh: MeshData) -> bytes:
-    """Binary STL of a triangle mesh (MuJoCo reads no ASCII STL)."""
-    vertices = np.asarray(mesh.vertices, dtype=np.float64).reshape(-1, 3)
-    triangles = np.asarray(mesh.triangles, dtype=np.int64).reshape(-1, 3)
-    corners = vertices[triangles]  # (n, 3, 3)
-    normals = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
-    lengths = np.linalg.norm(normals, axis=1, keepdims=True)
-    normals = np.divide(normals, lengths, out=np.zeros_like(normals), where=lengths > 0.0)
-    record = np.dtype([("normal", "<f4", 3), ("corners", "<f4", (3, 3)), ("attribute", "<u2")])
-    rows = np.zeros(len(triangles), dtype=record)
-    rows["normal"], rows["corners"] = normals, corners
-    return b"\0" * 80 + struct.pack("<I", len(triangles)) + rows.tobytes()
-
-
 def _write_files(built: BuiltSpec, path: str) -> None:
     """The XML and its assets folder, written in a temporary folder beside ``path``, then moved in.
 
@@ -226,16 +211,6 @@ def _write_files(built: BuiltSpec, path: str) -> None:
                                     "are kept"]) from error
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-
-
-def _file_name(name: str, taken: set) -> str:
-    """A portable file name for an element (letters, digits, ``_-.``), unique in the folder."""
-    base = re.sub(r"[^A-Za-z0-9_.-]", "_", name) or "mesh"
-    candidate, count = base, 1
-    while candidate.lower() in taken:
-        candidate, count = f"{base}_{count}", count + 1
-    taken.add(candidate.lower())
-    return candidate + ".stl"
 
 
 # ------------------------------------------------------------------------------------------- build
@@ -623,14 +598,15 @@ class _SpecBuilder(ExtrasWriter):
     def mesh_asset(self, name: str, mesh: Optional[MeshData], scale, surface: Optional[VisualSurface] = None) -> str:
         if mesh is None or not mesh.triangles:
             raise MjcfWriteError(self.path, [f"{name}: its mesh has no triangles"])
-        file_name = _file_name(name, self.file_names)
+        stem = portable_name(name, self.file_names)
         if surface is not None:
-            file_name = file_name[:-4] + ".obj"
+            file_name = stem + ".obj"
             self.files[file_name] = obj_text(mesh, surface.uvs)
         elif len(mesh.triangles) > STL_MAX_FACES:  # MuJoCo's STL reader refuses more; its OBJ reader does not
-            file_name = file_name[:-4] + ".obj"
+            file_name = stem + ".obj"
             self.files[file_name] = obj_text(mesh)
         else:
+            file_name = stem + ".stl"
             self.files[file_name] = binary_stl(mesh)
         spec_mesh = self.spec.add_mesh()
         spec_mesh.name = name
@@ -652,7 +628,7 @@ class _SpecBuilder(ExtrasWriter):
             self.textures[image] = ""
             return ""
         base = os.path.splitext(os.path.basename(image))
-        file_name = _file_name(base[0], self.file_names)[:-4] + (base[1].lower() or ".png")
+        file_name = portable_name(base[0], self.file_names) + (base[1].lower() or ".png")
         self.files[file_name] = data
         name = f"texture_{len(self.textures)}"
         texture = self.spec.add_texture()

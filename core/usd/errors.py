@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ..formats import FormatError
 
-class UsdReadError(Exception):
+
+class UsdReadError(FormatError):
     """A stage that cannot become a physics description. Nothing was imported."""
 
     def __init__(self, file: Optional[str], prim: Optional[str], attribute: Optional[str], message: str):
-        self.file = file
         self.prim = prim
         self.attribute = attribute
-        self.message = message
-        super().__init__(str(self))
+        super().__init__(file, message)
 
     def __str__(self) -> str:
         where = [part for part in (
@@ -24,11 +24,14 @@ class UsdReadError(Exception):
         return f"{', '.join(where)}: {self.message}" if where else self.message
 
 
-class UsdWriteError(Exception):
+class UsdWriteError(FormatError):
     """A scene that cannot be exported; ``problems`` lists each reason. No file was written."""
 
     def __init__(self, path: Optional[str], problems: list[str]):
         self.path = path
         self.problems = list(problems)
         target = f" {path}" if path else ""
-        super().__init__(f"cannot export{target}:\n  " + "\n  ".join(self.problems))
+        super().__init__(path, f"cannot export{target}:\n  " + "\n  ".join(self.problems))
+
+    def __str__(self) -> str:
+        return self.message  # names the file already

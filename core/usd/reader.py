@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 import re
 import os
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Optional, Union
 
@@ -27,6 +26,7 @@ from .isaac import is_generated_material, read_robot_schema
 from .mujoco_model import MujocoModelReader
 from ..articulation import infer_parents
 from ..collision import should_collide
+from ..formats import ReadResult
 from ..mass import MassError, mass_properties, shape_volume
 from ..model import (
     INF, Body, Dof, DofAxis, DofMotion, Joint, JointType, MassProperties, MeshData, PhysicsMaterial,
@@ -42,21 +42,6 @@ _BLOCKS = tuple(getattr(Sdf, name) for name in ("ValueBlock", "AnimationBlock") 
 _VEC3_TYPES = frozenset((Gf.Vec3f, Gf.Vec3d, Gf.Vec3h))
 _PLAIN_KINDS = {"int": int, "bool": bool, "token": str}
 _QUAT_TYPES = frozenset((Gf.Quatf, Gf.Quatd, Gf.Quath))
-
-
-@dataclass
-class ReadResult:
-    """The description read, warnings for what was approximated, and each element's prim path."""
-
-    scene: PhysicsScene
-    warnings: list[str] = field(default_factory=list)
-    prim_paths: dict[str, str] = field(default_factory=dict)  # "body:<name>" etc. -> prim path
-    # Prims carrying only PhysicsArticulationRootAPI right above a body (the fixed-base wrapper
-    # Articula's export writes): no body themselves, the import dissolves them.
-    articulation_wrappers: list[str] = field(default_factory=list)
-
-    def __iter__(self):  # ``scene, warnings = read_usd(...)``
-        return iter((self.scene, self.warnings))
 
 
 PARSERS = ("auto", "usd", "python")
@@ -505,7 +490,8 @@ class _StageReader:
         mujoco.read_rest()
         self._complete_masses()
         self._read_robot_schema()
-        return ReadResult(self.scene, self.warnings, self.paths, self._articulation_wrappers())
+        return ReadResult(self.scene, self.warnings, prim_paths=self.paths,
+                          articulation_wrappers=self._articulation_wrappers())
 
     def _articulation_wrappers(self) -> list[str]:
         return [str(root.GetPath()) for root in self.articulation_roots

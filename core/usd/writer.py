@@ -41,19 +41,17 @@ T = Sdf.ValueTypeNames
 
 
 # ------------------------------------------------------------------------------ public entry points
-def write_usd(scene: PhysicsScene, path: str, layout: str = "NESTED",
-              allow_warnings: bool = True, isaac_schema: bool = True) -> list[str]:
+def write_usd(scene: PhysicsScene, path: str, layout: str = "NESTED", isaac_schema: bool = True) -> list[str]:
     """Write ``scene`` to ``path`` atomically; returns the problems found, written anyway.
 
     Write first, warn after: every scene that gives a valid UsdPhysics file is written, and its
     plausibility problems come back as readable lines. Raises :class:`UsdWriteError` only for
     problems that make the file unwritable or unloadable (:func:`core.validation.blocks_writing`:
     a joint pointing at no body, a parent cycle, non-finite numbers...); the target file is then
-    left untouched. ``allow_warnings`` is accepted for compatibility and ignored.
+    left untouched. (Refusing a scene with warnings is the exporter's choice: operators/io_usd.py.)
     ``isaac_schema``: also the Isaac robot schema, physics material bindings on every collider and
     the default prim's kind that NVIDIA's robot checks ask for (:mod:`.isaac`).
     """
-    del allow_warnings
     refused, reported, masses = _validation_problems(scene)
     if refused:
         raise UsdWriteError(path, refused)

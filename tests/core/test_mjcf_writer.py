@@ -19,7 +19,7 @@ from articula.core.mjcf import read_mjcf  # noqa: E402
 from articula.core.mjcf.writer import MjcfWriteError, assets_folder_name, write_mjcf  # noqa: E402
 from articula.core.model import (Actuator, Body, DofMotion, FixedTendon, JointType, MassProperties, Mimic,  # noqa: E402
                                  PhysicsScene, Pose, ShapeKind, TendonJoint)
-from articula.core.samples import _SceneBuilder  # noqa: E402
+from articula.core.samples import SceneBuilder  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -40,7 +40,7 @@ def _id(model, kind, name):
 def mapping_robot() -> PhysicsScene:
     """A floating base with every joint kind, a welded child, a massless frame, drives, a mimic,
     a tendon with an actuator, a loop-closing joint and two collision groups."""
-    b = _SceneBuilder("mapping")
+    b = SceneBuilder("mapping")
     b.scene.settings.steps_per_second = 500.0
     b.scene.settings.gravity = (0.0, 0.0, -3.7)
     rubber = b.material("rubber", static_friction=0.9, dynamic_friction=0.9, torsional_friction=0.01,
