@@ -80,7 +80,7 @@ class NewtonSensorReader(SensorReader):
     # set-up ----------------------------------------------------------------------------------
 
     def _request_parent_wrenches(self) -> Optional[int]:
-        """Give both states ``body_parent_f`` so the solver fills it; the step count from which it holds
+        """Give the states ``body_parent_f`` so the solver fills it; the step count from which it holds
         a solver's wrenches, or None when this simulation's steps do not fill it."""
         if not any(s.kind in _WRENCHES for s in self.sensors.values()):
             return None
@@ -126,7 +126,12 @@ class NewtonSensorReader(SensorReader):
         if kind == "touch" and self._contacts() is None:
             return f"{solver} gives no contacts here: no touch"
         if kind in ("jointpos", "jointvel"):
-            return None if self._joint_dofs(sensor.target) else f"no joint {sensor.target!r} with a DOF"
+            dofs = self._joint_dofs(sensor.target)
+            if not dofs:
+                return f"no joint {sensor.target!r} with a DOF"
+            known = self.sim.joint_positions(0) if kind == "jointpos" else self.sim.joint_velocities(0)
+            missing = [axis for key in dofs if key not in known for axis in key[1:]]
+            return f"joint {sensor.target!r} has no coordinate for {missing} here" if missing else None
         if kind not in _READERS:
             return f"{solver} on Newton gives no {kind} reading"
         if kind in ("framelinacc", "frameangacc") and sensor.reference:
