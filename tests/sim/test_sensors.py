@@ -359,3 +359,18 @@ def test_mujoco_through_newton_reads_from_newtons_state(hanging_rig):
     assert readings["ball_touch"]["value"] == 0.0  # still falling
     assert readings["wrist_force"]["z"] == pytest.approx(HAND_KG * G, rel=1e-4)
     np.testing.assert_allclose(values(readings["box_acc"]), [0.0, 0.0, G], atol=0.01)
+
+
+def test_featherstone_readings_per_replica(hanging_rig):
+    import dataclasses
+
+    settings = dataclasses.replace(hanging_rig.settings, replicas=2, replica_spacing=10.0)
+    sim = Simulation(dataclasses.replace(hanging_rig, settings=settings), device="cpu", solver="FEATHERSTONE")
+    reader = SensorReader.of(sim)
+    sim.advance(1 / 60)
+    first, second = reader.read(0), reader.read(1)
+    offset = np.asarray(sim.built.replica_offsets[1])
+    assert np.linalg.norm(offset) > 1.0
+    np.testing.assert_allclose(values(second["arm_com"]) - values(first["arm_com"]), offset, atol=1e-5)
+    np.testing.assert_allclose(values(second["wrist_force"]), values(first["wrist_force"]), atol=1e-4)
+    assert second["wrist_force"]["z"] == pytest.approx(HAND_KG * G, rel=1e-4)
