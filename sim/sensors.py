@@ -4,6 +4,7 @@
     sim.advance(1 / 24)
     readings = reader.read()                 # {sensor name: {channel: value}}
     reader.unavailable                       # {sensor name: why this solver gives no reading}
+    reader.notes                             # {sensor name: how its reading differs from MuJoCo's}
 
 Each sensor of ``scene.sensors`` (:class:`core.model.Sensor`) reads as MuJoCo defines it: the same
 kind, frame, units and sign. On MuJoCo's C library (:class:`sim.mujoco_spec.MuJoCoSimulation`) the
@@ -97,6 +98,7 @@ class SensorReader:
         self.scene = scene
         self.sensors: dict[str, Sensor] = {s.name: s for s in scene.sensors}
         self.unavailable: dict[str, str] = {}
+        self.notes: dict[str, str] = {}  # where a reading means less than MuJoCo's (a flag for a force)
 
     @staticmethod
     def of(sim) -> "SensorReader":

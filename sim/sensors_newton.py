@@ -76,6 +76,9 @@ class NewtonSensorReader(SensorReader):
             why = self._refusal(sensor)
             if why:
                 self.unavailable[name] = why
+            elif sensor.kind == "touch":
+                self.notes[name] = ("1 while a collider of its body touches something, else 0 "
+                                    "(MuJoCo's is the normal force inside the site, N)")
 
     # set-up ----------------------------------------------------------------------------------
 

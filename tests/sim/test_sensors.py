@@ -321,6 +321,7 @@ def test_featherstone_touch_is_on_when_the_foot_is_down(featherstone):
     assert first["sole_touch"]["value"] == 0.0  # the foot starts 10 cm up
     assert in_air["sole_touch"]["value"] == 1.0 and settled["sole_touch"]["value"] == 1.0
     assert settled["box_touch"]["value"] == 1.0
+    assert "force" in featherstone[0].notes["sole_touch"]  # a flag, said so, not MuJoCo's newtons
 
 
 def test_featherstone_joint_and_frame_sensors(featherstone):
