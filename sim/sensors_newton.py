@@ -76,6 +76,8 @@ class NewtonSensorReader(SensorReader):
             why = self._refusal(sensor)
             if why:
                 self.unavailable[name] = why
+            elif sensor.kind in _ACCELERATIONS:
+                self.notes[name] = "the mean acceleration since the last reading (MuJoCo's is the step's)"
             elif sensor.kind == "touch":
                 self.notes[name] = ("1 while a collider of its body touches something, else 0 "
                                     "(MuJoCo's is the normal force inside the site, N)")
