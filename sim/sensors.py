@@ -116,8 +116,9 @@ class SensorReader:
         return channel_names(self.sensors[name])
 
     def read(self, replica: int = 0) -> dict[str, dict[str, float]]:
-        """Each sensor's reading now, {sensor name: {channel: value}}; sensors without one are left out
-        (:attr:`unavailable` says why)."""
+        """Each sensor's reading now, {sensor name: {channel: value}}. Left out: the sensors this solver
+        cannot read (:attr:`unavailable` says why) and, on Newton, accelerations and joint wrenches until
+        a step has given them."""
         readings = {}
         for name, sensor in self.sensors.items():
             if name in self.unavailable:
@@ -128,11 +129,6 @@ class SensorReader:
             values = apply_cutoff(sensor, np.asarray(values, dtype=float))
             readings[name] = dict(zip(self.channel_names(name), (float(v) for v in values)))
         return readings
-
-    def read_array(self, name: str, replica: int = 0) -> Optional[np.ndarray]:
-        """One sensor's values in :meth:`channel_names` order, or None when it has no reading."""
-        reading = self.read(replica).get(name)
-        return None if reading is None else np.array(list(reading.values()))
 
     def _values(self, sensor: Sensor, replica: int) -> Optional[np.ndarray]:
         raise NotImplementedError
