@@ -453,6 +453,9 @@ class Camera:
     clip_start: float = 0.01  # m: what Blender and Isaac Sim clip to (MuJoCo's is the model's znear)
     clip_end: float = 100.0
     update_rate: float = 0.0  # Hz a ROS/Gazebo camera publishes at (URDF's Gazebo tag); 0 = every step
+    # A URDF camera's links (ROS's body-convention link, its optical frame) where a file named them;
+    # empty: ``<name>`` and ``<name>_optical_frame``.
+    ros_frames: tuple[str, ...] = ()
 
 
 class LightKind(str, Enum):
