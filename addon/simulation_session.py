@@ -18,6 +18,7 @@ from .adapters.animation_to_simulation import AnimationInputs
 from .adapters.poses_to_blender import BodyWriter
 from .reports import problem_text
 from .replicas import ReplicaDisplay, replica_visuals
+from .sensor_readings import SessionReadings
 
 
 def forget_kept_robots() -> None:
@@ -81,6 +82,8 @@ class BlenderSimulation:
         # Before the writer, which indexes bpy.data.objects (the display adds objects).
         self.replicas = self._show_replicas(poses) if show_replicas else None
         self.writer = BodyWriter(self.objects, poses, dynamic, self.row_of)
+        self.readings = SessionReadings(scene, self.description, self.sim)  # the sensors' (read each frame)
+        self.readings.show()
         self.wall = 0.0
         self.steps_per_second = 0.0
 
@@ -135,6 +138,7 @@ class BlenderSimulation:
     def end_frame(self, started: float, steps: int, write: bool = True):
         """The Blender side of a frame's end: count it, write the poses back (``write``)."""
         self.frame += 1
+        self.readings.update()
         if write:
             poses = self.sim.body_poses()
             self.writer.write(poses)
@@ -156,6 +160,7 @@ class BlenderSimulation:
         if self.replicas is not None:
             self.replicas.remove()
             self.replicas = None
+        self.readings.hide()
         if release:
             self.sim.close()
 

@@ -48,6 +48,7 @@ class LiveRecording(BakeJob):
         location, rotation = self.session.local_poses()
         self._locations.append(location)
         self._rotations.append(rotation)
+        self.session.readings.record()
         if self.rows is not None:
             self._points.append(self.session.sim.body_poses()[self.rows].astype(np.float32))
 

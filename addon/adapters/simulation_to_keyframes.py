@@ -27,6 +27,7 @@ from mathutils import Matrix
 from ..replicas import ReplicaDisplay, remove_replicas
 from ..simulation_session import BlenderSimulation
 from .blender_to_description import BAKE_MARK, is_bake_animated
+from .readings_to_keyframes import clear_readings, write_readings
 
 BAKE_ACTION = "Articula Bake"
 PREBAKE = "articula_prebake"  # on each baked object: what clear_bake restores
@@ -64,6 +65,7 @@ def clear_bake(scene) -> int:
     action (later edits to what the bake does not animate, such as scale, stay). Returns bodies
     restored."""
     remove_replicas()
+    clear_readings(scene)
     action = bake_action()
     restored = 0
     for obj in scene.objects:
@@ -213,6 +215,7 @@ class BakeJob:
 
     def _record(self, i: int):
         self.locations[i], self.rotations[i] = self.session.local_poses()
+        self.session.readings.record()
         if self.rows is not None:
             self.points[i] = self.session.sim.body_poses()[self.rows].astype(np.float32)
 
@@ -337,6 +340,7 @@ class BakeJob:
             objects = self.session.writer.objects
             action = write_keys(objects, self.frame_start, self.locations,
                                 continuous_quaternions(self.rotations))
+            write_readings(self.scene, action, self.session.readings, self.frame_start)
         except BaseException:
             self.cancel()
             raise
