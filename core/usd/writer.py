@@ -85,7 +85,17 @@ def _validation_problems(scene: PhysicsScene) -> tuple[list[str], list[str], dic
     problems, masses = validate_with_masses(scene)
     return ([str(p) for p in problems if blocks_writing(p)],
             [str(p) for p in problems if not blocks_writing(p)] + undriven_actuator_warnings(scene)
-            + reference_problems(scene), masses)
+            + reference_problems(scene) + consumer_warnings(scene), masses)
+
+
+def consumer_warnings(scene: PhysicsScene) -> list[str]:
+    """What is written as the user has it (MuJoCo reads it) but a known consumer cannot read."""
+    solver = scene.settings.mujoco.solver
+    if solver.lower() == "pgs":  # Newton 1.8 parses mjc:option:solver as cg or newton only
+        return [f"MuJoCo solver {solver!r} is written (mjc:option:solver): MuJoCo reads it, but Newton 1.8's "
+                "add_usd for its MuJoCo solver cannot (it knows cg and newton) and stops on this file; "
+                "choose newton or cg for a file Newton loads"]
+    return []
 
 
 def _export_atomically(layer: Sdf.Layer, path: str) -> None:

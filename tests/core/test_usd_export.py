@@ -291,3 +291,24 @@ def test_warnings_are_written_then_reported(tmp_path):
 def test_unknown_layout_is_rejected():
     with pytest.raises(ValueError):
         build_stage(samples.pendulum(), "SIDEWAYS")
+
+
+def test_solver_pgs_is_written_with_a_warning_that_newton_cannot_read_it(tmp_path):
+    """MuJoCo reads solver pgs, so the export keeps what the user has; Newton 1.8's add_usd, reading the
+    MuJoCo solver's attributes, stops on it, which the export's warnings say."""
+    import newton
+    from newton.usd import SchemaResolverMjc, SchemaResolverNewton
+
+    scene = samples.pendulum()
+    target = tmp_path / "pgs.usda"
+    assert not any("pgs" in w for w in write_usd(scene, str(target)))
+    scene.settings.mujoco.solver = "pgs"
+    warnings = write_usd(scene, str(target))
+    assert [w for w in warnings if "Newton 1.8" in w and "'pgs'" in w]
+    stage = Usd.Stage.Open(str(target))
+    [physics_scene] = [p for p in stage.Traverse() if p.IsA(UsdPhysics.Scene)]
+    assert physics_scene.GetAttribute("mjc:option:solver").Get() == "pgs"
+    builder = newton.ModelBuilder()
+    newton.solvers.SolverMuJoCo.register_custom_attributes(builder)
+    with pytest.raises(ValueError, match="pgs"):
+        builder.add_usd(str(target), schema_resolvers=[SchemaResolverNewton(), SchemaResolverMjc()])
