@@ -30,6 +30,7 @@ newton = pytest.importorskip("newton")
 pytest.importorskip("newton_usd_schemas")
 pytest.importorskip("scipy")
 
+from articula.core.model import MuJoCoOptions  # noqa: E402
 from articula.core.usd.reader import read_usd  # noqa: E402
 from articula.core.usd.writer import build_stage  # noqa: E402
 from articula.core.validation import ERROR, validate  # noqa: E402
@@ -311,7 +312,10 @@ def test_contact_free_robot_moves_like_newtons_own_simulation(key, solver, reads
     scene = read.scene
     for shape in scene.shapes:
         shape.collision_group = 0  # contact-free, as on Newton's side
-    scene.settings.solver_iterations = 10
+    # Like with like: the file's MuJoCo options (rk4, pgs) are read and Articula's MuJoCo applies them, but
+    # Newton's run below registers no MuJoCo attributes, so its SolverMuJoCo runs its own defaults:
+    # implicitfast, the newton solver, MuJoCo's numbers, 10 iterations as it is told.
+    scene.settings.mujoco = MuJoCoOptions(integrator="implicitfast", solver="newton", iterations=10)
     sim = Simulation(scene, device="cpu", solver=solver)
     sim.advance(1.0)
     ours = dict(zip(sim.body_names, sim.body_poses()[:, :3]))
