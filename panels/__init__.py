@@ -3,4 +3,4 @@
 from ..addon.registration import module_registrar
 
 # Registered in this order, unregistered in reverse.
-register, unregister = module_registrar(__package__, ("physics", "mujoco", "sidebar", "menus"))
+register, unregister = module_registrar(__package__, ("physics", "mujoco", "sidebar", "sensor_readings", "menus"))
