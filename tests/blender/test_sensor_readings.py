@@ -15,6 +15,7 @@ import pytest
 from articula.addon.adapters.readings_to_keyframes import READINGS
 from articula.addon.adapters.simulation_to_keyframes import BakeJob, bake_action
 from articula.addon.sensor_readings import live_readings
+from articula.operators import simulate
 from articula.panels.sensor_readings import ARTICULA_PT_sensor_readings
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -47,6 +48,7 @@ SENSING = """<mujoco model="sensing">
     <torque name="ft_torque" site="ft"/>
     <touch name="foot_touch" site="sole"/>
     <jointpos name="swing_pos" joint="swing"/>
+    <rangefinder name="range" site="imu"/>
   </sensor>
 </mujoco>
 """
@@ -153,18 +155,38 @@ def keyed_first(scene):
     return found
 
 
-def test_the_panel_lists_live_readings_and_names_what_cannot_be_read(sensing, clean_scene):
-    job = BakeJob(bpy.context, 1, 3, "FEATHERSTONE", SUBSTEPS)
+def panel_labels() -> list[str]:
+    drawn, log = draw_panel(ARTICULA_PT_sensor_readings, None, area_type="VIEW_3D")
+    assert drawn
+    return [entry[2] for entry in log if entry[0] == "label"]
+
+
+def test_while_simulating_the_panel_lists_each_frames_readings_and_recording_keys_them(sensing, clean_scene):
+    """The modal Simulate operator's loop (Record on): each frame the panel shows that frame's readings;
+    a reading Newton cannot give is named with its reason, never shown as a value; Stop & Keep keys
+    what was read."""
+    loop = simulate.start_loop(bpy.context, "FEATHERSTONE", record=True)
     try:
-        assert job.run()
         readings = live_readings()
-        assert readings is job.session.readings
-        drawn, log = draw_panel(ARTICULA_PT_sensor_readings, None, area_type="VIEW_3D")
-        labels = [entry[2] for entry in log if entry[0] == "label"]
-        assert "acc" in labels and any(label.startswith("z: ") for label in labels)
-        for name, reason in readings.unavailable.items():
-            assert f"Not read: {reason}" in labels
-            assert name not in readings.latest
+        assert readings is loop.session.readings
+        assert "range" in readings.unavailable  # Newton gives no rangefinder
+        shown = []
+        for _ in range(3):
+            assert loop.handle("TIMER") == "RUNNING"
+            labels = panel_labels()
+            assert f"Not read: {readings.unavailable['range']}" in labels
+            swing = readings.latest["swing_pos"]["value"]
+            assert f"value: {swing:.4g}" in labels
+            shown.append(swing)
+        assert len(set(shown)) == 3  # updated every frame: the pendulum swings
+        assert loop.handle("RET") == "FINISHED"
     finally:
-        job.cancel()
+        if loop.recording is not None and not loop.recording.done:
+            loop.recording.cancel()
     assert live_readings() is None
+    assert "Simulate to read" in panel_labels()[0]
+    keys = keyed_first(clean_scene)
+    swing = keys[sensor_object(clean_scene, "swing_pos").name]['["jointpos.value"]']
+    assert [frame for frame, _ in swing] == [1, 2, 3, 4]
+    assert [value for _, value in swing][1:] == pytest.approx(shown, abs=1e-6)
+    assert not any(o.get(READINGS, {}).get("sensor") == "range" for o in clean_scene.objects)
