@@ -76,7 +76,7 @@ DIAGONAL_INERTIA = "physics:diagonalInertia"
 PRINCIPAL_AXES = "physics:principalAxes"
 DENSITY = "physics:density"
 
-# Seed custom ints (newton-collisions): Newton 1.8 ignores them, so PhysicsCollisionGroup
+# Custom ints (newton:collision_group, newton:world): Newton 1.8 ignores them, so PhysicsCollisionGroup
 # prims carry the same rules for every UsdPhysics consumer.
 MJC_FORCE_RANGE_MIN = "mjc:actuatorfrcrange:min"  # MuJoCo joint effort limit (N or N*m), as Newton reads it
 MJC_FORCE_RANGE_MAX = "mjc:actuatorfrcrange:max"
@@ -152,7 +152,7 @@ class DofProperty:
 
     ``physx_axis``: ``PhysxJointAxisAPI:<inst>`` attribute suffix (per DOF, written and read).
     ``newton``: NewtonJointAPI scalar, broadcast to every DOF (written when all DOFs agree).
-    ``seed_array``: the per-DOF array of the seed's NewtonJointAPI, indexed by ``newton:dofs``.
+    ``dof_array``: a per-DOF NewtonJointAPI array, one value per DOF ``newton:dofs`` names.
     ``physx_limit``: ``physxLimit:<inst>:*`` suffix (PhysX soft limits, per DOF).
     ``physx_joint``: ``physxJoint:*`` scalar; ``mjc``: MuJoCo scalar (``mjc_unit`` its unit).
     ``also_sets``: other fields a single-valued dialect implies (one friction = static and dynamic).
@@ -163,7 +163,7 @@ class DofProperty:
     physx_axis: Optional[str] = None
     physx_limit: Optional[str] = None
     newton: Optional[str] = None
-    seed_array: Optional[str] = None
+    dof_array: Optional[str] = None
     physx_joint: Optional[str] = None
     mjc: Optional[str] = None
     mjc_unit: str = Unit.PLAIN
@@ -172,14 +172,14 @@ class DofProperty:
 
 DOF_PROPERTIES: tuple[DofProperty, ...] = (
     DofProperty("armature", Unit.PLAIN, physx_axis="armature", newton="newton:armature",
-                seed_array="newton:armature", physx_joint="physxJoint:armature", mjc="mjc:armature"),
+                dof_array="newton:armature", physx_joint="physxJoint:armature", mjc="mjc:armature"),
     DofProperty("static_friction", Unit.PLAIN, physx_axis="staticFrictionEffort",
-                seed_array="newton:staticFrictionEffort"),
+                dof_array="newton:staticFrictionEffort"),
     DofProperty("dynamic_friction", Unit.PLAIN, physx_axis="dynamicFrictionEffort",
-                newton="newton:friction", seed_array="newton:dynamicFrictionEffort",
+                newton="newton:friction", dof_array="newton:dynamicFrictionEffort",
                 mjc="mjc:frictionloss", also_sets=("static_friction",)),
     DofProperty("viscous_damping", Unit.PER_ANGLE, physx_axis="viscousFrictionCoefficient",
-                newton="newton:damping", seed_array="newton:viscousDamping",
+                newton="newton:damping", dof_array="newton:viscousDamping",
                 mjc="mjc:damping", mjc_unit=Unit.PLAIN),  # MuJoCo damping is SI (per radian)
     DofProperty("velocity_limit", Unit.ANGLE, physx_axis="maxJointVelocity",
                 newton="newton:velocityLimit", physx_joint="physxJoint:maxJointVelocity"),
@@ -213,13 +213,13 @@ def dof_stage_to_si(field: str, value: float, angular: bool, meters_per_unit: fl
     return value * kilograms_per_unit ** kg_power * meters_per_unit ** m_power
 
 
-DOF_DIALECT_ORDER = ("physx_axis", "physx_limit", "seed_array", "newton", "physx_joint", "mjc")
+DOF_DIALECT_ORDER = ("physx_axis", "physx_limit", "dof_array", "newton", "physx_joint", "mjc")
 
 NEWTON_JOINT_API = "NewtonJointAPI"
 PHYSX_JOINT_AXIS_API = "PhysxJointAxisAPI"
-SEED_DOFS_ATTR = "newton:dofs"  # token[] naming the DOFs the seed's per-DOF arrays index
-# Seed DOF tokens for single-DOF joints (the others are LimitAPI instance names).
-SEED_SINGLE_DOF_TOKENS = {"angle": JointType.REVOLUTE, "distance": JointType.PRISMATIC}
+DOF_TOKENS_ATTR = "newton:dofs"  # token[] naming the DOFs the per-DOF NewtonJointAPI arrays index
+# The DOF tokens of single-DOF joints (the others are LimitAPI instance names).
+SINGLE_DOF_TOKENS = {"angle": JointType.REVOLUTE, "distance": JointType.PRISMATIC}
 
 
 def physx_axis_attr(instance: str, suffix: str) -> str:

@@ -1,6 +1,6 @@
 """USD stage -> physics description, from any UsdPhysics producer.
 
-World transforms first (seed usd-parser-world-space-spec): every prim's world matrix is brought
+World transforms first: every prim's world matrix is brought
 to Z-up meters, each body keeps its rigid pose, and scale moves onto its colliders and visuals.
 Joint frames are computed from both bodies' sides. Per-DOF properties are read from every
 dialect :mod:`.dialect` knows. Anything unreadable raises :class:`UsdReadError` naming the file,
@@ -868,7 +868,7 @@ class _StageReader:
                 cone = self.value(prim, attr, default=-1.0)
                 setattr(joint, name, D.angle_from_usd(cone) if 0.0 <= cone < INF else INF)
         joint.dofs = [self._read_dof(prim, joint_type, axis_) for axis_ in dof_axes_for(joint_type, axis)]
-        self._read_seed_arrays(prim, joint)
+        self._read_dof_arrays(prim, joint)
         self._read_mjc_force_range(prim, joint)
         self._dofs_to_si(joint)
         self._apply_mjc_reference(prim, joint)
@@ -983,7 +983,7 @@ class _StageReader:
         for dialect, name in names:
             value = self._authored_value(prim, name)
             if value is _NOT_AUTHORED or (hasattr(value, "__len__") and not isinstance(value, str)):
-                continue  # an array newton:* attribute is the seed's per-DOF dialect
+                continue  # an array newton:* attribute is the per-DOF dialect (newton:dofs)
             value = self._checked(prim, name, "float", value, True)
             if dialect == "newton" and value == D.NEWTON_UNSET:
                 continue
@@ -998,26 +998,26 @@ class _StageReader:
                     setattr(dof, target, value)
             return
 
-    def _read_seed_arrays(self, prim: Usd.Prim, joint: Joint) -> None:
-        """The seed's per-DOF NewtonJointAPI arrays, indexed by ``newton:dofs``."""
-        attr = prim.GetAttribute(D.SEED_DOFS_ATTR)
+    def _read_dof_arrays(self, prim: Usd.Prim, joint: Joint) -> None:
+        """The per-DOF NewtonJointAPI arrays, one value per DOF that ``newton:dofs`` names."""
+        attr = prim.GetAttribute(D.DOF_TOKENS_ATTR)
         if not attr or not attr.HasAuthoredValue():
             return
         tokens = list(attr.Get() or [])
         for index, token in enumerate(tokens):
-            dof = joint.dofs[0] if token in D.SEED_SINGLE_DOF_TOKENS and joint.dofs else joint.dof(token) \
+            dof = joint.dofs[0] if token in D.SINGLE_DOF_TOKENS and joint.dofs else joint.dof(token) \
                 if token in {a.value for a in DofAxis} else None
             if dof is None:
-                raise self.error(prim, D.SEED_DOFS_ATTR, f"{token!r} is not a DOF of this joint")
+                raise self.error(prim, D.DOF_TOKENS_ATTR, f"{token!r} is not a DOF of this joint")
             for p in D.DOF_PROPERTIES:
-                if p.seed_array is None or p.physx_axis and self._has_physx_axis(prim, joint, dof, p):
+                if p.dof_array is None or p.physx_axis and self._has_physx_axis(prim, joint, dof, p):
                     continue
-                array_attr = prim.GetAttribute(p.seed_array)
+                array_attr = prim.GetAttribute(p.dof_array)
                 if not array_attr or not array_attr.HasAuthoredValue() or not array_attr.GetTypeName().isArray:
                     continue
-                values = self.value(prim, p.seed_array, "floats")
+                values = self.value(prim, p.dof_array, "floats")
                 if index >= len(values):
-                    raise self.error(prim, p.seed_array, f"{len(values)} values for {len(tokens)} DOFs")
+                    raise self.error(prim, p.dof_array, f"{len(values)} values for {len(tokens)} DOFs")
                 setattr(dof, p.field, D.from_usd(values[index], p.unit, dof.axis.is_angular))
 
     def _has_physx_axis(self, prim, joint: Joint, dof: Dof, p: D.DofProperty) -> bool:
@@ -1026,7 +1026,8 @@ class _StageReader:
 
     # -- collision groups and filters
     def _read_collision_groups(self, prims) -> None:
-        """Seed custom ints win; otherwise PhysicsCollisionGroup prims become Newton groups."""
+        """Custom ints (newton:collision_group) win; otherwise PhysicsCollisionGroup prims become
+        Newton groups."""
         groups = self.of_type(prims, UsdPhysics.CollisionGroup)
         if not groups or not self.scene.shapes:
             return

@@ -1,4 +1,4 @@
-"""Physics description -> USD stage (NESTED bodies as in the seed proposal, or FLAT legacy).
+"""Physics description -> USD stage (NESTED bodies, each under its parent body, or FLAT legacy).
 
 Every USD name and unit comes from :mod:`.dialect`. Bodies carry translate + orient only;
 scale lives on collider and visual gprims. The layer is authored with Sdf specs in one change
