@@ -13,7 +13,7 @@ import tempfile
 
 os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp(prefix="articula-blender-user-"))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-import conftest  # noqa: E402,F401  (tests/conftest.py: the repository as the package ``articula``)
+import conftest  # noqa: E402,F401  (tests/conftest.py: refuses an articula installed from another clone)
 
 import bpy  # noqa: E402
 
