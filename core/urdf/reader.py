@@ -48,6 +48,7 @@ from ..mjcf.reader import MeshSource, MjcfReader as _Reader  # noqa: F401  (Mesh
 from .collada import ColladaReadError, read_collada
 from .stl import StlReadError, mujoco_reads_stl, read_stl
 from .repairs import TreeError, add_planes, check_tree, repair_text, repair_tree
+from .sensors import read_sensors
 from .xacro_expand import NamespaceRecorder, xacro_use
 from ..model import INF, Actuator, DofMotion, JointType, MassProperties, Pose
 from ..transforms import quat_from_matrix, quat_mul, quat_normalize
@@ -534,6 +535,7 @@ def read_urdf(path: str, package_paths=()) -> UrdfRead:
     and its parents are searched)."""
     reader = _UrdfReader(path, package_paths)
     read = reader.read()
+    read.warnings += read_sensors(reader.xml, read.scene)
     if not read.scene.bodies:
         links = ", ".join(repr(link.get("name")) for link in reader.xml.iter("link")) or "none"
         read.warnings.append(f"no link becomes a rigid body (links: {links}): nothing to simulate")

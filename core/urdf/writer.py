@@ -58,6 +58,7 @@ from ..model import (ActuatorKind, Dof, DofMotion, Joint, JointType, MassPropert
                      PhysicsScene, Pose, Shape, ShapeKind, Visual)
 from ..transforms import pose_inverse, pose_mul, quat_rotate, quat_to_matrix
 from ..validation import blocks_writing, validate_with_masses
+from . import sensors
 
 #: Newton's "unlimited" joint position (newton's MAXVAL): written where URDF demands a number.
 UNLIMITED = 1e10
@@ -239,11 +240,13 @@ class _Writer:
             self.write_edge(body, edges[body])
         for body in art.bodies:
             self.write_link(body)
+        self.write_frames()
         self.write_actuation()
+        self.write_sensors()
         self.write_srdf(bodies)
         self.collect_cannot_say(bodies)
-        order = {"link": 0, "joint": 1, "transmission": 2, "ros2_control": 3}
-        self.robot[:] = sorted(self.robot, key=lambda element: order.get(element.tag, 4))
+        order = {"link": 0, "joint": 1, "transmission": 2, "ros2_control": 3, "gazebo": 4}
+        self.robot[:] = sorted(self.robot, key=lambda element: order.get(element.tag, 5))
         ET.indent(self.robot)
 
     # -- names
@@ -428,8 +431,16 @@ class _Writer:
                                              "offset": _num(mimic.offset)})
 
     # -- drives and actuators
+    def ros2_control(self) -> ET.Element:
+        """The robot's one ``<ros2_control>`` block (made on first use)."""
+        control = self.robot.find("ros2_control")
+        if control is None:
+            control = ET.SubElement(self.robot, "ros2_control", {"name": self.robot.get("name"), "type": "system"})
+            hardware = ET.SubElement(control, "hardware")
+            ET.SubElement(hardware, "plugin").text = "mock_components/GenericSystem"
+        return control
+
     def write_actuation(self) -> None:
-        control = None
         for step, name in self.joints_written:
             dof = step.dof
             if dof is None:
@@ -445,15 +456,88 @@ class _Writer:
             ET.SubElement(joint, "hardwareInterface").text = f"hardware_interface/{interface.title()}JointInterface"
             actuator_element = ET.SubElement(transmission, "actuator", {"name": actuator})
             ET.SubElement(actuator_element, "mechanicalReduction").text = _num(gear)
-            if control is None:
-                control = ET.SubElement(self.robot, "ros2_control", {"name": self.robot.get("name"), "type": "system"})
-                hardware = ET.SubElement(control, "hardware")
-                ET.SubElement(hardware, "plugin").text = "mock_components/GenericSystem"
-            element = ET.SubElement(control, "joint", {"name": name})
+            element = ET.SubElement(self.ros2_control(), "joint", {"name": name})
             ET.SubElement(element, "command_interface", {"name": interface})
             for state, value in (("position", dof.initial_position), ("velocity", dof.initial_velocity)):
                 state_element = ET.SubElement(element, "state_interface", {"name": state})
                 ET.SubElement(state_element, "param", {"name": "initial_value"}).text = _num(value)
+
+    # -- sites, cameras and sensors (core/urdf/sensors.py)
+    def write_frame_link(self, name: str, parent: str, origin: Pose) -> str:
+        """A massless link on a fixed joint ``<name>_joint``; returns the link's name."""
+        link = self.unique(name, self.link_names)
+        joint = self.unique(f"{link}_joint", self.joint_names)
+        self.robot.append(ET.Element("link", {"name": link}))
+        self.write_joint(_Step(joint, "fixed", (0.0, 0.0, 0.0), (1.0, 0.0, 0.0)), parent, link, origin)
+        return link
+
+    def write_frames(self) -> None:
+        """Each site and camera on a body of the robot as a frame link; the rest named in the warning."""
+        bodies = set(self.articulation.bodies)
+        self.site_links: dict[str, str] = {}
+        self.camera_links: dict[str, tuple[str, str]] = {}
+        elsewhere = []
+        for site in self.scene.sites:
+            if site.body not in bodies:
+                elsewhere.append(site.name)
+                continue
+            offset = self.offsets.get(site.body, (0.0, 0.0, 0.0))
+            if site.name == site.body and site.pose == Pose() and not any(offset):
+                self.site_links[site.name] = site.body  # the body's own frame (a URDF sensor on a link)
+                continue
+            self.site_links[site.name] = self.write_frame_link(site.name, site.body, _shift(offset, site.pose))
+        for camera in self.scene.cameras:
+            if camera.body not in bodies:
+                elsewhere.append(camera.name)
+                continue
+            body_link, optical = sensors.camera_frames(camera)
+            names = (*(camera.ros_frames or (camera.name,)), "")[:2]
+            if names[0] == camera.body:  # a URDF's own links
+                self.camera_links[camera.name] = (names[0], names[1] if self.scene.body(names[1]) else names[0])
+                continue
+            link = self.write_frame_link(names[0], camera.body,
+                                         _shift(self.offsets.get(camera.body, (0.0, 0.0, 0.0)), body_link))
+            optical_name = names[1] or link + sensors.OPTICAL_SUFFIX
+            self.camera_links[camera.name] = (link, self.write_frame_link(optical_name, link, optical))
+        if elsewhere:
+            self.cannot_say.append(f"sites and cameras in the world or on other robots ({_listed(elsewhere)})")
+
+    def colliding_link(self, body: Optional[str]) -> Optional[str]:
+        """The body or nearest ancestor with colliders (Gazebo lumps fixed frame links into it)."""
+        while body is not None and not self.scene.shapes_of(body):
+            body = self.articulation.parents.get(body)
+        return body
+
+    def write_sensors(self) -> None:
+        """Gazebo's sensor tags (and ros2_control's for IMUs and force-torque sensors)."""
+        scene = self.scene
+        rate = float(scene.settings.steps_per_second)
+        groups, other = sensors.group_sensors(scene, self.site_links)
+        taken: set[str] = set()
+        for group in groups:
+            group.name = sensors.group_name(group, taken)
+            site = group.site
+            link = self.site_links[site.name]
+            self.robot.append(sensors.gazebo_sensor(group, link, rate, self.colliding_link(site.body)))
+            control = sensors.ros2_control_sensor(group, link)
+            if control is not None:
+                self.ros2_control().append(control)
+        for camera in scene.cameras:
+            if camera.name in self.camera_links:
+                link, optical = self.camera_links[camera.name]
+                name = sensors.unique_name(camera.name, taken)
+                self.robot.append(sensors.gazebo_camera(camera, name, link, optical, rate))
+        moving = [c.name for c in scene.cameras if c.name in self.camera_links and sensors.is_camera_moving(c)]
+        if moving:
+            self.cannot_say.append(f"camera modes that track (cameras {_listed(moving)}: written fixed)")
+        if other:
+            self.cannot_say.append(f"sensors Gazebo has no type for ({_listed(other)})")
+        cutoffs = [s.name for g in groups for s in g.sensors if s.cutoff and g.gazebo != "ray"]
+        if cutoffs:
+            self.cannot_say.append(f"sensor cutoffs ({_listed(cutoffs)})")
+        noisy_touch = [s.name for g in groups if g.gazebo == "contact" for s in g.sensors if s.noise]
+        if noisy_touch:
+            self.cannot_say.append(f"touch sensor noise ({_listed(noisy_touch)})")
 
     # -- SRDF
     def write_srdf(self, bodies: set) -> None:
@@ -529,6 +613,12 @@ class _Writer:
         velocities = [b for b in bodies if any(scene.body(b).linear_velocity) or any(scene.body(b).angular_velocity)]
         if velocities:
             say.append(f"initial body velocities ({_listed(velocities)})")
+        for what, items in (("lights", scene.lights), ("keyframes", scene.keyframes),
+                            ("weld and connect equalities", scene.equalities),
+                            ("spatial tendons", scene.spatial_tendons), ("contact pairs", scene.contact_pairs),
+                            ("actuators on sites, bodies, ball joints and spatial tendons", scene.frame_actuators)):
+            if items:
+                say.append(f"{what} ({_listed(i.name for i in items)})")
 
 
 def _clean(values) -> tuple:

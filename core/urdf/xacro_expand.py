@@ -75,9 +75,9 @@ class NamespaceRecorder(ET.TreeBuilder):
 
 
 def xacro_use(root, xacro_uris=()) -> str | None:
-    """The first use of xacro in the tree (``<xacro:macro name='arm'>``, ``<link ... '${...}'>``,
-    ``$(arg ...)``), or None: a ``xacro:`` element, whatever URI the prefix is bound to (ROS files
-    use several), or an attribute with an expression or a substitution."""
+    """The first use of xacro in the tree (``<xacro:macro name='arm'>``, ``<link ... '${...}'>``), or
+    None: a ``xacro:`` element, whatever URI the prefix is bound to (ROS files use several), or an
+    attribute with an expression (a leftover ``$(optenv ...)`` alone is read as text, as urdfdom does)."""
     namespaces = tuple(f"{{{uri}}}" for uri in {XACRO_NAMESPACE, *xacro_uris})
     for element in root.iter():
         tag = element.tag if isinstance(element.tag, str) else ""
@@ -85,7 +85,7 @@ def xacro_use(root, xacro_uris=()) -> str | None:
         if namespace is not None:
             name = element.get("name")
             return f"<xacro:{tag[len(namespace):]}{f' name={name!r}' if name else ''}>"
-        expression = next((v for v in element.attrib.values() if "${" in v or "$(" in v), None)
+        expression = next((v for v in element.attrib.values() if "${" in v), None)
         if expression is not None:
             return f"<{tag} ... {expression!r}>"
     return None
