@@ -604,7 +604,9 @@ class MuJoCoOptions:
     do not read. The time step and gravity are the scene's (:class:`SceneSettings`). Flags are MuJoCo's
     names (``contact``, ``filterparent``, ``warmstart``...; ``override``, ``energy``, ``multiccd``...)."""
 
-    integrator: str = "euler"  # euler, rk4, implicit, implicitfast
+    # euler, rk4, implicit, implicitfast. MuJoCo's own default is euler (a file says so when it has no
+    # integrator); a robot from no MuJoCo file gets implicitfast, which keeps stiff drives stable.
+    integrator: str = "implicitfast"
     cone: str = "pyramidal"  # pyramidal, elliptic
     impratio: float = 1.0
     solver: str = "newton"  # pgs, cg, newton

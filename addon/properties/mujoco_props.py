@@ -14,7 +14,7 @@ def _items(*names):
 
 class ArticulaMuJoCoProps(bpy.types.PropertyGroup):
     integrator: EnumProperty(name="Integrator", items=_items("euler", "rk4", "implicit", "implicitfast"),
-                             default="euler")
+                             default="implicitfast")
     cone: EnumProperty(name="Friction Cone", items=_items("pyramidal", "elliptic"), default="pyramidal")
     impratio: float_prop("Impedance Ratio", "Frictional to normal constraint impedance", default=1.0,
                          soft_min=0.0)

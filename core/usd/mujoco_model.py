@@ -43,6 +43,8 @@ the prims' ``apiSchemas`` metadata, and attributes as authored with the schema's
 
 from __future__ import annotations
 
+import copy
+
 import dataclasses
 import math
 from typing import Optional
@@ -58,6 +60,9 @@ from ..transforms import pose_inverse, pose_mul, pose_relative, poses_close
 
 SITE_API, NEWTON_SITE_API = "MjcSiteAPI", "NewtonSiteAPI"
 SCENE_API = "MjcSceneAPI"
+#: What MjcSceneAPI means where an option is not authored: MuJoCo's own defaults (Euler). Articula's
+#: description defaults to implicitfast for robots that come from no MuJoCo file, so an export writes it.
+SCHEMA_OPTIONS = MuJoCoOptions(integrator="euler")
 COLLISION_API = "MjcCollisionAPI"
 WELD_API, CONNECT_API = "MjcEqualityWeldAPI", "MjcEqualityConnectAPI"
 EQUALITY_APIS = (WELD_API, CONNECT_API)
@@ -281,12 +286,12 @@ class _ModelWriter:
 
     # -- options, contact parameters, names
     def _write_options(self) -> None:
-        options, default = self.scene.settings.mujoco, MuJoCoOptions()
+        options, default = self.scene.settings.mujoco, SCHEMA_OPTIONS
+        if options == MuJoCoOptions():  # no MjcSceneAPI: a reader keeps Articula's defaults
+            return
         T = self.T
         changed = [(f, getattr(options, f)) for f in _OPTIONS if getattr(options, f) != getattr(default, f)]
         flags = [(name, False) for name in options.disabled] + [(name, True) for name in options.enabled]
-        if not changed and not flags:
-            return
         scene_path = next((p for p in self._root_children() if self.w.layer.GetPrimAtPath(p).typeName
                            == "PhysicsScene"), None)
         if scene_path is None:
@@ -868,7 +873,8 @@ class MujocoModelReader:
         scene_prim = next((p for p in self.prims if p.GetTypeName() == "PhysicsScene"), None)
         if scene_prim is None:
             return
-        options = self.scene.settings.mujoco = MuJoCoOptions()
+        options = self.scene.settings.mujoco = \
+            copy.copy(SCHEMA_OPTIONS) if self.has(scene_prim, SCENE_API) else MuJoCoOptions()
         for field, (attr, kind) in _OPTIONS.items():
             value = self.r.value(scene_prim, f"mjc:option:{attr}", kind, None)
             if value is not None:
