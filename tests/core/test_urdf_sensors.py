@@ -123,21 +123,23 @@ def _in_tmp(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # MuJoCo writes MUJOCO_LOG.TXT into the working folder
 
 
-def sensor_tags(path) -> list[str]:
-    """Each Gazebo sensor tag and ros2_control sensor of a URDF, as text with numbers read as floats."""
+def sensor_tags(path, digits: int = 17) -> list[str]:
+    """Each Gazebo sensor tag and ros2_control sensor of a URDF, as text with numbers read as floats
+    (to ``digits`` significant digits)."""
     root = ET.parse(path).getroot()
     tags = [*root.findall("gazebo"), *[s for c in root.findall("ros2_control") for s in c.findall("sensor")]]
-    return sorted(_canonical(t) for t in tags)
+    return sorted(_canonical(t, digits) for t in tags)
 
 
-def _canonical(element) -> str:
+def _canonical(element, digits: int) -> str:
     text = (element.text or "").strip()
     try:
-        text = repr(float(text)) if text else ""
+        text = format(float(text), f".{digits}g") if text else ""
     except ValueError:
         pass
     attributes = " ".join(f"{k}={v}" for k, v in sorted(element.attrib.items()))
-    return f"<{element.tag} {attributes}>{text}" + "".join(_canonical(c) for c in element) + f"</{element.tag}>"
+    inner = "".join(_canonical(c, digits) for c in element)
+    return f"<{element.tag} {attributes}>{text}{inner}</{element.tag}>"
 
 
 def export_sensor_arm(tmp_path):
