@@ -29,18 +29,35 @@ class SessionReadings:
 
         self.names = [sensor.name for sensor in description.sensors]
         self.objects = sensor_objects(scene, self.names)
-        self.reader = SensorReader.of(sim) if self.names else None
-        self.unavailable: dict[str, str] = dict(self.reader.unavailable) if self.reader else {}
-        self.notes: dict[str, str] = dict(self.reader.notes) if self.reader else {}
+        self.reader = None
+        self.unavailable: dict[str, str] = {}
+        self.notes: dict[str, str] = {}
         self.latest: dict[str, dict[str, float]] = {}
         self.history: list[dict[str, dict[str, float]]] = []
+        if self.names:
+            try:
+                self.reader = SensorReader.of(sim)
+            except Exception as error:  # the simulation runs on; its sensors say why they are not read
+                self._fail(error)
+                return
+            self.notes = dict(self.reader.notes)
         self.update()
 
     def update(self) -> None:
         """Read every sensor now (once per simulated frame)."""
-        if self.reader is not None:
+        if self.reader is None:
+            return
+        try:
             self.latest = self.reader.read()
-            self.unavailable = dict(self.reader.unavailable)
+        except Exception as error:
+            self._fail(error)
+            return
+        self.unavailable = dict(self.reader.unavailable)
+
+    def _fail(self, error: Exception) -> None:
+        """No more readings: every sensor names the error instead."""
+        self.reader, self.latest = None, {}
+        self.unavailable = {name: f"the readings failed: {error}" for name in self.names}
 
     def record(self) -> None:
         """Keep the latest reading as the next frame's (a bake or recording)."""

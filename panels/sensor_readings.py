@@ -23,14 +23,32 @@ class ARTICULA_PT_sensor_readings(_SidebarPanel, bpy.types.Panel):
     def draw(self, context):
         layout = self.layout
         readings = live_readings()
-        if readings is None:
-            layout.label(text="Simulate to read the sensors live; a bake keys them", icon="INFO")
-        else:
+        if readings is not None:
             draw_live(layout, readings)
-        baked = sum(o.get(READINGS) is not None for o in context.scene.objects)
+            return
+        baked = [o for o in context.scene.objects if o.get(READINGS) is not None]
+        if not baked:
+            layout.label(text="Simulate to read the sensors live; a bake keys them", icon="INFO")
+            return
+        draw_baked(layout, sorted(baked, key=lambda o: o[READINGS]["sensor"]))
         row = layout.row()
-        row.enabled = baked > 0
+        row.enabled = any(o[READINGS]["properties"] for o in baked)
         row.operator("articula.export_readings", icon="EXPORT")
+
+
+def draw_baked(layout, objects: list) -> None:
+    """The baked readings at the current frame, one box per sensor (or why the bake has none)."""
+    layout.label(text="Baked readings at this frame", icon="GRAPH")
+    for obj in objects:
+        record = obj[READINGS]
+        box = layout.box().column(align=True)
+        box.label(text=record["sensor"], icon="OUTLINER_OB_EMPTY")
+        if "unavailable" in record:
+            box.label(text=f"Not read: {record['unavailable']}", icon="ERROR")
+            continue
+        grid = box.grid_flow(columns=2, align=True)
+        for channel, prop in record["properties"].items():
+            grid.label(text=f"{channel}: {obj.get(prop, float('nan')):.4g}")
 
 
 def draw_live(layout, readings) -> None:

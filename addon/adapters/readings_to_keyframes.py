@@ -6,7 +6,8 @@ solver gave a reading (never a made-up zero) in the bake's own layered action (a
 object, beside the bodies' slots): the Graph Editor plots them by those names, grouped by sensor.
 They are written by the bake's :meth:`finish`, so a bake that fails or is cancelled leaves the earlier
 readings, and the bake's replacement of its action replaces them. ``READINGS`` on the object records
-the sensor's name and its channels' properties (what :func:`clear_readings` and the CSV export read).
+the sensor's name and its channels' properties, or why the solver gave it no reading (what
+:func:`clear_readings`, the panel and the CSV export read).
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ import numpy as np
 
 from .blender_to_description import BAKE_MARK
 
-READINGS = "articula_readings"  # on a sensor object: {"sensor": name, "properties": {channel: prop}}
+#: On a baked sensor object: {"sensor": name, "properties": {channel: property}, "action": its own action's
+#: name ("" if none), "unavailable": why the solver gave no reading (only then)}.
+READINGS = "articula_readings"
 LINEAR = 1  # Keyframe.interpolation enum index: CONSTANT, LINEAR, BEZIER
 
 
@@ -30,18 +33,46 @@ def property_name(obj, channel: str) -> str:
 
 def write_readings(scene, action: bpy.types.Action, readings, first_frame: int) -> int:
     """Key ``readings.history`` (:class:`addon.sensor_readings.SessionReadings`, one entry per frame
-    from ``first_frame``) into the bake ``action``; earlier readings' properties are removed first.
+    from ``first_frame``) into the bake ``action``, then drop the earlier readings' properties; a sensor
+    with no reading keeps the reason. On an error the sensor objects keep their earlier readings.
     Returns the sensors keyed."""
-    clear_readings(scene, keep_actions=True)
     strip = action.layers[0].strips[0]
-    keyed = 0
-    for name, obj in readings.objects.items():
-        series = _series(readings, name)
-        if not series:
-            continue
-        _key_sensor(obj, name, series, action, strip, first_frame)
-        keyed += 1
-    return keyed
+    earlier = {obj: obj[READINGS].to_dict() for obj in scene.objects if obj.get(READINGS) is not None}
+    records, slots, added = {}, {}, []
+    try:
+        for name, obj in readings.objects.items():
+            series = _series(readings, name)
+            if series:
+                slots[obj], records[obj] = _key_sensor(obj, name, series, action, strip, first_frame, added)
+            elif name in readings.unavailable:
+                records[obj] = {"sensor": name, "properties": {}, "unavailable": readings.unavailable[name]}
+    except BaseException:
+        for obj, prop in added:
+            obj.pop(prop, None)
+        raise
+    for obj, record in earlier.items():  # what the new bake does not key any more
+        kept = records.get(obj, {}).get("properties", {}).values()
+        for prop in set(record.get("properties", {}).values()) - set(kept):
+            obj.pop(prop, None)
+        if obj not in records:
+            del obj[READINGS]
+        if obj not in slots and obj.animation_data is not None:
+            obj.animation_data.action = bpy.data.actions.get(record.get("action", "")) or None
+    for obj, record in records.items():
+        record["action"] = earlier[obj].get("action", "") if obj in earlier else _own_action(obj)
+        obj[READINGS] = record
+    for obj, slot in slots.items():
+        anim = obj.animation_data or obj.animation_data_create()
+        anim.action = action
+        anim.action_slot = slot
+    return len(slots)
+
+
+def _own_action(obj) -> str:
+    """The name of ``obj``'s own (not baked) action, "" if none."""
+    anim = obj.animation_data
+    return anim.action.name if anim is not None and anim.action is not None and not anim.action.get(BAKE_MARK) \
+        else ""
 
 
 def _series(readings, name: str) -> dict[str, list[tuple[int, float]]]:
@@ -53,16 +84,18 @@ def _series(readings, name: str) -> dict[str, list[tuple[int, float]]]:
     return {channel: keys for channel, keys in series.items() if keys}
 
 
-def _key_sensor(obj, name: str, series: dict, action, strip, first_frame: int) -> None:
-    anim = obj.animation_data or obj.animation_data_create()
-    previous = anim.action.name if anim.action is not None and not anim.action.get(BAKE_MARK) else ""
+def _key_sensor(obj, name: str, series: dict, action, strip, first_frame: int, added: list) -> tuple:
+    """Key ``obj``'s channels in a new slot of ``action`` (its properties made, new ones noted in
+    ``added``); the object is moved onto the slot once every sensor is keyed. Returns (slot, record)."""
     slot = action.slots.new(id_type="OBJECT", name=obj.name)
     bag = strip.channelbag(slot, ensure=True)
     group = bag.groups.new(name)
     properties = {}
     for channel, keys in series.items():
         prop = properties[channel] = property_name(obj, channel)
-        obj[prop] = float(keys[0][1])
+        if prop not in obj:
+            added.append((obj, prop))
+            obj[prop] = float(keys[0][1])
         curve = bag.fcurves.new(f'["{prop}"]')
         curve.group = group
         co = np.array([(first_frame + offset, value) for offset, value in keys], dtype=np.float32)
@@ -70,14 +103,12 @@ def _key_sensor(obj, name: str, series: dict, action, strip, first_frame: int) -
         curve.keyframe_points.foreach_set("co", co.ravel())
         curve.keyframe_points.foreach_set("interpolation", np.full(len(keys), LINEAR, dtype=np.int32))
         curve.update()
-    anim.action = action
-    anim.action_slot = slot
-    obj[READINGS] = {"sensor": name, "properties": properties, "action": previous}
+    return slot, {"sensor": name, "properties": properties}
 
 
-def clear_readings(scene, keep_actions: bool = False) -> int:
-    """Remove the baked readings' properties from every sensor object (and, unless ``keep_actions``,
-    give it back the action it had before). Returns the sensor objects cleared."""
+def clear_readings(scene) -> int:
+    """Remove the baked readings' properties from every sensor object and give it back the action it
+    had before. Returns the sensor objects cleared."""
     cleared = 0
     for obj in scene.objects:
         record = obj.get(READINGS)
@@ -85,9 +116,8 @@ def clear_readings(scene, keep_actions: bool = False) -> int:
             continue
         for prop in record.get("properties", {}).values():
             obj.pop(prop, None)
-        anim = obj.animation_data
-        if not keep_actions and anim is not None:
-            anim.action = bpy.data.actions.get(record.get("action", "")) or None
+        if obj.animation_data is not None:
+            obj.animation_data.action = bpy.data.actions.get(record.get("action", "")) or None
         del obj[READINGS]
         cleared += 1
     return cleared
@@ -97,8 +127,9 @@ def baked_readings(scene) -> tuple[list[str], dict[int, dict[str, float]]]:
     """The baked readings as a table: its columns (``sensor.channel``, by sensor name) and, per keyed
     frame, the value of each column keyed there."""
     columns, rows = [], {}
-    sensors = sorted((obj[READINGS]["sensor"], obj) for obj in scene.objects if obj.get(READINGS) is not None)
-    for name, obj in sensors:
+    sensors = sorted((o for o in scene.objects if o.get(READINGS) is not None), key=lambda o: o[READINGS]["sensor"])
+    for obj in sensors:
+        name = obj[READINGS]["sensor"]
         curves = _curves(obj)
         for channel, prop in obj[READINGS]["properties"].items():
             curve = curves.get(f'["{prop}"]')

@@ -125,7 +125,13 @@ def test_featherstone_imu_at_rest_reads_gravity_up(sensing, clean_scene):
     assert acc[2:] == pytest.approx(np.tile([0.0, 0.0, 9.81], (6, 1)), abs=0.3)
 
 
-def test_a_failed_bake_leaves_the_earlier_readings_and_clear_bake_removes_them(sensing, clean_scene):
+def test_a_failed_bake_leaves_the_earlier_readings_and_clear_bake_removes_them(sensing, clean_scene, tmp_path):
+    kept = tmp_path / "kept.csv"
+    kept.write_text("earlier\n")
+    with pytest.raises(RuntimeError, match="no baked sensor readings"):
+        bpy.ops.articula.export_readings(filepath=str(kept))
+    assert kept.read_text() == "earlier\n"  # untouched, and no temporary file left beside it
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.csv", "sensing.xml"]
     assert bpy.ops.articula.bake(frame_start=1, frame_end=4, solver="MUJOCO", substeps=SUBSTEPS) == {"FINISHED"}
     before = keyed_first(clean_scene)
     clean_scene.articula.steps_per_second = 0  # refused by validation
@@ -184,9 +190,16 @@ def test_while_simulating_the_panel_lists_each_frames_readings_and_recording_key
         if loop.recording is not None and not loop.recording.done:
             loop.recording.cancel()
     assert live_readings() is None
-    assert "Simulate to read" in panel_labels()[0]
+    labels = panel_labels()  # the baked readings now, and what was not read
+    assert labels[0] == "Baked readings at this frame"
+    assert f"Not read: {readings.unavailable['range']}" in labels
+    clean_scene.frame_set(3)
+    assert f"value: {clean_scene.objects[sensor_object(clean_scene, 'swing_pos').name]['jointpos.value']:.4g}" \
+        in panel_labels()
     keys = keyed_first(clean_scene)
     swing = keys[sensor_object(clean_scene, "swing_pos").name]['["jointpos.value"]']
     assert [frame for frame, _ in swing] == [1, 2, 3, 4]
     assert [value for _, value in swing][1:] == pytest.approx(shown, abs=1e-6)
-    assert not any(o.get(READINGS, {}).get("sensor") == "range" for o in clean_scene.objects)
+    ranger = sensor_object(clean_scene, "range")
+    assert ranger[READINGS]["unavailable"] == readings.unavailable["range"]
+    assert not ranger[READINGS]["properties"] and ranger.animation_data is None  # nothing keyed
