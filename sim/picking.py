@@ -11,9 +11,13 @@ ray cast (``newton.viewer.Picking``) on Newton's, on the simulation's own collid
 The force is Newton's picking spring, evaluated before every physics step on whichever path steps the
 simulation (:meth:`sim.simulation.Simulation.set_body_pull`): the grab
 point is pulled toward the target with an acceleration ``stiffness * offset - damping * velocity``,
-times the body's mass (its articulation's when it is massless), the force capped at
-``max_acceleration`` g times the articulation's mass, and the torque is the lever arm about the
-centre of mass crossed with it, capped at the same rotational acceleration of the body alone.
+turned into a force by the operational-space inertia felt at the grab point,
+``(J M^-1 J^T)^-1`` (Newton's picking on Newton's path; ``mj_jac`` and ``mj_solveM`` on MuJoCo's), so a
+light wrist on a heavy robot is pulled as readily as its torso. Its directions are capped at the
+articulation's mass (what the joints block), the force at ``max_acceleration`` g times the
+articulation's mass, and the torque is the lever arm about the centre of mass crossed with it, capped
+at the same rotational acceleration of the body alone. A push is an impulse through the same inertia:
+the grabbed point gets the speed asked.
 """
 
 from __future__ import annotations
@@ -34,11 +38,19 @@ GRABBED, KINEMATIC, STATIC, MISSED = "GRABBED", "KINEMATIC", "STATIC", "MISSED"
 
 
 class _RayCast(newton.viewer.Picking):
-    """Newton's picking, used for its ray cast only (the spring is :class:`Grab`'s): the
-    operational-space inertia it would compute for its own spring is skipped."""
+    """Newton's picking, used for its ray cast and its operational-space inertia (the spring is
+    :class:`Grab`'s): the ray cast skips the inertia, :meth:`os_inertia` asks for it."""
 
     def _update_os_inertia(self, state, body, point_world):
         pass
+
+    def os_inertia(self, state, body: int, point) -> np.ndarray:
+        """The operational-space inertia at world ``point`` of Newton body ``body``, world frame,
+        its directions capped at the articulation's mass (Newton's picking)."""
+        newton.viewer.Picking._update_os_inertia(self, state, body, wp.vec3(*point))
+        rotation = _quat_xyzw_matrix(state.body_q.numpy()[body, 3:7])
+        inertia = self._pick_os_inertia.numpy()[0].astype(np.float64)  # in the body frame
+        return rotation @ inertia @ rotation.T
 
     def cast(self, state, start, direction) -> tuple[float, int]:
         """(distance, Newton body) of the first shape the ray hits; body -1 for a static shape,
@@ -120,6 +132,7 @@ class Grab:
         self._depth = 0.0
         self.largest_force = 0.0  # the largest force applied since the grab (N)
         self.last_force = np.zeros(3)
+        self._os_inertia = np.zeros((3, 3))  # at the grab point, body frame: it turns with the body
 
     # the mouse ------------------------------------------------------------------------------
 
@@ -157,6 +170,7 @@ class Grab:
         point = np.asarray(point, dtype=np.float64)
         self.local_point = rotation.T @ (point - pose[:3])
         self.point, self.target = point.copy(), point.copy()
+        self._os_inertia = rotation.T @ self._bodies.os_inertia(self._body, point) @ rotation
         self._depth = float(np.linalg.norm(point - np.asarray(ray_start, dtype=np.float64))) \
             if ray_start is not None else 0.0
         self.largest_force = 0.0
@@ -194,8 +208,7 @@ class Grab:
         point = motion.position + motion.rotation @ self.local_point
         self.point = point
         acceleration = self.stiffness * (self.target - point) - self.damping * motion.point_velocity(point)
-        mass = self._mass[body] if self._mass[body] > 0 else self._articulation_mass[body]
-        force = mass * acceleration
+        force = motion.rotation @ (self._os_inertia @ (motion.rotation.T @ acceleration))
         cap = self.max_acceleration * GRAVITY * self._articulation_mass[body]
         size = float(np.linalg.norm(force))
         if size > cap:
@@ -221,14 +234,14 @@ class Grab:
 
 
 def push(sim, row: int, point, direction, speed: float = 1.0):
-    """An impulse at ``point`` (world) along ``direction``, of ``speed`` m/s times the body's
-    articulation mass, given over the next step."""
+    """An impulse at ``point`` (world) that gives that point ``speed`` m/s along ``direction``
+    (the operational-space inertia there times the speed), given over the next step."""
     bodies = _MuJoCoBodies(sim) if hasattr(sim, "mj_model") else _NewtonBodies(sim)
-    articulation, body = bodies.articulation_mass, bodies.of_row(row)
+    body = bodies.of_row(row)
     direction = np.asarray(direction, dtype=np.float64)
     direction = direction / (np.linalg.norm(direction) or 1.0)
-    force = direction * speed * articulation[body] / sim.dt
     point = np.asarray(point, dtype=np.float64)
+    force = bodies.os_inertia(body, point) @ (direction * speed) / sim.dt
     steps = [0]
 
     def once(motion: BodyMotion):
@@ -258,14 +271,21 @@ class _NewtonBodies:
     def of_row(self, row: int) -> int:
         return int(self._index[row])
 
-    def cast(self, start, direction) -> tuple[float, int]:
+    def _picking(self) -> _RayCast:
         if self._ray is None:
             worlds = self._model.world_count
             mask = wp.array([1] + [0] * (worlds - 1), dtype=int, device=self._model.device) \
                 if worlds > 1 else None
             self._ray = _RayCast(self._model, visible_worlds_mask=mask)
-        distance, body = self._ray.cast(self._sim.state_0, start, direction)
+        return self._ray
+
+    def cast(self, start, direction) -> tuple[float, int]:
+        distance, body = self._picking().cast(self._sim.state_0, start, direction)
         return distance, self._row_of_body.get(body, -1)
+
+    def os_inertia(self, body: int, point) -> np.ndarray:
+        """The inertia felt at world ``point`` of ``body`` (3x3, world frame)."""
+        return self._picking().os_inertia(self._sim.state_0, body, point)
 
 
 class _MuJoCoBodies:
@@ -293,11 +313,35 @@ class _MuJoCoBodies:
     def cast(self, start, direction) -> tuple[float, int]:
         return self._sim.ray_hit(start, direction)
 
+    def os_inertia(self, body: int, point) -> np.ndarray:
+        """The inertia felt at world ``point`` of ``body`` (3x3, world frame): ``(J M^-1 J^T)^-1``
+        from ``mj_jac`` and ``mj_solveM`` at the current pose, its directions capped at the
+        articulation's mass as Newton's picking caps them; the body's own mass where nothing moves."""
+        import mujoco
+
+        m, d = self._sim.mj_model, mujoco.MjData(self._sim.mj_model)
+        d.qpos[:] = self._sim.mj_data.qpos
+        mujoco.mj_fwdPosition(m, d)  # kinematics and the factored mass matrix, on a copy
+        upper, mass = float(self.articulation_mass[body]), float(self.mass[body])
+        jacobian = np.zeros((3, m.nv))
+        mujoco.mj_jac(m, d, jacobian, None, np.asarray(point, dtype=np.float64), body)
+        if upper <= 0 or not jacobian.any():
+            return np.eye(3) * (mass if mass > 0 else upper)
+        solved = np.zeros((3, m.nv))
+        mujoco.mj_solveM(m, d, solved, jacobian)
+        values, vectors = np.linalg.eigh(jacobian @ solved.T)
+        return vectors @ np.diag(1.0 / np.maximum(values, 1.0 / upper)) @ vectors.T
+
 
 def _ray(start, direction) -> tuple[np.ndarray, np.ndarray]:
     start = np.asarray(start, dtype=np.float64)
     direction = np.asarray(direction, dtype=np.float64)
     return start, direction / (np.linalg.norm(direction) or 1.0)
+
+
+def _quat_xyzw_matrix(q) -> np.ndarray:
+    x, y, z, w = (float(v) for v in q)
+    return _quat_wxyz_matrix((w, x, y, z))
 
 
 def _quat_wxyz_matrix(q) -> np.ndarray:
