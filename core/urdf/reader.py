@@ -24,6 +24,9 @@ and the rest imported, as Blender's importers go on past a missing texture: a wa
 links and the paths searched or why the file cannot be read, and each collider left out gets a
 warning of its own (its link has no collision there now).
 
+Gazebo's sensor tags and ros2_control's sensors, which MuJoCo's compiler skips, are read from the same
+tree by core/urdf/sensors.py into sensors, sites and cameras.
+
 Mapping: each link -> a body (fixed links stay bodies, welded by FIXED joints named as in the
 URDF); the root link is fixed to the world (Newton's add_urdf default); revolute/continuous ->
 REVOLUTE (continuous unlimited), prismatic -> PRISMATIC; ``<collision>`` -> colliders (meshes as

@@ -22,12 +22,18 @@ accelerometer, gyro and framequat -> one ``imu`` (and a ros2_control sensor with
 angular_velocity.*, linear_acceleration.* as present); force and torque -> one ``force_torque``
 (measured parent to child in the sensor frame, as MuJoCo does; ros2_control force.*, torque.*); touch ->
 ``contact`` (on ``<body>_collision``, Gazebo's name of the collision of the site's body or the nearest
-ancestor with one: the touch zone is not carried); rangefinder -> ``ray`` (one beam: its site's +Z turned onto Gazebo's +X by the sensor's
-``<pose>``; range up to the cutoff, else 100 m); a camera -> ``camera`` (horizontal fov, image size,
-clip). Update rate: the sensor's own, else one reading per simulation step. Noise: Gaussian with the
-sensor's standard deviation on every axis. An IMU group named ``<name>`` comes back as sensors
-``<name>_accelerometer``, ``<name>_gyro``, ``<name>_framequat``; a force-torque group as ``<name>_force``
-and ``<name>_torque``; a group whose sensors are named so is written as ``<name>``.
+ancestor with one: the touch zone is not carried); rangefinder -> ``ray`` (one beam: its site's +Z
+turned onto Gazebo's +X by the sensor's ``<pose>``; range up to the cutoff, else 100 m); a camera ->
+``camera`` (horizontal fov, image size, clip). Update rate: the sensor's own, else one reading per
+simulation step. Noise: Gaussian with the sensor's standard deviation on every axis.
+
+Names: an IMU named ``<name>`` reads back as sensors ``<name>_accelerometer``, ``<name>_gyro``,
+``<name>_framequat`` (those its ros2_control interfaces name, else the first two); a force-torque sensor
+as ``<name>_force`` and ``<name>_torque``; sensors named so are written as ``<name>`` again.
+
+Read back, every link stays a body (as Newton's add_urdf and MuJoCo read it): a sensor reads at a site
+named as its link at the link's origin (written back as that link, no second frame), and a camera sits
+on its link with the names of its links kept (``Camera.ros_frames``).
 """
 
 from __future__ import annotations
@@ -38,7 +44,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ..mesh_files import number as _num
-from ..model import Camera, CameraMode, JointType, PhysicsScene, Pose, Sensor, Site
+from ..model import Camera, CameraMode, PhysicsScene, Pose, Sensor, Site
 from ..transforms import pose_inverse, pose_mul, poses_close, quat_from_matrix
 
 #: The ROS body frame of a camera (+X forward, +Z up) seen from MuJoCo's camera frame (-Z forward, +Y up).
@@ -52,6 +58,8 @@ OPTICAL_SUFFIX = "_optical_frame"
 RAY_MAX_RANGE = 100.0
 RAY_MIN_RANGE = 0.0
 AXES = ("x", "y", "z")
+#: MuJoCo's integer parameters of a rangefinder that reads its distance (its default data).
+RANGEFINDER_DISTANCE = "1 0 0"
 IMU_KINDS = ("accelerometer", "gyro", "framequat")
 FORCE_TORQUE_KINDS = ("force", "torque")
 #: ros2_control state interfaces by MuJoCo kind.
@@ -143,7 +151,8 @@ def gazebo_sensor(group: SensorGroup, link: str, rate: float, colliding: Optiona
             _text(body, "frame", "sensor")
             _text(body, "measure_direction", "parent_to_child")
         order = list(GAZEBO_NOISE)  # SDF's order: angular velocity before linear acceleration
-        for s in sorted((s for s in group.sensors if s.kind in GAZEBO_NOISE), key=lambda s: order.index(s.kind)):
+        noisy = [s for s in group.sensors if s.kind in GAZEBO_NOISE]
+        for s in sorted(noisy, key=lambda s: order.index(s.kind)):
             if s.noise > 0.0:
                 vector = ET.SubElement(body, GAZEBO_NOISE[s.kind][1])
                 for axis in AXES:
@@ -225,18 +234,25 @@ KIND_OF_INTERFACE = {prefix: kind for kind, (prefix, _) in STATE_INTERFACES.item
 
 
 def read_sensors(root: ET.Element, scene: PhysicsScene) -> list[str]:
-    """The Gazebo sensor tags of URDF ``root`` into ``scene``'s sensors and cameras, with a site (or a
-    camera) where each reads. Every link stays a body (as Newton's add_urdf reads it); a sensor reads at a site named as the link at its origin (the writer gives it back as that link), or where the
-    sensor's ``<pose>`` puts it, ``<sensor>_site``. MuJoCo's URDF compiler reads none of these tags. Returns the
-    warnings (tags not read)."""
-    reader = _SensorReader(scene, {e.get("name", ""): e for c in root.findall("ros2_control")
-                                   for e in c.findall("sensor")})
+    """The Gazebo sensor tags of URDF ``root`` into ``scene``'s sensors and cameras, and the ros2_control
+    IMU and force-torque sensors no Gazebo tag names (at their ``frame_id``). MuJoCo's URDF compiler reads
+    none of these tags. Every link stays a body (as Newton's add_urdf and MuJoCo read it): a sensor
+    reads at a site named as its link at the link's origin (the writer gives it back as that link), or
+    ``<sensor>_site`` where the sensor's ``<pose>`` puts it; a camera sits on its link. Returns the
+    warnings (the tags not read)."""
+    control = {e.get("name", ""): e for c in root.findall("ros2_control") for e in c.findall("sensor")}
+    reader = _SensorReader(scene, control)
+    gazebo_names = set()
     for gazebo in root.findall("gazebo"):
         for element in gazebo.findall("sensor"):
+            gazebo_names.add(element.get("name", ""))
             reader.read(gazebo.get("reference", ""), element)
+    for name, element in control.items():
+        if name not in gazebo_names:
+            reader.read_control_only(name, element)
     warnings = []
     if reader.not_read:
-        warnings.append("Gazebo sensors not read: " + "; ".join(reader.not_read))
+        warnings.append("sensors not read: " + "; ".join(reader.not_read))
     return warnings
 
 
@@ -245,13 +261,10 @@ class _SensorReader:
     scene: PhysicsScene
     control: dict
     not_read: list[str] = field(default_factory=list)
-    frames: dict = field(default_factory=dict)  # link -> (parent body, pose of the link on it)
-    # Links stay bodies, as Newton's add_urdf and MuJoCo read them: a sensor reads at a site on its link.
-    keep_links: bool = True
 
     def read(self, link: str, element: ET.Element) -> None:
         kind, name = element.get("type", ""), element.get("name", "")
-        if self.scene.body(link) is None and link not in self.frames:
+        if self.scene.body(link) is None:
             self.not_read.append(f"{name} ({kind}: link {link!r} is no link of the robot)")
             return
         pose = _sdf_pose(element.findtext("pose"))
@@ -272,7 +285,22 @@ class _SensorReader:
             if mujoco_kind == "rangefinder":
                 sensor.cutoff = _float(element.findtext("ray/range/max"))
                 sensor.noise = _float(element.findtext("ray/noise/stddev"))
+                sensor.settings["intprm"] = RANGEFINDER_DISTANCE
             self.scene.sensors.append(sensor)
+
+    def read_control_only(self, name: str, element: ET.Element) -> None:
+        """A ros2_control sensor without a Gazebo tag: an IMU or force-torque sensor by its interfaces."""
+        frame = next((p for p in element.findall("param") if p.get("name") == "frame_id"), None)
+        link = (frame.text or "").strip() if frame is not None else ""
+        said = _interface_kinds(element)
+        kind = "imu" if said & set(IMU_KINDS) else "force_torque" if said & set(FORCE_TORQUE_KINDS) else None
+        if kind is None or self.scene.body(link) is None:
+            self.not_read.append(f"{name} (ros2_control: no IMU or force-torque interfaces at a link "
+                                 "of the robot)")
+            return
+        site = self.site(link, Pose(), name)
+        for mujoco_kind in self.kinds(kind, name):
+            self.scene.sensors.append(Sensor(f"{name}_{mujoco_kind}", mujoco_kind, site, "site"))
 
     def kinds(self, kind: str, name: str) -> tuple[str, ...]:
         """What a ros2_control sensor of that name says it reads, else all of the Gazebo type's."""
@@ -280,67 +308,43 @@ class _SensorReader:
         given = READ_KINDS[kind]
         if control is None or kind not in ("imu", "force_torque"):
             return given
-        said = {KIND_OF_INTERFACE.get(i.get("name", "").split(".")[0]) for i in control.findall("state_interface")}
+        said = _interface_kinds(control)
         order = ("framequat", "gyro", "accelerometer") if kind == "imu" else FORCE_TORQUE_KINDS
         return tuple(k for k in order if k in said) or given
 
-    def frame(self, link: str) -> tuple[Optional[str], Pose]:
-        """The body a link's frame is on and the link's pose there: a frame link is removed."""
-        if link in self.frames:
-            return self.frames[link]
-        scene = self.scene
-        if self.keep_links or not self.is_frame_link(link):
-            return link, Pose()
-        joint = next(j for j in scene.joints if j.body1 == link)
-        body, parent = scene.body(link), scene.body(joint.body0)
-        found = joint.body0, pose_mul(pose_inverse(parent.pose), body.pose)
-        scene.joints.remove(joint)
-        scene.bodies.remove(body)
-        self.frames[link] = found
-        return found
-
-    def is_frame_link(self, link: str) -> bool:
-        scene = self.scene
-        body = scene.body(link)
-        mass = body.mass
-        massless = mass is None or mass.mass <= 0.0 and not any(mass.diagonal_inertia)
-        into = [j for j in scene.joints if j.body1 == link]
-        out = [j for j in scene.joints if j.body0 == link]
-        return (massless and not scene.shapes_of(link) and not scene.visuals_of(link) and not out
-                and len(into) == 1 and into[0].type == JointType.FIXED and into[0].body0 is not None
-                and scene.body(into[0].body0) is not None and not any(s.body == link for s in scene.sites))
-
     def site(self, link: str, pose: Pose, sensor: str) -> str:
-        """The site at ``pose`` in ``link`` (one made where none is)."""
-        body, at = self.frame(link)
-        at = pose_mul(at, pose)
+        """The site at ``pose`` in ``link`` (one made where none is: named as the link at its origin)."""
         for site in self.scene.sites:
-            if site.body == body and _close(site.pose, at):
+            if site.body == link and _close(site.pose, pose):
                 return site.name
-        own_frame = link in self.frames or body == link and _close(at, Pose())
-        name = link if own_frame and self.scene.site(link) is None else f"{sensor}_site"
-        name = unique_name(name, {s.name for s in self.scene.sites})
-        self.scene.sites.append(Site(name, body, at))
+        taken = {s.name for s in self.scene.sites}
+        name = link if _close(pose, Pose()) and link not in taken else f"{sensor}_site"
+        name = unique_name(name, taken)
+        self.scene.sites.append(Site(name, link, pose))
         return name
 
-    def read_camera(self, link: str, name: str, pose: Pose, rate: float, element: Optional[ET.Element]) -> None:
-        optical = (element.findtext("optical_frame_id") if element is not None else None) or link + OPTICAL_SUFFIX
-        if self.scene.body(optical) is not None and self.is_frame_link(optical):
-            self.frame(optical)  # ROS's optical frame: the camera says it
-        body, at = self.frame(link)
-        camera = Camera(name, body, camera_from_ros_body(pose_mul(at, pose)), update_rate=rate)
-        if link in self.frames or body == link:
-            kept = optical in self.frames or self.scene.body(optical) is not None
-            camera.ros_frames = (link, optical) if kept else (link,)
+    def read_camera(self, link: str, name: str, pose: Pose, rate: float,
+                    element: Optional[ET.Element]) -> None:
+        """A camera on its link, which looks down +X (ROS's body convention); its optical frame named."""
+        given = element.findtext("optical_frame_id") if element is not None else None
+        optical = given or link + OPTICAL_SUFFIX
+        camera = Camera(name, link, camera_from_ros_body(pose), update_rate=rate)
+        camera.ros_frames = (link, optical) if self.scene.body(optical) is not None else (link,)
         if element is not None:
-            width, height = int(_float(element.findtext("image/width"), 320)), int(
-                _float(element.findtext("image/height"), 240))
-            hfov = _float(element.findtext("horizontal_fov"), 1.047)
+            width = int(_float(element.findtext("image/width"), 320))
+            height = int(_float(element.findtext("image/height"), 240))
+            hfov = _float(element.findtext("horizontal_fov"), 1.047)  # Gazebo's defaults
             camera.resolution = (width, height)
             camera.fovy = 2.0 * math.atan(math.tan(hfov / 2.0) * height / width)
             camera.clip_start = _float(element.findtext("clip/near"), camera.clip_start)
             camera.clip_end = _float(element.findtext("clip/far"), camera.clip_end)
         self.scene.cameras.append(camera)
+
+
+def _interface_kinds(control: ET.Element) -> set:
+    """The MuJoCo kinds a ros2_control sensor's state interfaces name (``angular_velocity.x``: gyro)."""
+    names = [i.get("name", "") for i in control.findall("state_interface")]
+    return {KIND_OF_INTERFACE.get(name.split(".")[0]) for name in names}
 
 
 def _float(text: Optional[str], default: float = 0.0) -> float:
@@ -378,4 +382,4 @@ def _beams(element: ET.Element) -> int:
 
 
 def _close(a: Pose, b: Pose) -> bool:
-    return poses_close(a, b, 1e-9, 1e-9)
+    return poses_close(a, b, 1e-9, 1e-12)

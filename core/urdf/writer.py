@@ -34,9 +34,21 @@ What a URDF says and how the description maps onto it:
 - Filtered pairs and parent/child pairs (where the scene filters them) -> an SRDF beside the URDF
   (``<disable_collisions>``, what MoveIt reads).
 
+- Sites and cameras -> frame links (massless links on fixed joints) on their bodies, as ROS carries a
+  sensor's frame: ``<site>``, and for a camera ``<camera>`` in ROS's body convention (+X forward, +Z
+  up: the frame Gazebo's camera looks down) with its child ``<camera>_optical_frame`` in ROS's optical
+  convention (+Z forward, +Y down: the frame ROS's images name). Both, because ROS's drivers and Gazebo
+  need both; MuJoCo's and Blender's camera frame (-Z forward, +Y up) is neither, so it is turned on the
+  way out and back on the way in. Names are made unique against links and joints.
+- Sensors -> Gazebo's ``<gazebo reference="link"><sensor type=...>`` tags (imu, force_torque, contact,
+  ray, camera) and, for IMUs and force-torque sensors, ``<sensor>`` entries in ``<ros2_control>``;
+  the mapping is core/urdf/sensors.py's.
+
 What URDF cannot say (collision groups, worlds, physics materials, drive gains, armature, springs,
-soft limits, cone limits, loop-closing joints, tendons, static geometry, other robots) is named in one
-warning. Written atomically: every file goes to a temporary name first and is renamed into place
+soft limits, cone limits, loop-closing joints, tendons, static geometry, other robots, lights,
+keyframes, equalities, spatial tendons, contact pairs, actuators on sites or bodies, the sensors
+Gazebo has no type for) is named in one warning.
+Written atomically: every file goes to a temporary name first and is renamed into place
 only when all were written; a failure leaves the old files.
 """
 
@@ -56,7 +68,7 @@ from ..mesh_files import binary_stl, mtl_bytes, number, obj_bytes, portable_name
 from ..mjcf import primitives
 from ..model import (ActuatorKind, Dof, DofMotion, Joint, JointType, MassProperties, MeshData,
                      PhysicsScene, Pose, Shape, ShapeKind, Visual)
-from ..transforms import pose_inverse, pose_mul, quat_rotate, quat_to_matrix
+from ..transforms import pose_inverse, pose_mul, poses_close, quat_rotate, quat_to_matrix
 from ..validation import blocks_writing, validate_with_masses
 from . import sensors
 
@@ -435,7 +447,8 @@ class _Writer:
         """The robot's one ``<ros2_control>`` block (made on first use)."""
         control = self.robot.find("ros2_control")
         if control is None:
-            control = ET.SubElement(self.robot, "ros2_control", {"name": self.robot.get("name"), "type": "system"})
+            attributes = {"name": self.robot.get("name"), "type": "system"}
+            control = ET.SubElement(self.robot, "ros2_control", attributes)
             hardware = ET.SubElement(control, "hardware")
             ET.SubElement(hardware, "plugin").text = "mock_components/GenericSystem"
         return control
@@ -485,22 +498,26 @@ class _Writer:
             if site.name == site.body and site.pose == Pose() and not any(offset):
                 self.site_links[site.name] = site.body  # the body's own frame (a URDF sensor on a link)
                 continue
-            self.site_links[site.name] = self.write_frame_link(site.name, site.body, _shift(offset, site.pose))
+            origin = _shift(offset, site.pose)
+            self.site_links[site.name] = self.write_frame_link(site.name, site.body, origin)
         for camera in self.scene.cameras:
             if camera.body not in bodies:
                 elsewhere.append(camera.name)
                 continue
             body_link, optical = sensors.camera_frames(camera)
             names = (*(camera.ros_frames or (camera.name,)), "")[:2]
-            if names[0] == camera.body:  # a URDF's own links
-                self.camera_links[camera.name] = (names[0], names[1] if self.scene.body(names[1]) else names[0])
+            if names[0] == camera.body and _close_pose(body_link, Pose()) \
+                    and not any(self.offsets.get(camera.body, ())):  # a URDF's own link: it looks down +X
+                optical_link = names[1] if self.scene.body(names[1]) else names[0]
+                self.camera_links[camera.name] = (names[0], optical_link)
                 continue
             link = self.write_frame_link(names[0], camera.body,
                                          _shift(self.offsets.get(camera.body, (0.0, 0.0, 0.0)), body_link))
             optical_name = names[1] or link + sensors.OPTICAL_SUFFIX
             self.camera_links[camera.name] = (link, self.write_frame_link(optical_name, link, optical))
         if elsewhere:
-            self.cannot_say.append(f"sites and cameras in the world or on other robots ({_listed(elsewhere)})")
+            self.cannot_say.append(f"sites and cameras in the world or on other robots "
+                                   f"({_listed(elsewhere)})")
 
     def colliding_link(self, body: Optional[str]) -> Optional[str]:
         """The body or nearest ancestor with colliders (Gazebo lumps fixed frame links into it)."""
@@ -527,7 +544,8 @@ class _Writer:
                 link, optical = self.camera_links[camera.name]
                 name = sensors.unique_name(camera.name, taken)
                 self.robot.append(sensors.gazebo_camera(camera, name, link, optical, rate))
-        moving = [c.name for c in scene.cameras if c.name in self.camera_links and sensors.is_camera_moving(c)]
+        moving = [c.name for c in scene.cameras
+                  if c.name in self.camera_links and sensors.is_camera_moving(c)]
         if moving:
             self.cannot_say.append(f"camera modes that track (cameras {_listed(moving)}: written fixed)")
         if other:
@@ -613,12 +631,18 @@ class _Writer:
         velocities = [b for b in bodies if any(scene.body(b).linear_velocity) or any(scene.body(b).angular_velocity)]
         if velocities:
             say.append(f"initial body velocities ({_listed(velocities)})")
-        for what, items in (("lights", scene.lights), ("keyframes", scene.keyframes),
-                            ("weld and connect equalities", scene.equalities),
-                            ("spatial tendons", scene.spatial_tendons), ("contact pairs", scene.contact_pairs),
-                            ("actuators on sites, bodies, ball joints and spatial tendons", scene.frame_actuators)):
+        mujoco_model = (("lights", scene.lights), ("keyframes", scene.keyframes),
+                        ("weld and connect equalities", scene.equalities),
+                        ("spatial tendons", scene.spatial_tendons), ("contact pairs", scene.contact_pairs),
+                        ("actuators on sites, bodies, ball joints and spatial tendons",
+                         scene.frame_actuators))
+        for what, items in mujoco_model:
             if items:
                 say.append(f"{what} ({_listed(i.name for i in items)})")
+
+
+def _close_pose(a: Pose, b: Pose) -> bool:
+    return poses_close(a, b, 1e-9, 1e-12)
 
 
 def _clean(values) -> tuple:

@@ -64,7 +64,8 @@ ROS_ROBOT = """<?xml version="1.0"?>
   <joint name="camera_joint" type="fixed"><parent link="base_link"/><child link="camera_link"/>
     <origin xyz="0.2 0 0.1" rpy="0 0.3 0"/></joint>
   <link name="camera_optical_frame"/>
-  <joint name="camera_optical_joint" type="fixed"><parent link="camera_link"/><child link="camera_optical_frame"/>
+  <joint name="camera_optical_joint" type="fixed">
+    <parent link="camera_link"/><child link="camera_optical_frame"/>
     <origin rpy="-1.5707963267948966 0 -1.5707963267948966"/></joint>
   <link name="sonar_link"/>
   <joint name="sonar_joint" type="fixed"><parent link="base_link"/><child link="sonar_link"/>
@@ -167,7 +168,8 @@ def test_an_mjcf_robot_exports_its_sites_and_camera_as_frame_links_urdfdom_reads
     up = quat_rotate(camera.pose.rot, (0.0, 1.0, 0.0))
     _, body_rot = world_frame(links, "head_cam")
     _, optical_rot = world_frame(links, "head_cam_optical_frame")
-    assert body_rot[:, 0] == pytest.approx(forward, abs=1e-9) and body_rot[:, 2] == pytest.approx(up, abs=1e-9)
+    assert body_rot[:, 0] == pytest.approx(forward, abs=1e-9)  # ROS's body convention: +X forward
+    assert body_rot[:, 2] == pytest.approx(up, abs=1e-9)
     assert optical_rot[:, 2] == pytest.approx(forward, abs=1e-9)  # ROS's optical frame: +Z forward
     assert optical_rot[:, 1] == pytest.approx([-c for c in up], abs=1e-9)  # +Y down
     say = next(w for w in warnings if w.startswith("URDF cannot say"))
@@ -177,9 +179,11 @@ def test_an_mjcf_robot_exports_its_sites_and_camera_as_frame_links_urdfdom_reads
 def test_mujoco_sensors_become_gazebo_and_ros2_control_sensors(tmp_path):
     _, path, _ = export_sensor_arm(tmp_path)
     root = ET.parse(path).getroot()
-    sensors = {s.get("name"): (g.get("reference"), s) for g in root.findall("gazebo") for s in g.findall("sensor")}
+    sensors = {s.get("name"): (g.get("reference"), s)
+               for g in root.findall("gazebo") for s in g.findall("sensor")}
     assert {n: (ref, s.get("type")) for n, (ref, s) in sensors.items()} == {
-        "imu": ("imu", "imu"), "wrist": ("wrist_ft", "force_torque"), "finger_touch": ("fingertip", "contact"),
+        "imu": ("imu", "imu"), "wrist": ("wrist_ft", "force_torque"),
+        "finger_touch": ("fingertip", "contact"),
         "distance": ("range", "ray"), "head_cam": ("head_cam", "camera")}
     imu = sensors["imu"][1]
     assert float(imu.findtext("update_rate")) == 500.0  # one reading per step of 0.002 s
@@ -222,7 +226,7 @@ def test_gazebo_and_ros2_control_tags_survive_urdf_to_articula_to_urdf(tmp_path)
     source = tmp_path / "rover.urdf"
     source.write_text(ROS_ROBOT)
     read = read_urdf(str(source))
-    assert "Gazebo sensors not read: lidar (gpu_lidar)" in read.warnings
+    assert "sensors not read: lidar (gpu_lidar)" in read.warnings
     scene = read.scene
     assert [b.name for b in scene.bodies][0] == "base_link"
     assert {(s.name, s.kind, s.target) for s in scene.sensors} == {
@@ -242,7 +246,23 @@ def test_gazebo_and_ros2_control_tags_survive_urdf_to_articula_to_urdf(tmp_path)
     write_urdf(scene, str(out))
     expected = [t for t in sensor_tags(source) if "gpu_lidar" not in t]
     assert sensor_tags(out) == expected
-    assert {"imu_link", "camera_link", "camera_optical_frame", "sonar_link"} <= set(pinocchio(str(out))["links"])
+    links = set(pinocchio(str(out))["links"])
+    assert {"imu_link", "camera_link", "camera_optical_frame", "sonar_link"} <= links
+
+
+def test_sensors_read_from_urdf_run_in_mujoco(tmp_path):
+    import mujoco
+
+    from articula.core.mjcf import write_mjcf
+
+    source = tmp_path / "rover.urdf"
+    source.write_text(ROS_ROBOT)
+    write_mjcf(read_urdf(str(source)).scene, str(tmp_path / "rover.xml"))
+    model = mujoco.MjModel.from_xml_path(str(tmp_path / "rover.xml"))
+    names = {model.sensor(i).name: int(model.sensor_type[i]) for i in range(model.nsensor)}
+    assert names["sonar"] == int(mujoco.mjtSensor.mjSENS_RANGEFINDER)
+    assert names["imu_sensor_gyro"] == int(mujoco.mjtSensor.mjSENS_GYRO)
+    assert model.cam_resolution[model.camera("front_camera").id].tolist() == [800, 600]
 
 
 def test_an_exported_robots_tags_survive_a_second_round(tmp_path):
@@ -251,3 +271,30 @@ def test_an_exported_robots_tags_survive_a_second_round(tmp_path):
     again.parent.mkdir()
     write_urdf(read_urdf(str(path)).scene, str(again))
     assert sensor_tags(again) == sensor_tags(path)
+
+
+def test_a_ros2_control_sensor_without_a_gazebo_tag_reads_at_its_frame(tmp_path):
+    source = tmp_path / "rover.urdf"
+    start, end = ROS_ROBOT.index("  <gazebo"), ROS_ROBOT.index("</robot>")
+    source.write_text(ROS_ROBOT[:start] + ROS_ROBOT[end:])  # ros2_control alone
+    scene = read_urdf(str(source)).scene
+    assert {(s.name, s.kind, s.target) for s in scene.sensors} == {
+        ("imu_sensor_framequat", "framequat", "imu_link"), ("imu_sensor_gyro", "gyro", "imu_link"),
+        ("imu_sensor_accelerometer", "accelerometer", "imu_link"), ("ft_sensor_force", "force", "base_link")}
+    assert not scene.cameras
+
+
+def test_names_of_frames_never_collide_with_links_or_joints(tmp_path):
+    renamed = (SENSOR_ARM.replace('<site name="wrist_ft"', '<site name="shoulder_joint"')
+               .replace('site="wrist_ft"', 'site="shoulder_joint"')
+               .replace('<camera name="head_cam"', '<camera name="hand"'))
+    (tmp_path / "arm.xml").write_text(renamed)
+    path = tmp_path / "arm.urdf"
+    write_urdf(read_mjcf(str(tmp_path / "arm.xml")).scene, str(path))
+    root = ET.parse(path).getroot()
+    links = [link.get("name") for link in root.findall("link")]
+    joints = [joint.get("name") for joint in root.findall("joint")]
+    assert len(links) == len(set(links)) and len(joints) == len(set(joints))
+    assert {"hand", "hand_1", "hand_1_optical_frame", "shoulder_joint"} <= set(links)
+    assert "shoulder_joint_joint" in joints
+    assert set(pinocchio(str(path))["links"]) >= {"hand_1", "hand_1_optical_frame", "shoulder_joint"}
