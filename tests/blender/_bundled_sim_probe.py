@@ -79,6 +79,18 @@ def venv_modules(venv_sites: list[str], owners: dict[str, list[str]]) -> dict[st
     return found
 
 
+def module_owners() -> dict[str, list[str]]:
+    """Top-level module -> the distributions holding it: ``packages_distributions`` plus the single-file
+    modules each distribution's RECORD lists (an editable install's finder, which the former leaves out)."""
+    owners = {name: list(dists) for name, dists in metadata.packages_distributions().items()}
+    for dist in metadata.distributions():
+        for file in dist.files or []:
+            if len(file.parts) == 1 and file.suffix == ".py" and dist.metadata["Name"] not in owners.get(
+                    file.stem, []):
+                owners.setdefault(file.stem, []).append(dist.metadata["Name"])
+    return owners
+
+
 def hide_venv_packages() -> list[str]:
     venv_sites = set(site.getsitepackages())
     hidden = [p for p in sys.path if p in venv_sites]
@@ -89,7 +101,7 @@ def hide_venv_packages() -> list[str]:
 def main(zip_path: str, result_path: str) -> None:
     closure = bpy_closure()
     venv_sites = site.getsitepackages()
-    owners = metadata.packages_distributions()  # read while the venv is still on sys.path
+    owners = module_owners()  # read while the venv is still on sys.path
     result = {"hidden": hide_venv_packages(), "bpy_closure": closure, "bpy_version": bpy.app.version_string,
               "python": f"{sys.version_info.major}.{sys.version_info.minor}"}
     result["preloaded"] = sorted(name for name in BUNDLED + ("pxr",) if name in sys.modules)
