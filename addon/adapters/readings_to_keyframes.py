@@ -179,8 +179,8 @@ def write_readings_csv(scene, path: str) -> int:
             writer.writerow(["frame", "time", *columns])
             for frame in frames:
                 row = rows[frame]
-                writer.writerow([frame, repr((frame - frames[0]) / fps),
-                                 *(repr(row[c]) if c in row else "" for c in columns)])
+                writer.writerow([frame, f"{(frame - frames[0]) / fps:.9g}",  # keys are float32: 9 digits
+                                 *(f"{row[c]:.9g}" if c in row else "" for c in columns)])
         os.replace(temporary, path)
     except BaseException:
         os.unlink(temporary)

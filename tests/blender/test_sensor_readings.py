@@ -104,6 +104,11 @@ def test_a_mujoco_bake_keys_the_files_sensordata_and_exports_it(sensing, clean_s
     assert acc.animation_data.action == bake_action()  # the bake's own action: one transaction
     for name, data in expected.items():
         assert keyed(clean_scene, name) == pytest.approx(data, rel=1e-3, abs=1e-3), name
+    anim = acc.animation_data  # what the Graph Editor lists: the sensor's group of named properties
+    bag = anim.action.layers[0].strips[0].channelbag(anim.action_slot)
+    assert [(c.group.name, c.data_path) for c in bag.fcurves] == \
+        [("acc", f'["accelerometer.{axis}"]') for axis in "xyz"]
+    assert all(isinstance(acc.path_resolve(c.data_path), float) for c in bag.fcurves)
     assert np.ptp(expected["swing_pos"]) > 0.1 and expected["foot_touch"].max() > 0.5  # it moved, touched
 
     out = tmp_path / "readings.csv"
