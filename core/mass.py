@@ -235,3 +235,31 @@ def scene_mass_properties(scene: PhysicsScene) -> dict[str, MassProperties]:
         except MassError:
             pass
     return result
+
+
+def bodies_welded_to_world(scene: PhysicsScene) -> set[str]:
+    """The bodies a chain of fixed joints (or a nesting without a joint) holds to the world: they never
+    move, so they need no mass."""
+    from .model import JointType
+
+    into: dict[str, list] = {}
+    for joint in scene.joints:
+        into.setdefault(joint.body1, []).append(joint)
+    parents = {body.name: body.parent for body in scene.bodies}
+    welded: dict[str, bool] = {}
+
+    def held(name: str, seen: frozenset) -> bool:
+        if name in welded:
+            return welded[name]
+        if name in seen:  # a loop of welds that reaches no world joint
+            return False
+        seen = seen | {name}
+        joints = into.get(name)
+        if joints:
+            answer = any(j.type == JointType.FIXED and (j.body0 is None or held(j.body0, seen)) for j in joints)
+        else:
+            answer = parents.get(name) is not None and held(parents[name], seen)
+        welded[name] = answer
+        return answer
+
+    return {body.name for body in scene.bodies if held(body.name, frozenset())}

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from .articulation import find_articulations, is_stackable, joint_world_frames, parent_cycles
-from .mass import MassError, mass_properties, mass_shapes_by_body
+from .mass import MassError, bodies_welded_to_world, mass_properties, mass_shapes_by_body
 from .model import (
     Dof,
     DofMotion,
@@ -464,8 +464,11 @@ def _frame_body(name: str) -> Problem:
 def _check_mass(scene: PhysicsScene, computed: dict[str, MassProperties]) -> Iterator[Problem]:
     """Mass problems; the mass properties computed from colliders go into ``computed``."""
     shapes_by_body = mass_shapes_by_body(scene)
+    welded = bodies_welded_to_world(scene)
     for body in scene.bodies:
         shapes = shapes_by_body.get(body.name, [])
+        if body.name in welded and (body.mass.mass == 0 if body.mass is not None else not shapes):
+            continue  # it never moves: no mass needed
         if body.mass is not None and not shapes and _massless(body.mass):
             yield _frame_body(body.name)  # a file's frame body (mass 0, no colliders), as MuJoCo has them
             continue

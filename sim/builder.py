@@ -136,10 +136,11 @@ def replica_offsets(count: int, spacing: float) -> list[tuple[float, float, floa
 
 
 def _is_welded(articulation: Articulation, name: str) -> bool:
-    """True when ``name`` cannot move against its parent body (a fixed joint or no joint)."""
-    if articulation.parents.get(name) is None:
-        return False
+    """True when ``name`` cannot move against its parent body (a fixed joint or no joint), or against
+    the world for the root."""
     joint = articulation.parent_joint(name)
+    if articulation.parents.get(name) is None:
+        return joint is not None and joint.type == JointType.FIXED and not articulation.stacked_joints.get(name)
     return joint is None or (joint.type == JointType.FIXED and not articulation.stacked_joints.get(name))
 
 

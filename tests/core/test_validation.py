@@ -431,3 +431,13 @@ def test_non_uniform_scale_constructor():
     problem = non_uniform_scale("Arm", (1.0, 2.0, 1.0))
     assert problem == Problem(ERROR, "Arm", problem.message, "non_uniform_scale")
     assert "1, 2, 1" in problem.message and str(problem).startswith("ERROR: Arm: ")
+
+
+@pytest.mark.parametrize("base_mass", [MassProperties(0.0), None])  # as an import reads it / no collider
+def test_a_body_welded_to_the_world_needs_no_mass(base_mass):
+    scene = samples.six_dof_arm()
+    scene.body("arm_base").mass = base_mass
+    scene.shapes = [s for s in scene.shapes if s.body != "arm_base"]
+    assert validate(scene) == []  # it never moves
+    scene.joints = [j for j in scene.joints if j.body0 is not None or j.body1 != "arm_base"]
+    assert [p.subject for p in validate(scene)] == ["arm_base"]  # floating now: it moves
