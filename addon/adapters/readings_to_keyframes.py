@@ -70,9 +70,8 @@ def write_readings(scene, action: bpy.types.Action, readings, first_frame: int) 
 
 def _own_action(obj) -> str:
     """The name of ``obj``'s own (not baked) action, "" if none."""
-    anim = obj.animation_data
-    return anim.action.name if anim is not None and anim.action is not None and not anim.action.get(BAKE_MARK) \
-        else ""
+    action = obj.animation_data.action if obj.animation_data is not None else None
+    return action.name if action is not None and not action.get(BAKE_MARK) else ""
 
 
 def _series(readings, name: str) -> dict[str, list[tuple[int, float]]]:
@@ -127,8 +126,8 @@ def baked_readings(scene) -> tuple[list[str], dict[int, dict[str, float]]]:
     """The baked readings as a table: its columns (``sensor.channel``, by sensor name) and, per keyed
     frame, the value of each column keyed there."""
     columns, rows = [], {}
-    sensors = sorted((o for o in scene.objects if o.get(READINGS) is not None), key=lambda o: o[READINGS]["sensor"])
-    for obj in sensors:
+    baked = [o for o in scene.objects if o.get(READINGS) is not None]
+    for obj in sorted(baked, key=lambda o: o[READINGS]["sensor"]):
         name = obj[READINGS]["sensor"]
         curves = _curves(obj)
         for channel, prop in obj[READINGS]["properties"].items():

@@ -67,7 +67,7 @@ def sensing(clean_scene, tmp_path):
 
 
 def sensor_object(scene, name):
-    return next(o for o in scene.objects if o.articula.sensor.enabled and o.get(READINGS, {}).get("sensor") == name)
+    return next(o for o in scene.objects if o.get(READINGS, {}).get("sensor") == name)
 
 
 def keyed(scene, name, last=LAST) -> np.ndarray:
@@ -100,7 +100,7 @@ def test_a_mujoco_bake_keys_the_files_sensordata_and_exports_it(sensing, clean_s
     assert bpy.ops.articula.bake(solver="MUJOCO", substeps=SUBSTEPS) == {"FINISHED"}
     expected = file_sensordata(sensing)
     acc = sensor_object(clean_scene, "acc")
-    assert list(acc[READINGS]["properties"].values()) == ["accelerometer.x", "accelerometer.y", "accelerometer.z"]
+    assert list(acc[READINGS]["properties"].values()) == [f"accelerometer.{axis}" for axis in "xyz"]
     assert acc.animation_data.action == bake_action()  # the bake's own action: one transaction
     for name, data in expected.items():
         assert keyed(clean_scene, name) == pytest.approx(data, rel=1e-3, abs=1e-3), name
@@ -130,14 +130,16 @@ def test_featherstone_imu_at_rest_reads_gravity_up(sensing, clean_scene):
     assert acc[2:] == pytest.approx(np.tile([0.0, 0.0, 9.81], (6, 1)), abs=0.3)
 
 
-def test_a_failed_bake_leaves_the_earlier_readings_and_clear_bake_removes_them(sensing, clean_scene, tmp_path):
+def test_a_failed_bake_leaves_the_earlier_readings_and_clear_bake_removes_them(sensing, clean_scene,
+                                                                              tmp_path):
     kept = tmp_path / "kept.csv"
     kept.write_text("earlier\n")
     with pytest.raises(RuntimeError, match="no baked sensor readings"):
         bpy.ops.articula.export_readings(filepath=str(kept))
     assert kept.read_text() == "earlier\n"  # untouched, and no temporary file left beside it
     assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.csv", "sensing.xml"]
-    assert bpy.ops.articula.bake(frame_start=1, frame_end=4, solver="MUJOCO", substeps=SUBSTEPS) == {"FINISHED"}
+    assert bpy.ops.articula.bake(frame_start=1, frame_end=4, solver="MUJOCO", substeps=SUBSTEPS) \
+        == {"FINISHED"}
     before = keyed_first(clean_scene)
     clean_scene.articula.steps_per_second = 0  # refused by validation
     with pytest.raises(RuntimeError):
@@ -199,8 +201,7 @@ def test_while_simulating_the_panel_lists_each_frames_readings_and_recording_key
     assert labels[0] == "Baked readings at this frame"
     assert f"Not read: {readings.unavailable['range']}" in labels
     clean_scene.frame_set(3)
-    assert f"value: {clean_scene.objects[sensor_object(clean_scene, 'swing_pos').name]['jointpos.value']:.4g}" \
-        in panel_labels()
+    assert f"value: {sensor_object(clean_scene, 'swing_pos')['jointpos.value']:.4g}" in panel_labels()
     keys = keyed_first(clean_scene)
     swing = keys[sensor_object(clean_scene, "swing_pos").name]['["jointpos.value"]']
     assert [frame for frame, _ in swing] == [1, 2, 3, 4]
