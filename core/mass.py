@@ -256,7 +256,8 @@ def bodies_welded_to_world(scene: PhysicsScene) -> set[str]:
         seen = seen | {name}
         joints = into.get(name)
         if joints:
-            answer = any(j.type == JointType.FIXED and (j.body0 is None or held(j.body0, seen)) for j in joints)
+            answer = any(j.type == JointType.FIXED and (j.body0 is None or held(j.body0, seen))
+                         for j in joints)
         else:
             answer = parents.get(name) is not None and held(parents[name], seen)
         welded[name] = answer

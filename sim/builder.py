@@ -31,7 +31,7 @@ import newton
 
 from ..core.articulation import Articulation, find_articulations
 from ..core.collision import filtered_body_pairs
-from ..core.mass import MassError, balance_inertia, mass_properties
+from ..core.mass import MassError, balance_inertia, bodies_welded_to_world, mass_properties
 from ..core.model import (
     Body,
     Dof,
@@ -73,6 +73,7 @@ HARD_LIMIT_KD = 1.0e1
 UNBOUNDED = 1.0e6
 #: Mass given to a body that has neither shapes nor authored mass, so solvers stay finite.
 FALLBACK_MASS = 1.0e-3
+FALLBACK_INERTIA = 1.0e-6  # kg*m^2, with FALLBACK_MASS
 
 
 class SimulationBuildError(ValueError):
@@ -140,29 +141,39 @@ def _is_welded(articulation: Articulation, name: str) -> bool:
     the world for the root."""
     joint = articulation.parent_joint(name)
     if articulation.parents.get(name) is None:
-        return joint is not None and joint.type == JointType.FIXED and not articulation.stacked_joints.get(name)
+        return (joint is not None and joint.type == JointType.FIXED
+                and not articulation.stacked_joints.get(name))
     return joint is None or (joint.type == JointType.FIXED and not articulation.stacked_joints.get(name))
 
 
-def _mass_properties(scene: PhysicsScene, body: Body, notes: list[str], welded: bool = False) -> MassProperties:
+def _mass_properties(scene: PhysicsScene, body: Body, notes: list[str], welded: bool = False,
+                     carried: list[str] | None = None) -> MassProperties:
     """The core mass rule (explicit mass, else the body's own colliders).
 
     A massless body (no colliders and no mass, or mass 0 as an import of one reads) is what
-    Newton's add_usd gives it, mass 0, when it is welded to its parent (an end-effector frame, a
-    mount: its parent carries it, as MuJoCo and Newton merge such bodies); one that moves on its
-    own joint gets a tiny mass instead, so the solver's mass matrix stays invertible."""
+    Newton's add_usd gives it, mass 0, when it is ``welded`` (to its parent, an end-effector frame,
+    a mount: its parent carries it, as MuJoCo and Newton merge such bodies; or to the world); one
+    that moves gets a tiny mass instead, so the solver's mass matrix stays invertible. ``carried``
+    (XPBD, where a massless body is immovable and would pin its chain) collects the massless bodies
+    welded to a moving parent that get the tiny mass too."""
     try:
         props = mass_properties(scene, body.name)
     except MassError as error:
         if welded and not scene.shapes_of(body.name):
             return MassProperties(mass=0.0)
-        notes.append(f"body {body.name!r}: {error.reason}; simulated with {FALLBACK_MASS} kg")
-        return MassProperties(mass=FALLBACK_MASS, diagonal_inertia=(1e-6, 1e-6, 1e-6))
+        if carried is not None and not scene.shapes_of(body.name):
+            carried.append(body.name)
+        else:
+            notes.append(f"body {body.name!r}: {error.reason}; simulated with {FALLBACK_MASS} kg")
+        return MassProperties(mass=FALLBACK_MASS, diagonal_inertia=(FALLBACK_INERTIA,) * 3)
     if props.mass <= 0.0 and not welded and not body.kinematic:
-        notes.append(f"body {body.name!r}: mass {props.mass:g} on a moving joint; simulated with "
-                     f"{FALLBACK_MASS} kg")
+        if carried is not None:
+            carried.append(body.name)
+        else:
+            notes.append(f"body {body.name!r}: mass {props.mass:g} on a moving joint; simulated with "
+                         f"{FALLBACK_MASS} kg")
         return MassProperties(mass=FALLBACK_MASS, center_of_mass=props.center_of_mass,
-                              diagonal_inertia=(1e-6, 1e-6, 1e-6))
+                              diagonal_inertia=(FALLBACK_INERTIA,) * 3)
     return props
 
 
@@ -305,9 +316,12 @@ class _TemplateBuilder:
     """Fills one WorldTemplate with articulations, static shapes and filters."""
 
     def __init__(self, scene: PhysicsScene, caps: SolverCaps, notes: list[str],
-                 filtered: set[frozenset[str]], solver: Solver, balanced: list[str]):
+                 filtered: set[frozenset[str]], solver: Solver, balanced: list[str],
+                 massless: list[str]):
         self.scene = scene
         self.balanced = balanced  # bodies whose inertia was balanced (one note for all)
+        self.massless = massless  # massless moving bodies given FALLBACK_MASS on XPBD (one note for all)
+        self.welded_to_world = bodies_welded_to_world(scene)
         self.filtered = filtered
         self.caps = caps
         self.notes = notes
@@ -347,7 +361,11 @@ class _TemplateBuilder:
     def _add_bodies(self, template, articulation, index, shapes_of):
         for name in articulation.bodies:
             body = self.scene.body(name)
-            mass = _mass_properties(self.scene, body, self.notes, _is_welded(articulation, name))
+            if self.solver == Solver.XPBD:  # only a body the world holds may stay massless
+                mass = _mass_properties(self.scene, body, self.notes, name in self.welded_to_world,
+                                        self.massless)
+            else:
+                mass = _mass_properties(self.scene, body, self.notes, _is_welded(articulation, name))
             balanced = balance_inertia(mass)
             if balanced is not None:  # else MuJoCo refuses the model ("use 'balanceinertia'")
                 mass = balanced
@@ -552,6 +570,7 @@ def build_model(scene: PhysicsScene, solver: Solver | str | None = None, device=
     caps = SolverCaps.of(solver)
     notes: list[str] = []
     balanced: list[str] = []
+    massless: list[str] = []
     articulations = find_articulations(scene)
     filtered = filtered_body_pairs(scene)
     loop_joints = [j for a in articulations for j in a.loop_joints]
@@ -568,7 +587,8 @@ def build_model(scene: PhysicsScene, solver: Solver | str | None = None, device=
         arts = [a for a in articulations if _world_of_articulation(scene, a) == world]
         statics = [s for s in scene.shapes if s.body is None and s.world == world]
         loops = [j for j in loop_joints if body_world.get(j.body1) == world]
-        return _TemplateBuilder(scene, caps, notes, filtered, solver, balanced).build(arts, statics, loops)
+        template = _TemplateBuilder(scene, caps, notes, filtered, solver, balanced, massless)
+        return template.build(arts, statics, loops)
 
     main = newton.ModelBuilder(up_axis=newton.Axis.Z, gravity=scene.settings.gravity)
     if solver == Solver.MUJOCO and has_actuation(scene):
@@ -577,6 +597,10 @@ def build_model(scene: PhysicsScene, solver: Solver | str | None = None, device=
         main.add_ground_plane()
     global_part = part(-1)
     templates = [part(w) for w in worlds]
+    if massless:
+        notes.append(f"XPBD holds a massless body immovable, pinning the chain it is on: massless moving "
+                     f"bodies simulated with {FALLBACK_MASS} kg and {FALLBACK_INERTIA} kg*m^2 "
+                     f"(as MuJoCo's balanceinertia repairs inertias): {', '.join(sorted(set(massless)))}")
     if balanced:
         notes.append("inertias on or past the triangle inequality (A + B >= C), which MuJoCo refuses, are "
                      "simulated balanced (one amount added to each principal moment, as Newton balances them): "
