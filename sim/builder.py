@@ -22,7 +22,7 @@ solver honours it (Featherstone, MuJoCo) and the kernel's otherwise (XPBD).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import warp as wp
@@ -294,6 +294,11 @@ class SolverCaps:
     # limits), an explosive one on light legs at a long step (Newton's ant at 62 Hz blew up in 0.08 s)
     # where MuJoCo on the same file holds.
     own_hard_limits: bool = False
+    # XPBD applies joint_f (sim.friction's damper) as an explicit torque on the two bodies alone: a
+    # damper past the explicit bound on them (damping * dt / inertia > 2) blows up there (20 N*m*s on
+    # a 0.3 kg arm at 600 Hz). Such a damper becomes XPBD's velocity drive (target_kd, no target_ke),
+    # an implicit constraint; the rest stay the kernel's, which follows the viscous law exactly.
+    damping_as_velocity_drive: bool = False
 
     @classmethod
     def of(cls, solver: Solver) -> "SolverCaps":
@@ -308,7 +313,7 @@ class SolverCaps:
                                kernel_drives=False, own_hard_limits=True),
             # XPBD's drives are implicit constraints: an explicit replacement would go unstable.
             Solver.XPBD: cls(damping=False, effort_limit=False, reduced=False, armature=False,
-                             kernel_drives=False),
+                             kernel_drives=False, damping_as_velocity_drive=True),
         }[Solver(solver)]
 
 
@@ -646,6 +651,8 @@ def build_model(scene: PhysicsScene, solver: Solver | str | None = None, device=
                        for key, j in kinematic.items()}
     _apply_acceleration_drives(model, dof_slots, notes)
     actuators, actuator_forces = route_actuators(scene, solver, dof_slots, len(offsets), mujoco_rows, notes)
+    if caps.damping_as_velocity_drive:
+        dof_slots = _damping_as_velocity_drives(model, dof_slots, 1.0 / scene.settings.steps_per_second)
     return BuiltModel(
         model=model,
         body_keys=body_keys,
@@ -683,6 +690,53 @@ def dof_inertia(model: newton.Model) -> np.ndarray:
         n = last - first
         inertia[first:last] = np.diagonal(H[a])[:n]
     return np.maximum(inertia, 1e-9)
+
+
+#: Largest damping * dt * (inverse inertia of the two bodies about the axis) applied explicitly.
+EXPLICIT_DAMPING_BOUND = 2.0
+
+
+def _explicit_inverse_inertia(model: newton.Model, qd_index: int, angular: bool) -> float:
+    """The inverse inertia a torque (force) along DOF ``qd_index`` meets on its two bodies alone, at the
+    start pose: what an explicit damper applied to them is stable against."""
+    joint = int(np.searchsorted(model.joint_qd_start.numpy(), qd_index, side="right")) - 1
+    bodies = [int(b) for b in (model.joint_child.numpy()[joint], model.joint_parent.numpy()[joint]) if b >= 0]
+    if not angular:
+        return float(sum(model.body_inv_mass.numpy()[b] for b in bodies))
+    body_q, inv_inertia = model.body_q.numpy(), model.body_inv_inertia.numpy()
+    parent = int(model.joint_parent.numpy()[joint])
+    frame = wp.transform(*model.joint_X_p.numpy()[joint])
+    if parent >= 0:
+        frame = wp.transform_multiply(wp.transform(*body_q[parent]), frame)
+    axis = wp.quat_rotate(wp.transform_get_rotation(frame), wp.vec3(*model.joint_axis.numpy()[qd_index]))
+    total = 0.0
+    for b in bodies:
+        local = np.array(wp.quat_rotate_inv(wp.quat(*body_q[b][3:7]), axis))
+        total += float(local @ inv_inertia[b] @ local)
+    return total
+
+
+def _damping_as_velocity_drives(model: newton.Model, dofs: dict, dt: float) -> dict:
+    """Each DOF damper past the explicit bound added to its drive's damping (a velocity drive to 0
+    where it has none), the drive's target speed scaled so the sum pulls as drive and damper did;
+    returns ``dofs`` with those DOFs' own damping 0 (the kernel's damper leaves them)."""
+    moved = {}
+    for key, info in dofs.items():
+        viscous = info.dof.viscous_damping
+        if viscous > 0.0 and viscous * dt * _explicit_inverse_inertia(
+                model, info.qd_index, info.dof.axis.is_angular) > EXPLICIT_DAMPING_BOUND:
+            moved[key] = info
+    if not moved:
+        return dofs
+    kd, target = model.joint_target_kd.numpy(), model.joint_target_qd.numpy()
+    for info in moved.values():
+        i, viscous = info.qd_index, info.dof.viscous_damping
+        target[i] *= kd[i] / (kd[i] + viscous)
+        kd[i] += viscous
+    model.joint_target_kd.assign(kd)
+    model.joint_target_qd.assign(target)
+    return {key: replace(info, dof=replace(info.dof, viscous_damping=0.0)) if key in moved else info
+            for key, info in dofs.items()}
 
 
 def _apply_acceleration_drives(model: newton.Model, dofs: dict, notes: list[str]):

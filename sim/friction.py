@@ -10,11 +10,14 @@ Which solver does what natively (Newton 1.8):
 =====================  ============  ==========  ======
 piece                  FEATHERSTONE  MUJOCO      XPBD
 =====================  ============  ==========  ======
-viscous damping        native        native      kernel
+viscous damping        native        native      drive (*)
 static/dynamic         kernel        kernel      kernel
 effort limit (drives)  kernel        native      no
 velocity limit         kernel        kernel      no
 =====================  ============  ==========  ======
+
+(*) on XPBD viscous damping is its velocity drive (``joint_target_kd``, :mod:`sim.builder`): an implicit
+damper, where an explicit torque from here blew up light links.
 
 MuJoCo's own ``frictionloss`` is not used: it has one level for static and dynamic friction.
 

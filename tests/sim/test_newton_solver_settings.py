@@ -22,9 +22,9 @@ def test_a_base_welded_to_the_world_needs_no_mass_and_gets_no_note():
     assert np.isfinite(sim.body_poses()).all()
 
 
-def limp_arm(massless_link: bool = True) -> PhysicsScene:
-    """A fixed-base arm held out horizontally, no drives: a massless base welded to the world, a
-    1 kg upper arm, a massless mount welded to it, a massless wrist on its own hinge (when
+def limp_arm(massless_link: bool = True, upper_mass: float = 1.0) -> PhysicsScene:
+    """A fixed-base arm held out horizontally, no drives: a massless base welded to the world, an
+    ``upper_mass`` kg upper arm, a massless mount welded to it, a massless wrist on its own hinge (when
     ``massless_link``) and a 0.5 kg forearm, with a massless tool frame at the end."""
     scene = PhysicsScene(name="limp_arm", settings=SceneSettings(ground_plane=False))
 
@@ -36,7 +36,7 @@ def limp_arm(massless_link: bool = True) -> PhysicsScene:
                               diagonal_inertia=(1e-3 * mass, mass * 0.16 / 12, mass * 0.16 / 12))
 
     link("base", None, 0.0, MassProperties(0.0))
-    link("upper", "base", 0.0, rod(1.0))
+    link("upper", "base", 0.0, rod(upper_mass))
     link("mount", "upper", 0.4, MassProperties(0.0))
     link("wrist" if massless_link else "forearm", "mount", 0.4,
          MassProperties(0.0) if massless_link else rod(0.5))
@@ -86,3 +86,16 @@ def test_xpbd_gives_massless_moving_bodies_a_small_mass_and_says_so():
     assert "mount" in note and "wrist" in note and "tool" in note and "base" not in note
     featherstone = build_model(limp_arm(), "FEATHERSTONE", device="cpu")
     assert dict(zip(featherstone.model.body_label, featherstone.model.body_mass.numpy()))["mount"] == 0.0
+
+
+def test_explicit_joint_damping_holds_on_xpbd_and_slows_the_arm_as_on_mujoco():
+    # A light upper arm: applied as an explicit torque, the damper blew XPBD up in the first frame.
+    scene = limp_arm(massless_link=False, upper_mass=0.3)
+    scene.joint("shoulder").dofs[0].viscous_damping = 20.0  # N*m*s
+    built = build_model(scene, "XPBD", device="cpu")
+    shoulder = built.dofs[("shoulder", "rotY", 0)]
+    assert built.model.joint_target_kd.numpy()[shoulder.qd_index] == 20.0  # XPBD's implicit damper
+    assert shoulder.dof.viscous_damping == 0.0  # not applied twice
+    mujoco, xpbd = tip_drop("MUJOCO", scene), tip_drop("XPBD", scene)
+    assert 0.05 < mujoco < tip_drop("MUJOCO", limp_arm(False, upper_mass=0.3)) / 2  # the damper slows it
+    assert mujoco / 2 < xpbd < mujoco * 2, f"XPBD: {xpbd:.3f} m against MuJoCo's {mujoco:.3f} m"
