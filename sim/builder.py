@@ -653,6 +653,7 @@ def build_model(scene: PhysicsScene, solver: Solver | str | None = None, device=
     actuators, actuator_forces = route_actuators(scene, solver, dof_slots, len(offsets), mujoco_rows, notes)
     if caps.damping_as_velocity_drive:
         dof_slots = _damping_as_velocity_drives(model, dof_slots, 1.0 / scene.settings.steps_per_second)
+    _start_outside_limits(model, dof_slots, solver, 1.0 / scene.settings.steps_per_second, notes)
     return BuiltModel(
         model=model,
         body_keys=body_keys,
@@ -737,6 +738,30 @@ def _damping_as_velocity_drives(model: newton.Model, dofs: dict, dt: float) -> d
     model.joint_target_qd.assign(target)
     return {key: replace(info, dof=replace(info.dof, viscous_damping=0.0)) if key in moved else info
             for key, info in dofs.items()}
+
+
+def _start_outside_limits(model: newton.Model, dofs: dict, solver: Solver, dt: float, notes: list[str]):
+    """Say before simulating which DOFs start outside their limits, which Featherstone's limit spring
+    or XPBD's limit projection throws back in at once (a blow-up on light links), and what holds them."""
+    outside = [(key, info) for key, info in dofs.items()
+               if key[2] == 0 and info.dof.motion == DofMotion.LIMITED
+               and not info.dof.lower <= info.dof.initial_position <= info.dof.upper]
+    if not outside or solver == Solver.MUJOCO:
+        return
+    inertia = dof_inertia(model) if solver == Solver.FEATHERSTONE else None
+    for (joint, axis, _), info in outside:
+        dof = info.dof
+        where = (f"joint {joint!r} ({axis}) starts at {dof.initial_position:g}, outside its limits "
+                 f"{dof.lower:g}..{dof.upper:g}")
+        if inertia is None:
+            notes.append(f"{where}: XPBD projects it onto the limit in one step; if it blows up, this "
+                         "robot needs MuJoCo")
+            continue
+        stiffness = dof.limit_stiffness if dof.limit_stiffness > 0.0 else HARD_LIMIT_KE
+        # The limit spring's step stays stable while omega * dt is well under 2; 0.5 leaves room.
+        substeps = max(2, math.ceil(math.sqrt(stiffness / inertia[info.qd_index]) * dt / 0.5))
+        notes.append(f"{where}: Featherstone's limit spring ({stiffness:g}) throws it back in; if it blows "
+                     f"up, this robot needs MuJoCo, or about {substeps} substeps")
 
 
 def _apply_acceleration_drives(model: newton.Model, dofs: dict, notes: list[str]):

@@ -5,7 +5,7 @@ is applied in a form XPBD keeps stable."""
 import numpy as np
 
 from articula.core import samples
-from articula.core.model import (Body, JointType, MassProperties, PhysicsScene, Pose, SceneSettings,
+from articula.core.model import (Body, DofMotion, JointType, MassProperties, PhysicsScene, Pose, SceneSettings,
                                  make_joint)
 from articula.sim.builder import FALLBACK_MASS, build_model
 from articula.sim.simulation import Simulation
@@ -99,3 +99,16 @@ def test_explicit_joint_damping_holds_on_xpbd_and_slows_the_arm_as_on_mujoco():
     mujoco, xpbd = tip_drop("MUJOCO", scene), tip_drop("XPBD", scene)
     assert 0.05 < mujoco < tip_drop("MUJOCO", limp_arm(False, upper_mass=0.3)) / 2  # the damper slows it
     assert mujoco / 2 < xpbd < mujoco * 2, f"XPBD: {xpbd:.3f} m against MuJoCo's {mujoco:.3f} m"
+
+
+def test_a_joint_starting_outside_its_limits_is_said_before_simulating():
+    scene = samples.pendulum()
+    hinge = scene.joint("pendulum_hinge").dofs[0]
+    hinge.motion, hinge.lower, hinge.upper = DofMotion.LIMITED, 1.0, 2.0  # it starts at 0
+    for solver in ("FEATHERSTONE", "XPBD"):
+        notes = build_model(scene, solver, device="cpu").notes
+        assert any("'pendulum_hinge'" in n and "outside its limits" in n and "needs MuJoCo" in n
+                   for n in notes), (solver, notes)
+    assert not [n for n in build_model(scene, "MUJOCO", device="cpu").notes if "outside its limits" in n]
+    hinge.lower = -1.0
+    assert not [n for n in build_model(scene, "FEATHERSTONE", device="cpu").notes if "outside its limits" in n]
