@@ -112,3 +112,17 @@ def test_a_joint_starting_outside_its_limits_is_said_before_simulating():
     assert not [n for n in build_model(scene, "MUJOCO", device="cpu").notes if "outside its limits" in n]
     hinge.lower = -1.0
     assert not [n for n in build_model(scene, "FEATHERSTONE", device="cpu").notes if "outside its limits" in n]
+
+
+def test_mujocos_iterations_stay_mujocos_on_import(tmp_path):
+    """An MJCF's ``iterations`` is MuJoCo's solver setting; XPBD's and Featherstone's stay their own
+    (100 XPBD iterations pinned a limp arm where 10 let it fall)."""
+    from articula.core.mjcf.reader import read_mjcf
+
+    path = tmp_path / "arm.xml"
+    path.write_text('<mujoco><option iterations="100"/><worldbody><body name="link" pos="0 0 1">'
+                    '<joint name="hinge" axis="0 1 0"/><geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.03"/>'
+                    '</body></worldbody></mujoco>')
+    settings = read_mjcf(str(path)).scene.settings
+    assert settings.mujoco.iterations == 100
+    assert settings.solver_iterations == SceneSettings().solver_iterations  # Newton's default
