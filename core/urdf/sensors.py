@@ -31,9 +31,11 @@ Names: an IMU named ``<name>`` reads back as sensors ``<name>_accelerometer``, `
 ``<name>_framequat`` (those its ros2_control interfaces name, else the first two); a force-torque sensor
 as ``<name>_force`` and ``<name>_torque``; sensors named so are written as ``<name>`` again.
 
-Read back, every link stays a body (as Newton's add_urdf and MuJoCo read it): a sensor reads at a site
-named as its link at the link's origin (written back as that link, no second frame), and a camera sits
-on its link with the names of its links kept (``Camera.ros_frames``).
+Read back, a sensor's frame link (massless, no geometry, on one fixed joint, no child; a camera's with
+its optical frame) becomes a site of its name (a camera) on its parent and leaves the bodies; so an
+exported robot reads back as the robot it was, and is written again with the same links. A sensor on
+a link with a body reads at a site named as that link at its origin, written back as the link itself;
+a camera there sits on it. A camera keeps its links' names (``Camera.ros_frames``).
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ..mesh_files import number as _num
-from ..model import Camera, CameraMode, PhysicsScene, Pose, Sensor, Site
+from ..model import Camera, CameraMode, JointType, PhysicsScene, Pose, Sensor, Site
 from ..transforms import pose_inverse, pose_mul, poses_close, quat_from_matrix
 
 #: The ROS body frame of a camera (+X forward, +Z up) seen from MuJoCo's camera frame (-Z forward, +Y up).
@@ -236,10 +238,8 @@ KIND_OF_INTERFACE = {prefix: kind for kind, (prefix, _) in STATE_INTERFACES.item
 def read_sensors(root: ET.Element, scene: PhysicsScene) -> list[str]:
     """The Gazebo sensor tags of URDF ``root`` into ``scene``'s sensors and cameras, and the ros2_control
     IMU and force-torque sensors no Gazebo tag names (at their ``frame_id``). MuJoCo's URDF compiler reads
-    none of these tags. Every link stays a body (as Newton's add_urdf and MuJoCo read it): a sensor
-    reads at a site named as its link at the link's origin (the writer gives it back as that link), or
-    ``<sensor>_site`` where the sensor's ``<pose>`` puts it; a camera sits on its link. Returns the
-    warnings (the tags not read)."""
+    none of these tags. Where each reads: the module's docstring; a sensor with a ``<pose>`` off its
+    link's frame reads at a site ``<sensor>_site``. Returns the warnings (the tags not read)."""
     control = {e.get("name", ""): e for c in root.findall("ros2_control") for e in c.findall("sensor")}
     reader = _SensorReader(scene, control)
     gazebo_names = set()
@@ -261,10 +261,11 @@ class _SensorReader:
     scene: PhysicsScene
     control: dict
     not_read: list[str] = field(default_factory=list)
+    frames: dict = field(default_factory=dict)  # a frame link left out -> (its parent, its pose there)
 
     def read(self, link: str, element: ET.Element) -> None:
         kind, name = element.get("type", ""), element.get("name", "")
-        if self.scene.body(link) is None:
+        if self.scene.body(link) is None and link not in self.frames:
             self.not_read.append(f"{name} ({kind}: link {link!r} is no link of the robot)")
             return
         pose = _sdf_pose(element.findtext("pose"))
@@ -294,7 +295,7 @@ class _SensorReader:
         link = (frame.text or "").strip() if frame is not None else ""
         said = _interface_kinds(element)
         kind = "imu" if said & set(IMU_KINDS) else "force_torque" if said & set(FORCE_TORQUE_KINDS) else None
-        if kind is None or self.scene.body(link) is None:
+        if kind is None or self.scene.body(link) is None and link not in self.frames:
             self.not_read.append(f"{name} (ros2_control: no IMU or force-torque interfaces at a link "
                                  "of the robot)")
             return
@@ -312,24 +313,58 @@ class _SensorReader:
         order = ("framequat", "gyro", "accelerometer") if kind == "imu" else FORCE_TORQUE_KINDS
         return tuple(k for k in order if k in said) or given
 
+    def frame(self, link: str) -> tuple[str, Pose]:
+        """The body a sensor's link is on and the link's pose there. A frame link (massless, no
+        geometry, on one fixed joint, no child) leaves the bodies: what it stood for is a site or a
+        camera on its parent now."""
+        if link in self.frames:
+            return self.frames[link]
+        scene = self.scene
+        if not self.is_frame_link(link):
+            return link, Pose()
+        joint = next(j for j in scene.joints if j.body1 == link)
+        body, parent = scene.body(link), scene.body(joint.body0)
+        self.frames[link] = joint.body0, pose_mul(pose_inverse(parent.pose), body.pose)
+        scene.joints.remove(joint)
+        scene.bodies.remove(body)
+        return self.frames[link]
+
+    def is_frame_link(self, link: str) -> bool:
+        scene = self.scene
+        mass = scene.body(link).mass
+        massless = mass is None or mass.mass <= 0.0 and not any(mass.diagonal_inertia)
+        into = [j for j in scene.joints if j.body1 == link]
+        return (massless and not scene.shapes_of(link) and not scene.visuals_of(link)
+                and not any(j.body0 == link for j in scene.joints) and len(into) == 1
+                and into[0].type == JointType.FIXED and scene.body(into[0].body0) is not None
+                and not any(s.body == link for s in scene.sites)
+                and not any(c.body == link for c in scene.cameras))
+
     def site(self, link: str, pose: Pose, sensor: str) -> str:
-        """The site at ``pose`` in ``link`` (one made where none is: named as the link at its origin)."""
+        """The site at ``pose`` in ``link``; one is made where none is: named as the link where it is the
+        link's frame."""
+        body, at = self.frame(link)
+        at = pose_mul(at, pose)
         for site in self.scene.sites:
-            if site.body == link and _close(site.pose, pose):
+            if site.body == body and _close(site.pose, at):
                 return site.name
         taken = {s.name for s in self.scene.sites}
-        name = link if _close(pose, Pose()) and link not in taken else f"{sensor}_site"
-        name = unique_name(name, taken)
-        self.scene.sites.append(Site(name, link, pose))
+        own_frame = _close(pose, Pose()) and (link in self.frames or body == link)
+        name = unique_name(link if own_frame and link not in taken else f"{sensor}_site", taken)
+        self.scene.sites.append(Site(name, body, at))
         return name
 
     def read_camera(self, link: str, name: str, pose: Pose, rate: float,
                     element: Optional[ET.Element]) -> None:
-        """A camera on its link, which looks down +X (ROS's body convention); its optical frame named."""
+        """A camera where its link (which looks down +X: ROS's body convention) is, its links named."""
         given = element.findtext("optical_frame_id") if element is not None else None
         optical = given or link + OPTICAL_SUFFIX
-        camera = Camera(name, link, camera_from_ros_body(pose), update_rate=rate)
-        camera.ros_frames = (link, optical) if self.scene.body(optical) is not None else (link,)
+        if optical != link and self.scene.body(optical) is not None and self.is_frame_link(optical):
+            self.frame(optical)  # ROS's optical frame: the camera says it
+        body, at = self.frame(link)
+        camera = Camera(name, body, camera_from_ros_body(pose_mul(at, pose)), update_rate=rate)
+        kept = optical in self.frames or self.scene.body(optical) is not None
+        camera.ros_frames = (link, optical) if kept else (link,)
         if element is not None:
             width = int(_float(element.findtext("image/width"), 320))
             height = int(_float(element.findtext("image/height"), 240))

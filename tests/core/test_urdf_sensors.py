@@ -210,15 +210,20 @@ def test_mujoco_sensors_become_gazebo_and_ros2_control_sensors(tmp_path):
 def test_the_urdf_reads_back_into_the_same_sensors_sites_and_camera(tmp_path):
     scene, path, _ = export_sensor_arm(tmp_path)
     read = read_urdf(str(path)).scene
-    # frame links stay links (as Newton reads them), the sensors read at sites on them
-    assert {b.name for b in read.bodies} >= {"base", "arm", "hand", "arm_1", "imu", "head_cam"}
+    # the frame links sensors read at are sites and a camera again; a plain site's frame link stays a link
+    assert {b.name for b in read.bodies} == {"base", "arm", "hand", "arm_1"}
     assert {(s.name, s.kind, s.target, s.noise) for s in read.sensors} == {
         (s.name, s.kind, s.target, s.noise) for s in scene.sensors if s.kind != "jointpos"}
     for site in ("imu", "wrist_ft", "range", "fingertip"):
-        assert read.site(site).body == site  # at the origin of its frame link
+        before, after = scene.site(site), read.site(site)
+        assert after.body == before.body
+        assert after.pose.pos == pytest.approx(before.pose.pos, abs=1e-9)
+        assert abs(np.dot(after.pose.rot, before.pose.rot)) == pytest.approx(1.0, abs=1e-9)
     before, after = scene.camera("head_cam"), read.camera("head_cam")
-    assert after.body == "head_cam" and after.resolution == (640, 480)
+    assert after.body == "base" and after.resolution == (640, 480)
     assert after.fovy == pytest.approx(before.fovy, rel=1e-12)
+    assert after.pose.pos == pytest.approx(before.pose.pos, abs=1e-9)
+    assert abs(np.dot(after.pose.rot, before.pose.rot)) == pytest.approx(1.0, abs=1e-9)
     assert read.sensor("distance").cutoff == 5.0
 
 
@@ -228,7 +233,7 @@ def test_gazebo_and_ros2_control_tags_survive_urdf_to_articula_to_urdf(tmp_path)
     read = read_urdf(str(source))
     assert "sensors not read: lidar (gpu_lidar)" in read.warnings
     scene = read.scene
-    assert [b.name for b in scene.bodies][0] == "base_link"
+    assert [b.name for b in scene.bodies] == ["base_link"]  # the frame links are sites and a camera
     assert {(s.name, s.kind, s.target) for s in scene.sensors} == {
         ("imu_sensor_framequat", "framequat", "imu_link"), ("imu_sensor_gyro", "gyro", "imu_link"),
         ("imu_sensor_accelerometer", "accelerometer", "imu_link"), ("ft_sensor_force", "force", "base_link"),
@@ -237,10 +242,12 @@ def test_gazebo_and_ros2_control_tags_survive_urdf_to_articula_to_urdf(tmp_path)
     camera = scene.camera("front_camera")
     assert camera.resolution == (800, 600) and camera.update_rate == 30.0
     assert camera.fovy == pytest.approx(2.0 * math.atan(math.tan(0.6) * 0.75))
-    # on its link, looking along the link's +X (ROS's body convention) with +Z up
-    assert camera.body == "camera_link" and camera.ros_frames == ("camera_link", "camera_optical_frame")
-    assert quat_rotate(camera.pose.rot, (0.0, 0.0, -1.0)) == pytest.approx((1.0, 0.0, 0.0), abs=1e-9)
-    assert quat_rotate(camera.pose.rot, (0.0, 1.0, 0.0)) == pytest.approx((0.0, 0.0, 1.0), abs=1e-9)
+    assert camera.body == "base_link" and camera.ros_frames == ("camera_link", "camera_optical_frame")
+    # it looks along the camera link's +X (ROS's body convention): pitched down 0.3 rad about Y
+    assert quat_rotate(camera.pose.rot, (0.0, 0.0, -1.0)) == pytest.approx(
+        (math.cos(0.3), 0.0, -math.sin(0.3)), abs=1e-9)
+    assert scene.site("imu_link").pose.pos == pytest.approx((0.1, 0.0, 0.05))
+    assert scene.site("base_link").body == "base_link"  # the force-torque sensor's own link
     out = tmp_path / "out" / "rover.urdf"
     out.parent.mkdir()
     write_urdf(scene, str(out))
