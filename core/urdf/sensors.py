@@ -59,6 +59,8 @@ OPTICAL_SUFFIX = "_optical_frame"
 #: Gazebo's ray needs a maximum range; MuJoCo's rangefinder has none (m).
 RAY_MAX_RANGE = 100.0
 RAY_MIN_RANGE = 0.0
+#: Gazebo's image size where a camera sets none.
+GAZEBO_IMAGE = (320, 240)
 AXES = ("x", "y", "z")
 #: MuJoCo's integer parameters of a rangefinder that reads its distance (its default data).
 RANGEFINDER_DISTANCE = "1 0 0"
@@ -179,13 +181,15 @@ def gazebo_sensor(group: SensorGroup, link: str, rate: float, colliding: Optiona
 
 
 def gazebo_camera(camera: Camera, name: str, link: str, optical: str, rate: float) -> ET.Element:
+    """``<gazebo reference="link"><sensor type="camera">``: the horizontal field of view of the camera's
+    vertical one at its image's aspect; an image size MuJoCo leaves unset (1 x 1) is Gazebo's default."""
     gazebo = ET.Element("gazebo", {"reference": link})
     sensor = ET.SubElement(gazebo, "sensor", {"name": name, "type": "camera"})
     _text(sensor, "always_on", "true")
     _text(sensor, "update_rate", camera.update_rate or rate)
     element = ET.SubElement(sensor, "camera", {"name": name})
-    width, height = camera.resolution
-    aspect = width / height if width > 1 and height > 1 else 1.0
+    width, height = camera.resolution if tuple(camera.resolution) != (1, 1) else GAZEBO_IMAGE
+    aspect = width / height
     _text(element, "horizontal_fov", 2.0 * math.atan(math.tan(camera.fovy / 2.0) * aspect))
     image = ET.SubElement(element, "image")
     _text(image, "width", width)

@@ -305,3 +305,13 @@ def test_names_of_frames_never_collide_with_links_or_joints(tmp_path):
     assert {"hand", "hand_1", "hand_1_optical_frame", "shoulder_joint"} <= set(links)
     assert "shoulder_joint_joint" in joints
     assert set(pinocchio(str(path))["links"]) >= {"hand_1", "hand_1_optical_frame", "shoulder_joint"}
+
+
+def test_a_camera_without_an_image_size_gets_gazebos(tmp_path):
+    (tmp_path / "arm.xml").write_text(SENSOR_ARM.replace(' resolution="640 480"', ""))
+    path = tmp_path / "arm.urdf"
+    write_urdf(read_mjcf(str(tmp_path / "arm.xml")).scene, str(path))
+    camera = ET.parse(path).getroot().find("gazebo/sensor[@type='camera']/camera")
+    assert (camera.findtext("image/width"), camera.findtext("image/height")) == ("320", "240")
+    hfov = 2.0 * math.atan(math.tan(math.radians(30.0)) * 320 / 240)
+    assert float(camera.findtext("horizontal_fov")) == pytest.approx(hfov, rel=1e-12)
