@@ -404,6 +404,7 @@ class _ModelWriter:
         T = self.T
         existing = self._blender_prim(camera.name, "Camera")
         if existing is not None:
+            self._name_blender_prim(existing, camera.name)
             prim = self._spec_prim(existing)
         else:
             path = self._named_path(self._parent(camera.body), camera.name)
@@ -439,10 +440,19 @@ class _ModelWriter:
                 return child.path
         return None
 
+    def _name_blender_prim(self, path: Sdf.Path, name: str) -> None:
+        """Blender names a camera's or light's prim after its data (``head_cam_001`` where another
+        camera's data took ``head_cam``): the object's name goes on as the prim's display name, which
+        readers take as the item's name."""
+        spec = self.w.layer.GetPrimAtPath(path)
+        if spec is not None and spec.name != name:
+            spec.SetInfo("displayName", name)
+
     def _write_light(self, light: Light) -> None:
         T = self.T
         existing = self._blender_prim(light.name, "Light")
         if existing is not None:
+            self._name_blender_prim(existing, light.name)
             prim = self._spec_prim(existing)
         else:
             type_name = "DistantLight" if light.kind == LightKind.DIRECTIONAL else "SphereLight"

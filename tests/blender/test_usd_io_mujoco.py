@@ -68,3 +68,18 @@ def test_converted_mujoco_models_come_back_whole_through_blender(clean_scene, re
     path = str(tmp_path / "export.usda")
     assert bpy.ops.articula.export_usd(filepath=path, layout="NESTED") == {"FINISHED"}
     assert _mujoco_differences(read_usd(original).scene, read_usd(path).scene) == []
+
+
+def test_cameras_and_lights_keep_their_names_when_their_data_names_are_taken(clean_scene, tmp_path):
+    """Blender names a camera's or light's prim after its data: where an earlier camera or light took
+    the name (``head_cam.001``), the robot's camera still comes back as ``head_cam``."""
+    scene = _every_item_scene()
+    taken = [bpy.data.cameras.new(c.name) for c in scene.cameras] + \
+        [bpy.data.lights.new(light.name, "POINT") for light in scene.lights]
+    build_scene(bpy.context, scene)
+    path = str(tmp_path / "every_item.usda")
+    assert bpy.ops.articula.export_usd(filepath=path, layout="NESTED") == {"FINISHED"}
+    back = read_usd(path).scene
+    assert sorted(c.name for c in back.cameras) == sorted(c.name for c in scene.cameras)
+    assert sorted(light.name for light in back.lights) == sorted(light.name for light in scene.lights)
+    assert all(data.users == 0 for data in taken)  # the robot's objects made data of their own
