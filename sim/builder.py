@@ -161,7 +161,7 @@ def _mass_properties(scene: PhysicsScene, body: Body, notes: list[str], welded: 
     except MassError as error:
         if welded and not scene.shapes_of(body.name):
             return MassProperties(mass=0.0)
-        if carried is not None and not scene.shapes_of(body.name):
+        if carried is not None and not scene.shapes_of(body.name) and not body.kinematic:
             carried.append(body.name)
         else:
             notes.append(f"body {body.name!r}: {error.reason}; simulated with {FALLBACK_MASS} kg")
