@@ -1,6 +1,6 @@
-"""Whatever imports, bakes (real Blender, 4.5 and 5.2): a body whose inertia sits on the triangle
-inequality (a plate, principal axes tilted), which MuJoCo's compiler refused ("use 'balanceinertia'"),
-bakes on MuJoCo with one note naming it; a URDF inertia MuJoCo reads as not positive imports repaired."""
+"""Whatever imports, bakes (real Blender, 4.5 and 5.2): a body whose inertia sits on or off the triangle
+inequality (a plate, principal axes tilted) bakes on MuJoCo, balanced with one note naming it where
+MuJoCo's compiler would refuse it ("use 'balanceinertia'"); a URDF inertia MuJoCo reads as not positive imports repaired."""
 
 import sys
 from pathlib import Path
@@ -28,17 +28,21 @@ def fresh_scene_settings(clean_scene, tmp_path, monkeypatch):
     yield
 
 
-def test_an_inertia_on_the_triangle_inequality_bakes_on_mujoco():
+@pytest.mark.parametrize("moments, balanced", [((0.3e-3, 0.7e-3, 1.0e-3), False),  # on it: MuJoCo takes it
+                                                  ((0.3e-3, 0.6e-3, 1.0e-3), True)])  # off it: balanced
+def test_an_inertia_on_or_off_the_triangle_inequality_bakes_on_mujoco(moments, balanced):
+    """MuJoCo simulates the MJCF export's model: an inertia on the triangle inequality compiles as written;
+    one off it is written balanced, as MuJoCo's balanceinertia does, with one note naming the body."""
     desc = samples.pendulum()
     tilted = quat_from_axis_angle(tuple(np.array([1.0, 2.0, 3.0]) / np.sqrt(14.0)), 0.7)
-    desc.bodies[0].mass = MassProperties(mass=1.0, diagonal_inertia=(0.3e-3, 0.7e-3, 1.0e-3), principal_axes=tilted)
+    desc.bodies[0].mass = MassProperties(mass=1.0, diagonal_inertia=moments, principal_axes=tilted)
     build_scene(bpy.context, desc)
     assert scene_from_blender(bpy.context.scene).body("pendulum_link").mass.diagonal_inertia == pytest.approx(
-        (0.3e-3, 0.7e-3, 1.0e-3)), "Blender keeps the inertia as authored"
+        moments), "Blender keeps the inertia as authored"
     session, _ = bake_module.bake(bpy.context, 1, 12, "MUJOCO", substeps=10)
     assert np.isfinite(session.sim.body_poses()).all()
-    notes = [n for n in session.sim.notes if "triangle inequality" in n]
-    assert len(notes) == 1 and "'pendulum_link'" in notes[0]
+    notes = [n for n in session.sim.notes if "A + B >= C" in n]
+    assert len(notes) == int(balanced) and all("pendulum_link" in n for n in notes)
 
 
 def test_a_urdf_inertia_mujoco_reads_as_not_positive_imports_repaired(tmp_path, capfd):
