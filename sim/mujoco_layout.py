@@ -74,7 +74,8 @@ class SpecLayout:
             for dof in joint.active_dofs():
                 if not dof.drive_enabled:
                     continue
-                name = f"{joint.name}_{dof.axis.value}_drive" if joint.type == JointType.D6 else f"{joint.name}_drive"
+                d6 = joint.type == JointType.D6
+                name = f"{joint.name}_{dof.axis.value}_drive" if d6 else f"{joint.name}_drive"
                 a = _id(m, obj.mjOBJ_ACTUATOR, name)
                 if a >= 0:
                     self.drives[(joint.name, dof.axis.value)] = DriveSlot(a, dof.drive_stiffness > 0.0)
@@ -86,7 +87,6 @@ class SpecLayout:
         limited = [(slot, dof.velocity_limit) for joint in scene.joints for dof in joint.active_dofs()
                    if math.isfinite(dof.velocity_limit) and dof.velocity_limit >= 0.0
                    and (slot := self.dofs.get((joint.name, dof.axis.value))) is not None and not slot.ball]
-        self.limit_qpos = np.array([s.qpos for s, _ in limited], dtype=np.int64)
         self.limit_dof = np.array([s.dof for s, _ in limited], dtype=np.int64)
         self.limit = np.array([v for _, v in limited], dtype=np.float64)
         self._lookup: dict = {}

@@ -11,7 +11,8 @@ ctrl the drive target), actuators the written actuators. What MJCF cannot say an
 around MuJoCo's step:
 
 - kinematic bodies (top-level mocap bodies) moved along their path step by step through a frame;
-- velocity limits: a DOF's speed clamped after each step, the distance the excess covered taken back;
+- velocity limits: after each step a joint impulse brings a DOF over its limit back to it (the
+  robot's momentum kept), and the distance the change covered is taken back;
 - grab and push: a wrench recomputed from the body's motion before each step (``xfrc_applied``,
   between ``mj_step1`` and ``mj_step2``);
 - replicas: one ``MjData`` per replica on the one model, each simulated in replica 0's frame (its
@@ -137,7 +138,7 @@ class MuJoCoSimulation:
         self._cache_key = self._fingerprint() if model_cache.size() else None
         self.built = model_cache.take_spec(self._cache_key) or self._build()
         self.mj_model = m = self.built.model
-        if dt is None and substeps <= 1:  # the written file's step (6 digits): stepped as MuJoCo runs the file
+        if dt is None and substeps <= 1:  # the file's step (6 digits): stepped as MuJoCo runs the file
             self.dt = float(m.opt.timestep)
         m.opt.timestep = self.dt
         self.layout = SpecLayout(scene, self.built)
@@ -296,12 +297,37 @@ class MuJoCoSimulation:
             mujoco.mj_step2(m, d)
 
     def _clamp_velocities(self, d) -> None:
+        """Velocity limits after a step: each DOF over its limit gets the joint impulse (equal and opposite
+        on the bodies it joins, through MuJoCo's mass matrix) that brings it back to the limit, and the
+        positions take back the distance the change would have covered. Setting the DOF's speed alone
+        would add momentum to the rest of the robot each step (a free-floating ant flew off and blew up)."""
         layout = self.layout
-        qd = d.qvel[layout.limit_dof]
-        clamped = np.clip(qd, -layout.limit, layout.limit)
-        if not (clamped == qd).all():
-            d.qvel[layout.limit_dof] = clamped
-            d.qpos[layout.limit_qpos] -= self.dt * (qd - clamped)
+        speed = d.qvel[layout.limit_dof]
+        over = np.abs(speed) > layout.limit
+        if not over.any():
+            return
+        before = d.qvel.copy()
+        target = np.clip(speed, -layout.limit, layout.limit)
+        for _ in range(len(layout.limit)):  # an impulse may push another limited DOF over: solve with it
+            dofs = layout.limit_dof[over]
+            d.qvel[:] = before + self._joint_impulse(d, dofs, target[over] - before[dofs])
+            speed = d.qvel[layout.limit_dof]
+            pushed = (np.abs(speed) > layout.limit * (1.0 + 1e-9)) & ~over
+            if not pushed.any():
+                break
+            target[pushed] = np.clip(speed[pushed], -layout.limit[pushed], layout.limit[pushed])
+            over |= pushed
+        self._mujoco.mj_integratePos(self.mj_model, d.qpos, d.qvel - before, self.dt)
+
+    def _joint_impulse(self, d, dofs: np.ndarray, change: np.ndarray) -> np.ndarray:
+        """The change of every velocity when impulses on DOFs ``dofs`` alone change their velocities by
+        ``change``: M^-1 S (S^T M^-1 S)^-1 change, M the mass matrix ``d`` factorized this step."""
+        m = self.mj_model
+        unit = np.zeros((len(dofs), m.nv))
+        unit[np.arange(len(dofs)), dofs] = 1.0
+        response = np.zeros_like(unit)  # row k: M^-1 of a unit impulse on dofs[k]
+        self._mujoco.mj_solveM(m, d, response, unit)
+        return response.T @ np.linalg.solve(response[:, dofs], change)
 
     def _on_replicas(self, work: Callable) -> None:
         if self._pool is None:

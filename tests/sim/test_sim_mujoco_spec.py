@@ -253,6 +253,38 @@ def test_velocity_limit_holds():
     assert sim.body_poses()[0, 0] == pytest.approx(0.5 - 0.5 ** 2 / (2 * 1.5), abs=0.01)
 
 
+def floating_arm(velocity_limit: float) -> PhysicsScene:
+    """A free base and an arm on a hinge 0.5 m from the arm's centre of mass, no gravity."""
+    scene = PhysicsScene(name="floating_arm", settings=SceneSettings(gravity=(0.0, 0.0, 0.0)))
+    scene.bodies.append(Body("base", Pose((0.0, 0.0, 1.0)), mass=ONE_KG))
+    scene.bodies.append(Body("arm", Pose((0.5, 0.0, 1.0)), parent="base", mass=ONE_KG))
+    elbow = make_joint("elbow", JointType.REVOLUTE, "base", "arm", axis="Z",
+                       local_pose1=Pose((-0.5, 0.0, 0.0)))
+    elbow.dofs[0].velocity_limit = velocity_limit
+    scene.joints.append(elbow)
+    return scene
+
+
+def robot_momentum(sim) -> np.ndarray:
+    m, d = sim.mj_model, sim.mj_data
+    mujoco.mj_forward(m, d)
+    mujoco.mj_subtreeVel(m, d)
+    return d.subtree_linvel[0] * m.body_subtreemass[0]
+
+
+def test_velocity_limit_keeps_a_floating_robots_momentum():
+    """The limit is a joint impulse, equal and opposite on base and arm: the elbow is held to its
+    limit and the robot's momentum (1.5 kg m/s) stays to within the step's discretization (clamping
+    the elbow's speed alone took 1.25 kg m/s off, and a free-floating ant with stiff drives blew up)."""
+    sim = Simulation(floating_arm(velocity_limit=0.5), device="cpu", solver="MUJOCO")
+    sim.set_joint_velocities({"elbow": 3.0})
+    before = robot_momentum(sim)
+    assert np.abs(before).max() > 0.5
+    sim.advance(0.1)
+    assert sim.joint_velocities()[("elbow", "rotZ")] == pytest.approx(0.5)
+    np.testing.assert_allclose(robot_momentum(sim), before, atol=0.01)
+
+
 def test_joint_friction_is_mujocos_frictionloss_alone():
     """1 N of friction against 1.5 N on 1 kg: 0.5 m/s^2 (Articula's own friction would be on top)."""
     sim = Simulation(slider(friction=1.0), device="cpu", solver="MUJOCO")
