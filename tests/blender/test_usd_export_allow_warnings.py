@@ -12,7 +12,7 @@ pytest.importorskip("mujoco")
 
 PYBULLET_DATA = os.environ.get("ARTICULA_PYBULLET_DATA",
                                os.path.expanduser("~/.cache/articula/pybullet_data"))
-CARTPOLE = os.path.join(PYBULLET_DATA, "cartpole.urdf")  # its slide bar has no mass: a warning
+LAIKAGO = os.path.join(PYBULLET_DATA, "laikago", "laikago.urdf")  # links without inertia: warnings
 R2D2 = os.path.join(PYBULLET_DATA, "r2d2.urdf")  # no warning
 
 
@@ -29,16 +29,16 @@ def imported(path):
 
 @pytest.mark.parametrize("layout", ["NESTED", "FLAT"])
 def test_allow_warnings_off_refuses_a_robot_with_warnings_keeping_the_old_file(clean_scene, tmp_path, layout):
-    imported(CARTPOLE)
-    target = tmp_path / "cartpole.usda"
+    imported(LAIKAGO)
+    target = tmp_path / "laikago.usda"
     target.write_text("#usda 1.0\n")
     with pytest.raises(RuntimeError) as error:
         bpy.ops.articula.export_usd(filepath=str(target), layout=layout, allow_warnings=False)
     message = str(error.value)
-    assert "1 warnings and Allow Warnings is off: nothing written" in message
-    assert "slideBar: mass must be positive" in message
+    assert "warnings and Allow Warnings is off: nothing written" in message
+    assert "chassis: inertia (0.0, 0.0, 0.0) must be positive" in message
     assert target.read_text() == "#usda 1.0\n"
-    assert sorted(os.listdir(tmp_path)) == ["cartpole.usda"]  # no temporary file, no textures
+    assert sorted(os.listdir(tmp_path)) == ["laikago.usda"]  # no temporary file, no textures
     assert bpy.ops.articula.export_usd(filepath=str(target), layout=layout) == {"FINISHED"}  # on by default
     assert "PhysicsRigidBodyAPI" in target.read_text()
 
