@@ -6,10 +6,11 @@ Newton's model and its ``SolverMuJoCo``, which converts the model to MuJoCo, com
 it out for MuJoCo Warp: about thirty times MuJoCo's own compile of the same robot. A second bake of an
 unchanged robot needs none of it again. When a :class:`sim.simulation.Simulation` ends
 (:meth:`Simulation.close`, called by Blender's bake and live simulation when they end), its built robot
-comes here, under a fingerprint of everything it was built from (the description, solver, device, step
-and iterations); the next simulation with the same fingerprint takes it out (a compiled export gets a
-fresh ``MjData``; Newton's solver has MuJoCo's data reset, ``mj_resetData``, then Newton's start state
-pushed), and starts in about MuJoCo's compile time or less.
+comes here, under a fingerprint of everything it was built from (the description with its settings,
+MuJoCo's options among them, solver, device, step and iterations); the next simulation with the same
+fingerprint takes it out (a compiled export gets a fresh ``MjData``; Newton's solver has MuJoCo's data
+reset, ``mj_resetData``, then Newton's start state pushed), and starts in about MuJoCo's compile time
+or less.
 
 One simulation holds a robot at a time: taking an entry removes it, so a live simulation and a
 bake of the same robot at once build their own. A few entries are kept, least recently used

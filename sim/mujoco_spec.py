@@ -168,8 +168,12 @@ class MuJoCoSimulation:
     # construction ------------------------------------------------------------------------
 
     def _fingerprint(self) -> Optional[str]:
-        return model_cache.fingerprint(self._physics, "MUJOCO-MJCF", "cpu", self._asked_dt,
-                                       self.scene.settings.solver_iterations)
+        """The description with its settings (MuJoCo's options, ``settings.mujoco``, among them), the
+        step and MuJoCo's iterations; not Newton's ``solver_iterations``, which the export never reads."""
+        settings = dataclasses.replace(self.scene.settings, solver_iterations=0)
+        physics = dataclasses.replace(self._physics, settings=settings)
+        return model_cache.fingerprint(physics, "MUJOCO-MJCF", "cpu", self._asked_dt,
+                                       settings.mujoco.iterations)
 
     def _build(self):
         from ..core.mjcf.writer import MjcfWriteError, build_spec

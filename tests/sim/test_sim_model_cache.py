@@ -68,7 +68,8 @@ def test_every_change_to_the_physics_misses_the_cache():
                  lambda s: setattr(first_dof(s), "static_friction", 0.3),
                  lambda s: setattr(s.shapes[0], "pose", Pose((0.0, 0.0, 0.001))),
                  lambda s: setattr(s.settings, "gravity", (0.0, 0.0, -9.0)),
-                 lambda s: setattr(s.settings, "solver_iterations", 7)):
+                 lambda s: setattr(s.settings.mujoco, "iterations", 7),
+                 lambda s: setattr(s.settings.mujoco, "cone", "elliptic")):
         changed = copy.deepcopy(scene)
         edit(changed)
         changes.append(model_cache.fingerprint(changed, "MUJOCO", "cpu", first.dt, 100))
@@ -80,6 +81,29 @@ def test_every_change_to_the_physics_misses_the_cache():
     first_dof(changed).drive_stiffness += 1.0
     assert kept(Simulation(changed, device="cpu", solver="MUJOCO")) is not kept(first)
     assert kept(Simulation(scene, device="cpu", solver="MUJOCO")) is kept(first)  # still kept
+
+
+@pytest.mark.parametrize("option, value", [("iterations", 7), ("cone", "elliptic")])
+def test_a_change_to_mujocos_options_builds_afresh(option, value):
+    scene = samples.six_dof_arm()
+    first = Simulation(scene, device="cpu", solver="MUJOCO")
+    first.close()
+    changed = copy.deepcopy(scene)
+    setattr(changed.settings.mujoco, option, value)
+    rebuilt = Simulation(changed, device="cpu", solver="MUJOCO")
+    assert kept(rebuilt) is not kept(first)
+    assert rebuilt.mj_model.opt.iterations == changed.settings.mujoco.iterations
+    assert rebuilt.mj_model.opt.cone == (1 if changed.settings.mujoco.cone == "elliptic" else 0)
+
+
+def test_newtons_iterations_keep_mujocos_compiled_model():
+    """``solver_iterations`` is Newton's (Featherstone, XPBD): the MJCF export never reads it."""
+    scene = samples.six_dof_arm()
+    first = Simulation(scene, device="cpu", solver="MUJOCO")
+    first.close()
+    changed = copy.deepcopy(scene)
+    changed.settings.solver_iterations += 5
+    assert kept(Simulation(changed, device="cpu", solver="MUJOCO")) is kept(first)
 
 
 def test_equal_descriptions_have_one_fingerprint():
