@@ -59,7 +59,7 @@ def test_baked_import_matches_newton_add_usd(clean_scene, tmp_path, solver):
     write_usd(double_pendulum(), path)
     assert bpy.ops.articula.import_usd(filepath=path) == {"FINISHED"}
     clean_scene.render.fps, clean_scene.render.fps_base = FPS, 1.0
-    clean_scene.articula.solver_iterations = 10
+    clean_scene.articula.mujoco.iterations = 10  # as the reference's SolverMuJoCo(iterations=10)
     assert bpy.ops.articula.bake(frame_start=1, frame_end=FPS + 1, solver=solver, substeps=SUBSTEPS) == {"FINISHED"}
     clean_scene.frame_set(FPS + 1)  # one second after the start
     bpy.context.view_layer.update()

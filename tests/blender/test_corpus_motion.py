@@ -37,22 +37,20 @@ def _robot(key: str) -> str:
     return files[0]
 
 
-def newton_own_positions(path: str, solver: str, steps: int, dt: float) -> dict[str, np.ndarray]:
-    """Newton alone on add_usd of the file, collisions off: body positions after ``steps``."""
+def newton_own_positions(path: str, steps: int, dt: float) -> dict[str, np.ndarray]:
+    """Newton's Featherstone alone on add_usd of the file, collisions off: body positions after ``steps``."""
     import newton
     from newton.usd import SchemaResolverMjc, SchemaResolverNewton, SchemaResolverPhysx
 
     builder = newton.ModelBuilder()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        builder.add_usd(path, schema_resolvers=[SchemaResolverNewton(), SchemaResolverPhysx(), SchemaResolverMjc()])
+        resolvers = [SchemaResolverNewton(), SchemaResolverPhysx(), SchemaResolverMjc()]
+        builder.add_usd(path, schema_resolvers=resolvers)
     for shape in range(builder.shape_count):
         builder.shape_flags[shape] &= ~newton.ShapeFlags.COLLIDE_SHAPES
     model = builder.finalize(device="cpu")
-    if solver == "FEATHERSTONE":
-        stepper = newton.solvers.SolverFeatherstone(model)
-    else:
-        stepper = newton.solvers.SolverMuJoCo(model, use_mujoco_cpu=True, separate_worlds=False, iterations=10)
+    stepper = newton.solvers.SolverFeatherstone(model)  # MUJOCO's reference is MuJoCo on the original MJCF
     state_0, state_1, control = model.state(), model.state(), model.control()
     newton.eval_fk(model, model.joint_q, model.joint_qd, state_0)
     for _ in range(steps):
@@ -90,8 +88,7 @@ def test_baked_robot_follows_newtons_own_simulation(clean_scene, key, solver, tm
     path = _robot(key)
     assert bpy.ops.articula.import_usd(filepath=path) == {"FINISHED"}
     scene = clean_scene
-    scene.render.fps, scene.render.fps_base = FPS, 1.0
-    scene.articula.solver_iterations = 10
+    scene.render.fps, scene.render.fps_base = FPS, 1.0  # MuJoCo's options: the file's, as imported
     for obj in scene.objects:
         if obj.articula.collider.enabled:
             obj.articula.collider.collision_group = 0  # contact-free, as on Newton's side
@@ -106,7 +103,7 @@ def test_baked_robot_follows_newtons_own_simulation(clean_scene, key, solver, tm
         reference = mujoco_own_positions(key, steps, 1.0 / steps_per_second)
         names = {}
     else:
-        reference = newton_own_positions(path, solver, steps, 1.0 / steps_per_second)
+        reference = newton_own_positions(path, steps, 1.0 / steps_per_second)
         names = {p: k.split(":", 1)[1] for k, p in read_usd(path).prim_paths.items()}
     assert max(np.linalg.norm(ours[n] - rest[n]) for n in ours) > 0.5  # it fell and swung: simulated
     for label, position in reference.items():

@@ -48,7 +48,7 @@ def test_imported_cartpole_moves_like_newton_add_usd(solver):
     for shape in scene.shapes:
         shape.collision_group = 0  # contact-free, as on the add_usd side
     scene.settings.steps_per_second = STEPS_PER_SECOND
-    scene.settings.solver_iterations = 10
+    scene.settings.mujoco.iterations = 10  # as the reference's SolverMuJoCo(iterations=10)
     sim = Simulation(scene, device="cpu", solver=solver)
     sim.set_joint_velocities(KICK)
     sim.advance(1.0)
