@@ -1,6 +1,6 @@
 """Articulations: the kinematic trees the body hierarchy describes.
 
-The rules (seed proposal and reduced-coordinate RFC):
+The rules (a reduced-coordinate tree, as Newton's Featherstone and MuJoCo simulate it):
 
 - ``Body.parent`` is the kinematic tree. The root of a body is found by walking up its parents
   until a body has no parent, or is marked ``hierarchy_gap`` (its Blender parent chain passed

@@ -1,8 +1,8 @@
 """Collision filtering rules: Newton's world/group test, and the same rules as UsdPhysics groups.
 
 Worlds: -1 is global (collides with every world); two different non-global worlds never collide.
-Groups (seed newton-collisions.rst): 0 collides with nothing; a positive group collides with the
-same positive group and with every negative group; a negative group collides with everything
+Groups (Newton's ``ShapeConfig.collision_group``): 0 collides with nothing; a positive group collides
+with the same positive group and with every negative group; a negative group collides with everything
 except the same negative group.
 
 Body-pair filters come on top: explicit ``filtered_pairs``, bodies joined by a joint (unless the

@@ -1,6 +1,6 @@
 """What the MJCF reader takes beyond bodies, joints and colliders: sites, cameras, lights, sensors,
 keyframes, weld/connect equalities, spatial tendons, contact pairs and ``<option>``, from MuJoCo's
-compiled model (defaults and compiler settings resolved). Mixed into :class:`.reader._Reader`."""
+compiled model (defaults and compiler settings resolved). Mixed into :class:`.reader.MjcfReader`."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def _rotation_onto(direction) -> tuple:
 
 
 class ExtrasReader:
-    """Methods of :class:`.reader._Reader`; ``self.model``, ``self.mujoco``, ``self.scene``,
+    """Methods of :class:`.reader.MjcfReader`; ``self.model``, ``self.mujoco``, ``self.scene``,
     ``self.body_names``, ``self.joint_names`` and ``self.geom_names`` are the reader's."""
 
     def object_name(self, kind: str, index: int) -> Optional[str]:
