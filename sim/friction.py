@@ -1,6 +1,6 @@
 """Per-DOF joint effects Newton's solvers lack, as Warp kernels applied through ``control.joint_f``.
 
-Joint friction (seed newton-joint-api-per-dof.md):
+Joint friction (per DOF, ``Dof.static_friction``, ``dynamic_friction`` and ``viscous_damping``):
 
 - a joint at rest stays at rest while the effort applied to it is below ``static_friction``;
 - a moving joint feels ``-sign(qd) * (dynamic_friction + viscous_damping * |qd|)``.
