@@ -282,7 +282,7 @@ class MuJoCoSimulation:
             else:
                 mujoco.mj_step(m, d)
             if len(self.layout.limit):
-                self._clamp_velocities(d)
+                self._limit_velocities(d)
         if not self.wrenches:
             self.wrenches.release_mujoco(self)
 
@@ -300,7 +300,7 @@ class MuJoCoSimulation:
             apply_forces(m, d)
             mujoco.mj_step2(m, d)
 
-    def _clamp_velocities(self, d) -> None:
+    def _limit_velocities(self, d) -> None:
         """Velocity limits after a step: each DOF over its limit gets the joint impulse (equal and opposite
         on the bodies it joins, through MuJoCo's mass matrix) that brings it back to the limit, and the
         positions take back the distance the change would have covered. Setting the DOF's speed alone

@@ -61,7 +61,7 @@ def test_auto_device_keeps_one_world_of_mujoco_on_the_cpu():
 @pytest.mark.parametrize("scene", [samples.six_dof_arm, samples.robotic_finger, samples.pendulum])
 def test_what_is_simulated_is_mujocos_own_stepping_of_the_written_file(scene, tmp_path):
     """The same compiled model: the same ``qpos`` after every frame, to the last bit (velocity limits,
-    which MJCF cannot say, are taken off: they are Articula's clamp after MuJoCo's step)."""
+    which MJCF cannot say, are taken off: they are Articula's impulse after MuJoCo's step)."""
     scene = scene()
     for joint in scene.joints:
         for dof in joint.dofs:
