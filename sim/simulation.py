@@ -310,15 +310,17 @@ class Simulation:
 
     def _build(self):
         # An unchanged robot's model and MuJoCo solver, kept by the last simulation of it that ended.
-        self._cache_key = model_cache.fingerprint(self.scene, self.solver_kind, self.device, self.dt,
-                                                  self.scene.settings.solver_iterations) \
+        settings = self.scene.settings
+        # MuJoCo's iterations are MuJoCo's own option; solver_iterations is Featherstone's and XPBD's.
+        iterations = settings.mujoco.iterations if self.solver_kind == Solver.MUJOCO else settings.solver_iterations
+        self._cache_key = model_cache.fingerprint(self.scene, self.solver_kind, self.device, self.dt, iterations) \
             if self.solver_kind == Solver.MUJOCO and not self.device.startswith("cuda") else None
         cached = model_cache.take(self._cache_key)
         self.built: BuiltModel = cached.built if cached else \
             build_model(self.scene, self.solver_kind, self.device)
         model = self.model = self.built.model
         self.caps = SolverCaps.of(self.solver_kind)
-        self.solver = _make_solver(model, self.solver_kind, self.device, self.scene.settings.solver_iterations)
+        self.solver = _make_solver(model, self.solver_kind, self.device, iterations)
         self._mujoco_bad_qacc = 0  # MuJoCo instabilities seen before the current run (reset)
         self._state_0, self.state_1 = model.state(), model.state()
         self.control = model.control()

@@ -43,11 +43,11 @@ class ArticulaSceneProps(bpy.types.PropertyGroup):
     # Playing with the live simulation (not part of the physics description)
     grab_stiffness: float_prop("Grab Stiffness",
                                "Pull of a grabbed point toward the mouse, as acceleration per metre (1/s², "
-                               "times the body's mass)", default=500.0, min=0.0, soft_max=5000.0)
+                               "times the inertia felt at the grabbed point)", default=500.0, min=0.0, soft_max=5000.0)
     grab_max_acceleration: float_prop("Grab Limit", "Largest pull, in g: the force is capped at this "
                                       "acceleration times the mass of the grabbed robot",
                                       default=5.0, min=0.0, soft_max=50.0)
-    push_speed: float_prop("Push Speed", "Speed a Shift+click push gives the whole robot it hits (m/s)",
+    push_speed: float_prop("Push Speed", "Speed a Shift+click push gives the point it hits (m/s)",
                            default=1.0, min=0.0, soft_max=20.0)
     record_simulation: BoolProperty(
         name="Record", description="Write the live simulation into keyframes from the current frame on: "
