@@ -15,6 +15,7 @@ from typing import Optional
 import numpy as np
 
 from .adapters.animation_to_simulation import AnimationInputs
+from .adapters.errors import SimulationSetupError
 from .adapters.poses_to_blender import BodyWriter
 from .reports import problem_text
 from .replicas import ReplicaDisplay, replica_visuals
@@ -27,10 +28,6 @@ def forget_kept_robots() -> None:
     from ..sim import model_cache
 
     model_cache.clear()
-
-
-class SimulationSetupError(RuntimeError):
-    """The scene cannot be simulated (the message says why and names the object)."""
 
 
 def simulation_device(context) -> str:

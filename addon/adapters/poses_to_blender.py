@@ -10,13 +10,13 @@ import bpy
 import numpy as np
 from mathutils import Matrix, Quaternion, Vector
 
+from .errors import SimulationSetupError
+
 
 def _similarity(matrix: Matrix, subject: str) -> tuple[np.ndarray, np.ndarray, float]:
     """(translation, rotation w-x-y-z, scale) of a matrix that must be a uniform-scale transform."""
     location, rotation, scale = matrix.decompose()
     if max(scale) - min(scale) > 1e-4 * max(abs(max(scale)), 1e-9):
-        from ..simulation_session import SimulationSetupError  # here: the session imports this module
-
         raise SimulationSetupError(f"{subject}: non-uniform scale {tuple(round(s, 4) for s in scale)} "
                                    "on a body's parent frame; apply the scale to its colliders")
     return np.array(location), np.array(rotation), float(scale[0])

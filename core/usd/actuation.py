@@ -24,6 +24,7 @@ from typing import Optional
 from pxr import Sdf, Usd
 
 from . import dialect as D
+from .sdf_authoring import Prim, T
 from ..model import INF, Actuator, ActuatorKind, Dof, DofMotion, FixedTendon, Joint, JointType, Mimic, TendonJoint
 
 ACTUATOR_TYPE = "MjcActuator"
@@ -405,20 +406,18 @@ def physics_scope(writer) -> Sdf.Path:
 
 def write_mimics(writer) -> None:
     """Each follower joint's coupling, once every joint has its path (a leader may come later)."""
-    from .writer import _Prim
     for joint in writer.scene.joints:
         path = writer.joint_paths.get(joint.name)
         if joint.mimic is None or path is None:
             continue
         spec = writer.layer.GetPrimAtPath(path)
-        prim = _Prim(writer.layer, path, spec.typeName)
+        prim = Prim(writer.layer, path, spec.typeName)
         prim.schemas = list(spec.GetInfo("apiSchemas").prependedItems)
         _write_mimic(writer, prim, joint)
         prim.done()
 
 
 def _write_tendon(writer, scope: Sdf.Path, tendon: FixedTendon) -> Optional[Sdf.Path]:
-    from .writer import T
     paths = [writer.joint_paths.get(tj.joint) for tj in tendon.joints]
     if None in paths:
         return None  # validation names the missing joint
@@ -463,7 +462,6 @@ def write_actuator(writer, scope: Sdf.Path, actuator: Actuator, target: Sdf.Path
                    own_gear: Optional[float] = None, finish: bool = True):
     """The ``MjcActuator`` prim of ``actuator`` on ``target``; ``finish`` False: left open (its
     ``done`` not called) for more properties."""
-    from .writer import T
     prim = writer.prim(writer.names.child(scope, actuator.name, writer.prim_name(actuator.name)), ACTUATOR_TYPE,
                        actuator.name)
     prim.rel("mjc:target", [target])
@@ -498,7 +496,6 @@ def write_actuator(writer, scope: Sdf.Path, actuator: Actuator, target: Sdf.Path
 
 def write_joint_actuation(writer, prim, joint: Joint) -> None:
     """On a joint's prim: gravity compensation of its actuators (MuJoCo's per-joint actgravcomp)."""
-    from .writer import T
     if any(a.gravity_compensation for d in joint.dofs for a in d.actuators):
         prim.apply(MJC_JOINT_API)
         prim.set(GRAVCOMP, T.Bool, True, uniform=True)
@@ -510,7 +507,6 @@ def write_derived_drive(prim, dof: Dof, instance: str, angular: bool) -> None:
     drive = derived_drive(dof) if _mirrored_servo(dof) is not None else None
     if drive is None:
         return
-    from .writer import T
     prim.apply(f"PhysicsDriveAPI:{instance}")
     prim.set(D.drive_attr(instance, "type"), T.Token, "force", uniform=True)
     for name, key, unit in (("stiffness", "stiffness", D.Unit.PER_ANGLE), ("damping", "damping", D.Unit.PER_ANGLE),
@@ -522,7 +518,6 @@ def write_derived_drive(prim, dof: Dof, instance: str, angular: bool) -> None:
 
 
 def _write_mimic(writer, prim, joint: Joint) -> None:
-    from .writer import T
     mimic = joint.mimic
     leader = writer.joint_paths.get(mimic.leader)
     if leader is None:

@@ -57,6 +57,7 @@ from ..model import (
     Pose, Sensor, Site, SiteKind, SpatialTendon, TendonWrap, WrapKind,
 )
 from ..transforms import pose_inverse, pose_mul, pose_relative, poses_close
+from .sdf_authoring import Prim, T, set_pose
 
 SITE_API, NEWTON_SITE_API = "MjcSiteAPI", "NewtonSiteAPI"
 SCENE_API = "MjcSceneAPI"
@@ -209,7 +210,6 @@ def write_contact_params(prim, shape) -> None:
     contact = shape.contact
     if contact is None and not shape.contact_margin and not shape.contact_gap:
         return  # most colliders: MuJoCo's defaults, nothing to author
-    from .writer import T
     contact = contact or _DEFAULT_CONTACT
     for name, type_name, value, default in (
             ("condim", T.Int, contact.condim, 3), ("priority", T.Int, contact.priority, 0),
@@ -230,7 +230,6 @@ def write_mujoco_model(writer) -> None:
 
 class _ModelWriter:
     def __init__(self, writer):
-        from .writer import T
         self.w, self.scene, self.T = writer, writer.scene, T
         self.site_paths: dict[str, Sdf.Path] = {}
         self.camera_paths: dict[str, Sdf.Path] = {}
@@ -273,16 +272,14 @@ class _ModelWriter:
         return physics_scope(self.w)
 
     def _spec_prim(self, path: Sdf.Path):
-        """A :class:`_Prim` for the spec at ``path`` as it is, its applied schemas kept."""
-        from .writer import _Prim
+        """A :class:`Prim` for the spec at ``path`` as it is, its applied schemas kept."""
         spec = self.w.layer.GetPrimAtPath(path)
-        prim = _Prim.existing(self.w.layer, path, spec, self.w.resolve)
+        prim = Prim.existing(self.w.layer, path, spec, self.w.resolve)
         prim.schemas = list(spec.GetInfo("apiSchemas").prependedItems) if spec.HasInfo("apiSchemas") else []
         return prim
 
     def _set_local_pose(self, prim, pose: Pose, scale=None) -> None:
-        from .writer import _set_pose
-        _set_pose(prim, pose, scale)
+        set_pose(prim, pose, scale)
 
     # -- options, contact parameters, names
     def _write_options(self) -> None:

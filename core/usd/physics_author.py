@@ -26,7 +26,7 @@ from . import dialect as D
 from .actuation import write_actuation
 from .isaac import LINK_API, robot_order
 from .mujoco_model import write_mujoco_model
-from .writer import (PreparedPrims, T, _LayerWriter, _Namer, _Prim, _Recording, _set_pose, _validation_problems,
+from .writer import (PreparedPrims, T, _LayerWriter, _Namer, Prim, Recording, set_pose, _validation_problems,
                      record_prims)
 from ..articulation import Articulation, find_articulations
 from ..model import MassProperties, PhysicsScene, Pose
@@ -71,7 +71,7 @@ def prepare_physics(scene: PhysicsScene, masses: Optional[dict[str, MassProperti
                            record_body_poses(scene), record_object_colors(scene))
 
 
-def record_body_poses(scene: PhysicsScene) -> dict[str, tuple[str, _Recording]]:
+def record_body_poses(scene: PhysicsScene) -> dict[str, tuple[str, Recording]]:
     """Body name -> (its parent body, its pose ops in the parent's frame): what :class:`_OntoWriter`
     authors on a body whose prim is its parent body's child (Blender's parenting), worked out
     from the description alone with the very matrices the writer would use."""
@@ -82,8 +82,8 @@ def record_body_poses(scene: PhysicsScene) -> dict[str, tuple[str, _Recording]]:
         if parent is None:
             continue
         parent_world = _matrix(parent.pose)
-        recording = _Recording()
-        _set_pose(recording, body.pose if parent_world == Gf.Matrix4d(1.0) else _pose_in(parent_world, body.pose))
+        recording = Recording()
+        set_pose(recording, body.pose if parent_world == Gf.Matrix4d(1.0) else _pose_in(parent_world, body.pose))
         poses[body.name] = (parent.name, recording)
     return poses
 
@@ -182,7 +182,7 @@ def _clear_xform_ops(layer: Sdf.Layer, path: Sdf.Path) -> None:
     del properties[_XFORM_ORDER]
 
 
-def _set_matrix(prim: _Prim, matrix: Gf.Matrix4d) -> None:
+def _set_matrix(prim: Prim, matrix: Gf.Matrix4d) -> None:
     _clear_xform_ops(prim.spec.layer, prim.path)
     prim.set("xformOp:transform", T.Matrix4d, matrix)
     prim.set("xformOpOrder", T.TokenArray, ["xformOp:transform"], uniform=True)
@@ -355,7 +355,7 @@ class _OntoWriter(_LayerWriter):
             path = moves(self.object_paths[name])
             wrapper = self.names.child(path.GetParentPath(), name + D.FIXED_BASE_SUFFIX)
             self.fixed_wrappers[name] = wrapper
-            _Prim(self.layer, wrapper, "Xform").done()
+            Prim(self.layer, wrapper, "Xform").done()
             moved = wrapper.AppendChild(path.name)
             _move(self.layer, path, moved)
             moves.add(path, moved)
@@ -401,7 +401,7 @@ class _OntoWriter(_LayerWriter):
     def _done(self, name: str) -> bool:
         return getattr(self, "_written", set()).__contains__(name)
 
-    def _write_body(self, body) -> _Prim:
+    def _write_body(self, body) -> Prim:
         self._written = getattr(self, "_written", set())
         self._written.add(body.name)
         path = self.body_paths[body.name]
@@ -413,7 +413,7 @@ class _OntoWriter(_LayerWriter):
             prim.author(recorded[1])  # the parent's world is its body's pose, as recorded
         else:
             parent_world = self.world(parent_path)
-            _set_pose(prim, body.pose if parent_world == Gf.Matrix4d(1.0) else _pose_in(parent_world, body.pose))
+            set_pose(prim, body.pose if parent_world == Gf.Matrix4d(1.0) else _pose_in(parent_world, body.pose))
         self._body_physics(prim, body)
         return prim
 
@@ -422,7 +422,7 @@ class _OntoWriter(_LayerWriter):
         prims = [self._write_body(self.bodies[name]) for name in articulation.bodies]
         api_prim = prims[0]  # bodies[0] is the root
         if articulation.fixed_base:
-            api_prim = _Prim(self.layer, self.fixed_wrappers[root.name], "Xform")
+            api_prim = Prim(self.layer, self.fixed_wrappers[root.name], "Xform")
             prims.append(api_prim)
         if articulation.fixed_base or len(articulation.bodies) + len(articulation.loop_joints) > 1:
             api_prim.apply("PhysicsArticulationRootAPI", D.NEWTON_ARTICULATION_ROOT_API)
@@ -457,7 +457,7 @@ class _OntoWriter(_LayerWriter):
                 offset = self.old_world[path] * rigid_inverse
                 old_local = self.old_world[path] * world_inverse
                 if not Gf.IsClose(offset, old_local, 1e-9):
-                    _set_matrix(_Prim(self.layer, path, child.typeName), offset)
+                    _set_matrix(Prim(self.layer, path, child.typeName), offset)
 
     @staticmethod
     def _is_xformable(spec: Sdf.PrimSpec) -> bool:

@@ -4,7 +4,7 @@ Every USD name and unit comes from :mod:`.dialect`. Bodies carry translate + ori
 scale lives on collider and visual gprims. The layer is authored with Sdf specs in one change
 block (the Usd API recomposes after every prim, which is many times slower), then opened as a
 stage. What a body, joint or collider carries depends on the description alone, so it can also
-be recorded first (:class:`_Recording`, :func:`record_prims`) and authored onto its prim later in
+be recorded first (:class:`Recording`, :func:`record_prims`) and authored onto its prim later in
 one pass: Blender's export records it on a worker thread while Blender writes the prims, and its
 hook only authors (``physics_author``). Files are written to a temporary sibling and renamed, so a
 failed export never leaves a half-written file nor touches an existing one.
@@ -23,6 +23,8 @@ from pxr import Gf, Sdf, Tf, Usd, UsdGeom, Vt
 from . import dialect as D
 from .actuation import undriven_actuator_warnings, write_actuation, write_derived_drive, write_joint_actuation
 from .errors import UsdWriteError
+from .sdf_authoring import (IDENTITY, ORIGIN, T, Prim, Recording, quatd, quatf, set_mesh, set_pose,
+                            set_unless_fallback)
 from .mujoco_model import COLLISION_API, reference_problems, write_contact_params, write_mujoco_model
 from ..articulation import Articulation, find_articulations
 from ..collision import collision_group_filters, collision_group_name
@@ -37,7 +39,6 @@ from ..validation import blocks_writing, validate_with_masses
 
 LAYOUTS = ("NESTED", "FLAT")
 _DEFAULT_DOF = Dof(axis=D.DofAxis.ROT_X)
-T = Sdf.ValueTypeNames
 
 
 # ------------------------------------------------------------------------------ public entry points
@@ -115,116 +116,9 @@ def _export_atomically(layer: Sdf.Layer, path: str) -> None:
         raise
 
 
-# ------------------------------------------------------------------------------------- Sdf authoring
-class _Prim:
-    """One prim spec being authored; applied API schemas are collected and set at the end."""
-
-    def __init__(self, layer: Sdf.Layer, path: Sdf.Path, type_name: str, name: Optional[str] = None,
-                 resolve=None):
-        self.path = path
-        self.resolve = resolve  # (kind, name) -> path, for targets written as _Recording's are
-        self.spec = spec = Sdf.CreatePrimInLayer(layer, path)
-        spec.specifier = Sdf.SpecifierDef
-        if type_name:  # "": a typeless prim
-            spec.typeName = type_name
-        if name is not None and name != path.name:
-            self.spec.SetInfo("displayName", name)
-        self.schemas: list[str] = []
-
-    @classmethod
-    def existing(cls, layer: Sdf.Layer, path: Sdf.Path, spec: Sdf.PrimSpec, resolve=None) -> "_Prim":
-        """The prim spec ``spec`` at ``path``, as it is (its specifier and type kept)."""
-        prim = cls.__new__(cls)
-        prim.path, prim.resolve, prim.spec, prim.schemas = path, resolve, spec, []
-        return prim
-
-    def apply(self, *schemas: str) -> "_Prim":
-        self.schemas += [s for s in schemas if s not in self.schemas]
-        return self
-
-    def set(self, name: str, type_name, value, custom: bool = False, uniform: bool = False) -> Sdf.AttributeSpec:
-        variability = Sdf.VariabilityUniform if uniform else Sdf.VariabilityVarying
-        attr = Sdf.CreatePrimAttributeInLayer(self.spec.layer, self.path.AppendProperty(name), type_name,
-                                              variability, custom)
-        if value is not None:
-            attr.default = value
-        return attr
-
-    def rel(self, name: str, targets: list) -> None:
-        """``targets``: paths, or (kind, name) pairs that ``resolve`` turns into paths."""
-        resolve = self.resolve
-        Sdf.RelationshipSpec(self.spec, name, False).targetPathList.explicitItems = [
-            resolve(*t) if type(t) is tuple else t for t in targets]
-
-    def author(self, recording: "_Recording") -> "_Prim":
-        """Author ``recording``'s properties and schemas, in the order they were recorded.
-
-        Specs are made by path with the layer's free functions, cheaper than the spec constructors
-        (4.3 against 5.5 us an attribute with its value, measured on Blender's stage); the values
-        are of the attributes' exact types already (:meth:`_Recording.set`)."""
-        layer, resolve, append = self.spec.layer, self.resolve, self.path.AppendProperty
-        attribute, bare_attribute = Sdf.CreatePrimAttributeInLayer, Sdf.JustCreatePrimAttributeInLayer
-        relationship, uniform = Sdf.JustCreateRelationshipInLayer, Sdf.VariabilityUniform
-        for name, type_name, value, custom, variability, targets in recording.properties:
-            property_path = append(name)
-            if targets is not None:
-                relationship(layer, property_path, uniform, False)
-                layer.GetRelationshipAtPath(property_path).targetPathList.explicitItems = [
-                    resolve(*t) if type(t) is tuple else t for t in targets]
-            elif value is None:
-                bare_attribute(layer, property_path, type_name, variability, custom)
-            else:
-                attribute(layer, property_path, type_name, variability, custom).default = value
-        return self.apply(*recording.schemas)
-
-    def done(self) -> None:
-        if self.schemas:
-            key = tuple(self.schemas)
-            op = _SCHEMA_OPS.get(key)
-            if op is None:
-                op = _SCHEMA_OPS[key] = Sdf.TokenListOp.Create(prependedItems=self.schemas)
-            self.spec.SetInfo("apiSchemas", op)
-
-
-# applied schemas -> their list op, made once (a third of done's time)
-_SCHEMA_OPS: dict[tuple, Sdf.TokenListOp] = {}
-
-
-class _Recording:
-    """What a prim's writer authors (the same calls as on a :class:`_Prim`), kept to be authored
-    later (:meth:`_Prim.author`) onto a prim whose path is known only then: the physics of a
-    body, joint or collider depends on the description alone, so it can be worked out on a worker
-    thread while Blender's exporter writes the prims. Targets that are other prims go in as
-    (kind, name)."""
-
-    __slots__ = ("properties", "schemas", "pose")
-
-    def __init__(self):
-        self.properties: list[tuple] = []
-        self.schemas: list[str] = []
-        self.pose: Optional[Pose] = None  # a collider's: the pose it was recorded at
-
-    def apply(self, *schemas: str) -> "_Recording":
-        self.schemas += [s for s in schemas if s not in self.schemas]
-        return self
-
-    def set(self, name: str, type_name, value, custom: bool = False, uniform: bool = False) -> None:
-        exact = _EXACT_SCALARS.get(type_name) if value is not None else None
-        self.properties.append((name, type_name, value if exact is None else exact(value), custom,
-                                Sdf.VariabilityUniform if uniform else Sdf.VariabilityVarying, None))
-
-    def rel(self, name: str, targets: list) -> None:
-        self.properties.append((name, None, None, False, Sdf.VariabilityUniform, targets))
-
-
-# A scalar recorded as its attribute's C++ type (a Python float is a double, a str no token), so
-# authoring it converts nothing.
-_EXACT_SCALARS = {T.Float: Vt.Float, T.Double: Vt.Double, T.Int: Vt.Int, T.Bool: Vt.Bool, T.Token: Vt.Token}
-
-
 class PreparedPrims:
     """The recorded physics of every body, joint and collider of a description (description name
-    -> :class:`_Recording`); a collider's is recorded at its own pose."""
+    -> :class:`Recording`); a collider's is recorded at its own pose."""
 
     def __init__(self, bodies: dict, joints: dict, shapes: dict):
         self.bodies, self.joints, self.shapes = bodies, joints, shapes
@@ -233,59 +127,13 @@ class PreparedPrims:
 def record_prims(scene: PhysicsScene, masses: Optional[dict[str, MassProperties]] = None) -> PreparedPrims:
     """Record what the writers author on each body, joint and collider of ``scene`` (no layer)."""
     recorder = _LayerWriter(scene, None, nested=True, masses=masses)
-    bodies = {body.name: recorder._write_body_physics(_Recording(), body) for body in scene.bodies}
-    joints = {joint.name: recorder._write_joint_physics(_Recording(), joint) for joint in scene.joints}
+    bodies = {body.name: recorder._write_body_physics(Recording(), body) for body in scene.bodies}
+    joints = {joint.name: recorder._write_joint_physics(Recording(), joint) for joint in scene.joints}
     shapes = {}
     for shape in scene.shapes:
-        shapes[shape.name] = recorder._write_shape_physics(_Recording(), shape)
+        shapes[shape.name] = recorder._write_shape_physics(Recording(), shape)
         shapes[shape.name].pose = shape.pose
     return PreparedPrims(bodies, joints, shapes)
-
-
-def _quatd(q) -> Gf.Quatd:
-    return Gf.Quatd(q[0], q[1], q[2], q[3])
-
-
-def _quatf(q) -> Gf.Quatf:
-    return Gf.Quatf(q[0], q[1], q[2], q[3])
-
-
-# Attributes whose value is their UsdPhysics schema's fallback are left out: every consumer reads
-# the fallback when nothing is authored (a joint's frames at its bodies' origins, a drive's zero
-# targets, unlimited force and force type), and a robot's file has a fifth fewer specs to write.
-_ORIGIN = Gf.Vec3f(0.0, 0.0, 0.0)
-_IDENTITY = Gf.Quatf(1.0, 0.0, 0.0, 0.0)
-
-
-def _set_unless_fallback(prim, name: str, type_name, value, fallback, uniform: bool = False) -> None:
-    """``prim.set`` unless ``value`` is ``fallback`` (None: always set)."""
-    if fallback is None or value != fallback:
-        prim.set(name, type_name, value, uniform=uniform)
-
-
-_RIGID_ORDER = Vt.TokenArray(["xformOp:translate", "xformOp:orient"])
-_SCALED_ORDER = Vt.TokenArray(["xformOp:translate", "xformOp:orient", "xformOp:scale"])
-
-
-def _set_pose(prim: _Prim, pose: Pose, scale=None) -> None:
-    prim.set("xformOp:translate", T.Double3, Gf.Vec3d(*pose.pos))
-    prim.set("xformOp:orient", T.Quatd, _quatd(pose.rot))
-    order = _RIGID_ORDER
-    if scale is not None and tuple(scale) != (1.0, 1.0, 1.0):
-        prim.set("xformOp:scale", T.Double3, Gf.Vec3d(*scale))
-        order = _SCALED_ORDER
-    prim.set("xformOpOrder", T.TokenArray, order, uniform=True)
-
-
-def _set_mesh(prim: _Prim, mesh: MeshData) -> None:
-    # Whole arrays through numpy (float32 rounding as Gf.Vec3f's), not element by element.
-    points = Vt.Vec3fArray.FromNumpy(np.asarray(mesh.vertices, dtype=np.float32).reshape(-1, 3))
-    indices = np.asarray(mesh.triangles, dtype=np.int32).reshape(-1)
-    prim.set("points", T.Point3fArray, points)
-    prim.set("faceVertexCounts", T.IntArray, Vt.IntArray.FromNumpy(np.full(len(indices) // 3, 3, np.int32)))
-    prim.set("faceVertexIndices", T.IntArray, Vt.IntArray.FromNumpy(indices))
-    prim.set("subdivisionScheme", T.Token, UsdGeom.Tokens.none, uniform=True)
-    prim.set("extent", T.Float3Array, UsdGeom.PointBased.ComputeExtent(points))
 
 
 class _Namer:
@@ -337,12 +185,12 @@ class _LayerWriter:
         """The path of a recording's (kind, name) target."""
         return self.body_paths[name] if kind == "body" else self.material_paths[name]
 
-    def recorded(self, kind: str, name: str) -> Optional[_Recording]:
+    def recorded(self, kind: str, name: str) -> Optional[Recording]:
         """The recording of the body, joint or shape called ``name``, if one was made."""
         return getattr(self.recorded_prims, kind).get(name) if self.recorded_prims is not None else None
 
-    def prim(self, path: Sdf.Path, type_name: str, name: Optional[str] = None) -> _Prim:
-        return _Prim(self.layer, path, type_name, name, self.resolve)
+    def prim(self, path: Sdf.Path, type_name: str, name: Optional[str] = None) -> Prim:
+        return Prim(self.layer, path, type_name, name, self.resolve)
 
     def prim_name(self, name: str) -> Optional[str]:
         """The USD prim name the element called ``name`` came from, if the file gave another."""
@@ -441,7 +289,7 @@ class _LayerWriter:
         root_prim.done()
 
     def _write_body_tree(self, body: Body, container: Sdf.Path, parent_pose: Pose,
-                         children: dict[str, list[str]]) -> _Prim:
+                         children: dict[str, list[str]]) -> Prim:
         """The body and its subtree, depth first; returns the body's prim, finished unless it is
         the root. A loop, not recursion: a chain of thousands of links (a cable) is fine."""
         root_prim = None
@@ -451,7 +299,7 @@ class _LayerWriter:
             path = self.names.child(container, body.name, self.prim_name(body.name))
             self.body_paths[body.name] = path
             prim = self.prim(path, "Xform", body.name)
-            _set_pose(prim, pose_relative(parent_pose, body.pose) if self.nested else body.pose)
+            set_pose(prim, pose_relative(parent_pose, body.pose) if self.nested else body.pose)
             self._body_physics(prim, body)
             if root_prim is None:
                 root_prim = prim
@@ -462,7 +310,7 @@ class _LayerWriter:
                            for name in reversed(children.get(body.name, [])))
         return root_prim
 
-    def _body_physics(self, prim: _Prim, body: Body) -> None:
+    def _body_physics(self, prim: Prim, body: Body) -> None:
         recorded = self.recorded("bodies", body.name)
         if recorded is not None:
             prim.author(recorded)
@@ -470,7 +318,7 @@ class _LayerWriter:
             self._write_body_physics(prim, body)
 
     def _write_body_physics(self, prim, body: Body):
-        """On ``prim`` (a :class:`_Prim` or a :class:`_Recording`): the body's physics."""
+        """On ``prim`` (a :class:`Prim` or a :class:`Recording`): the body's physics."""
         prim.apply("PhysicsRigidBodyAPI", "PhysicsMassAPI")
         if body.kinematic:
             prim.set(D.KINEMATIC, T.Bool, True)
@@ -482,7 +330,7 @@ class _LayerWriter:
         prim.set(D.MASS, T.Float, props.mass)
         prim.set(D.CENTER_OF_MASS, T.Point3f, Gf.Vec3f(*props.center_of_mass))
         prim.set(D.DIAGONAL_INERTIA, T.Float3, Gf.Vec3f(*props.diagonal_inertia))
-        prim.set(D.PRINCIPAL_AXES, T.Quatf, _quatf(props.principal_axes))
+        prim.set(D.PRINCIPAL_AXES, T.Quatf, quatf(props.principal_axes))
         prim.set(D.WORLD_ATTR, T.Int, int(body.world), custom=True)
         return prim
 
@@ -524,14 +372,14 @@ class _LayerWriter:
         prim.done()
 
     def _write_joint_physics(self, prim, joint: Joint):
-        """On ``prim`` (a :class:`_Prim` or a :class:`_Recording`): the joint's physics."""
+        """On ``prim`` (a :class:`Prim` or a :class:`Recording`): the joint's physics."""
         if joint.body0 is not None:
             prim.rel(D.BODY0, [("body", joint.body0)])
         prim.rel(D.BODY1, [("body", joint.body1)])
         for pos, rot, pose in ((D.LOCAL_POS0, D.LOCAL_ROT0, joint.local_pose0),
                                (D.LOCAL_POS1, D.LOCAL_ROT1, joint.local_pose1)):
-            _set_unless_fallback(prim, pos, T.Point3f, Gf.Vec3f(*pose.pos), _ORIGIN)
-            _set_unless_fallback(prim, rot, T.Quatf, _quatf(pose.rot), _IDENTITY)
+            set_unless_fallback(prim, pos, T.Point3f, Gf.Vec3f(*pose.pos), ORIGIN)
+            set_unless_fallback(prim, rot, T.Quatf, quatf(pose.rot), IDENTITY)
         if not joint.enabled:
             prim.set(D.JOINT_ENABLED, T.Bool, False)
         if joint.collide_bodies:
@@ -551,7 +399,7 @@ class _LayerWriter:
         write_joint_actuation(self, prim, joint)
         return prim
 
-    def _write_dof(self, prim: _Prim, joint: Joint, dof: Dof) -> None:
+    def _write_dof(self, prim: Prim, joint: Joint, dof: Dof) -> None:
         angular = dof.axis.is_angular
         instance = D.dof_instance(joint.type, dof.axis)
         self._write_limit(prim, joint, dof, instance)
@@ -564,7 +412,7 @@ class _LayerWriter:
         self._write_physx_axis(prim, dof, instance, angular)
         self._write_joint_state(prim, dof, instance, angular)
 
-    def _write_limit(self, prim: _Prim, joint: Joint, dof: Dof, instance: str) -> None:
+    def _write_limit(self, prim: Prim, joint: Joint, dof: Dof, instance: str) -> None:
         angular = dof.axis.is_angular
         if dof.motion == DofMotion.LIMITED:
             low, high = (D.to_usd(v, D.Unit.ANGLE, angular) for v in (dof.lower, dof.upper))
@@ -587,26 +435,26 @@ class _LayerWriter:
                 prim.set(D.physx_limit_attr(instance, p.physx_limit), T.Float,
                          D.to_usd(getattr(dof, p.field), p.unit, angular))
 
-    def _write_drive(self, prim: _Prim, dof: Dof, instance: str, angular: bool) -> None:
+    def _write_drive(self, prim: Prim, dof: Dof, instance: str, angular: bool) -> None:
         prim.apply(f"PhysicsDriveAPI:{instance}")
         drive_type = D.DRIVE_TYPE_TOKENS[dof.drive_type]
-        _set_unless_fallback(prim, D.drive_attr(instance, "type"), T.Token, drive_type, "force", uniform=True)
+        set_unless_fallback(prim, D.drive_attr(instance, "type"), T.Token, drive_type, "force", uniform=True)
         for name, value, unit, fallback in (("stiffness", dof.drive_stiffness, D.Unit.PER_ANGLE, None),
                                             ("damping", dof.drive_damping, D.Unit.PER_ANGLE, None),
                                             ("targetPosition", dof.target_position, D.Unit.ANGLE, 0.0),
                                             ("targetVelocity", dof.target_velocity, D.Unit.ANGLE, 0.0),
                                             ("maxForce", dof.max_effort, D.Unit.PLAIN, math.inf)):
-            _set_unless_fallback(prim, D.drive_attr(instance, name), T.Float, D.to_usd(value, unit, angular),
+            set_unless_fallback(prim, D.drive_attr(instance, name), T.Float, D.to_usd(value, unit, angular),
                                  fallback)
 
-    def _write_joint_state(self, prim: _Prim, dof: Dof, instance: str, angular: bool) -> None:
+    def _write_joint_state(self, prim: Prim, dof: Dof, instance: str, angular: bool) -> None:
         if not (dof.initial_position or dof.initial_velocity):
             return  # at rest: nothing to say
         prim.apply(f"{D.JOINT_STATE_API}:{instance}")
         prim.set(D.state_attr(instance, "position"), T.Float, D.to_usd(dof.initial_position, D.Unit.ANGLE, angular))
         prim.set(D.state_attr(instance, "velocity"), T.Float, D.to_usd(dof.initial_velocity, D.Unit.ANGLE, angular))
 
-    def _write_physx_axis(self, prim: _Prim, dof: Dof, instance: str, angular: bool) -> None:
+    def _write_physx_axis(self, prim: Prim, dof: Dof, instance: str, angular: bool) -> None:
         authored = [p for p in D.DOF_PROPERTIES
                     if p.physx_axis and getattr(dof, p.field) != getattr(_DEFAULT_DOF, p.field)]
         if not authored:
@@ -616,7 +464,7 @@ class _LayerWriter:
             prim.set(D.physx_axis_attr(instance, p.physx_axis), T.Float,
                      D.to_usd(getattr(dof, p.field), p.unit, angular))
 
-    def _write_mjc_scalars(self, prim: _Prim, joint: Joint) -> None:
+    def _write_mjc_scalars(self, prim: Prim, joint: Joint) -> None:
         """MuJoCo-dialect joint scalars (``mjc:stiffness``) where every moving DOF agrees: the only
         names Newton 1.8 reads a passive joint spring from."""
         dofs = joint.active_dofs()
@@ -628,7 +476,7 @@ class _LayerWriter:
             if len(values) == 1 and next(iter(values)) != getattr(_DEFAULT_DOF, p.field):
                 prim.set(p.mjc, T.Double, next(iter(values)), custom=True, uniform=True)
 
-    def _write_mjc_force_range(self, prim: _Prim, joint: Joint, dofs: list) -> None:
+    def _write_mjc_force_range(self, prim: Prim, joint: Joint, dofs: list) -> None:
         """An effort limit without a drive (UsdPhysics has no other place for it) as MuJoCo's joint
         force range, which Newton reads as the joint's effort limit; with a drive, maxForce has it."""
         if joint.type not in (JointType.REVOLUTE, JointType.PRISMATIC) or len(dofs) != 1:
@@ -640,7 +488,7 @@ class _LayerWriter:
         prim.set(D.MJC_FORCE_RANGE_MAX, T.Double, dof.max_effort, custom=True, uniform=True)
         prim.set(D.MJC_FORCE_LIMITED, T.Token, "true", custom=True, uniform=True)
 
-    def _write_newton_scalars(self, prim: _Prim, joint: Joint) -> None:
+    def _write_newton_scalars(self, prim: Prim, joint: Joint) -> None:
         """NewtonJointAPI scalars where every moving DOF agrees (in USD units), so Newton reads them."""
         dofs = joint.active_dofs()
         if not dofs:
@@ -682,9 +530,9 @@ class _LayerWriter:
         prim.done()
 
     def _write_shape_physics(self, prim, shape: Shape):
-        """On ``prim`` (a :class:`_Prim` or a :class:`_Recording`): the collider at its own pose."""
+        """On ``prim`` (a :class:`Prim` or a :class:`Recording`): the collider at its own pose."""
         scale = self._write_geometry(prim, shape)
-        _set_pose(prim, shape.pose, scale)
+        set_pose(prim, shape.pose, scale)
         prim.set("purpose", T.Token, D.PURPOSE_COLLIDER, uniform=True)
         prim.apply("PhysicsCollisionAPI", COLLISION_API)  # MuJoCo's on every collider (NVIDIA's MUJOCO.COL.001)
         write_contact_params(prim, shape)
@@ -706,7 +554,7 @@ class _LayerWriter:
         return prim
 
     @staticmethod
-    def _write_geometry(prim: _Prim, shape: Shape):
+    def _write_geometry(prim: Prim, shape: Shape):
         """Author the gprim's own size attributes; returns the scale its transform needs."""
         kind = shape.kind
         if kind == ShapeKind.BOX:  # a Cube of the schema's size, 2: the scale is the half extents
@@ -720,14 +568,14 @@ class _LayerWriter:
         elif kind == ShapeKind.PLANE:
             prim.set("axis", T.Token, "Z", uniform=True)
         else:
-            _set_mesh(prim, shape.mesh or MeshData())
+            set_mesh(prim, shape.mesh or MeshData())
             return shape.scale
         return None
 
     def _write_visual(self, path: Sdf.Path, visual: Visual) -> None:
         prim = self.prim(path, "Mesh", visual.name)
-        _set_mesh(prim, visual.mesh)
-        _set_pose(prim, visual.pose, visual.scale)
+        set_mesh(prim, visual.mesh)
+        set_pose(prim, visual.pose, visual.scale)
         prim.set("purpose", T.Token, D.PURPOSE_VISUAL, uniform=True)
         prim.set("primvars:displayColor", T.Color3fArray, Vt.Vec3fArray([Gf.Vec3f(*visual.color[:3])]))
         prim.set("primvars:displayOpacity", T.FloatArray, Vt.FloatArray([visual.color[3]]))
