@@ -11,6 +11,7 @@ import numpy as np
 
 from ..model import ContactParams, EqualityKind, Keyframe, MuJoCoOptions, Sensor, Shape, WrapKind
 from ..transforms import quat_conjugate, quat_normalize, quat_rotate
+from .errors import MjcfWriteError
 from .read_extras import CONTACT_DATA, CONTACT_REDUCE, SENSOR_KEYWORDS
 
 _SENSOR_ENUMS = {word: enum for enum, word in SENSOR_KEYWORDS.items()}
@@ -28,8 +29,6 @@ class ExtrasWriter:
 
     def enum(self, enum_type, prefix: str, word: str, what: str):
         """MuJoCo's enum member for an XML keyword, or a :class:`MjcfWriteError` naming ``what``."""
-        from .writer import MjcfWriteError
-
         member = getattr(enum_type, f"{prefix}_{word.upper()}", None)
         if member is None:
             raise MjcfWriteError(self.path, [f"{what}: MuJoCo has no {word!r}"])
@@ -148,8 +147,6 @@ class ExtrasWriter:
             if "dim" in settings:
                 spec_sensor.dim = int(settings["dim"])
         except ValueError as error:
-            from .writer import MjcfWriteError
-
             raise MjcfWriteError(self.path, [f"{what}: settings {settings} ({error})"]) from error
         spec_sensor.intprm = intprm + [0] * (len(spec_sensor.intprm) - len(intprm))
         if "needstage" in settings:

@@ -56,7 +56,6 @@ import numpy as np
 
 from ..articulation import Articulation, find_articulations
 from ..files import replaced_file_mode
-from ..formats import FormatError
 from ..mass import MassError, mass_properties, mass_shapes_by_body
 from ..mesh_files import binary_stl, portable_name
 from ..model import (Actuator, Body, Dof, DofMotion, DriveType, Joint, JointType, MassProperties,
@@ -64,6 +63,7 @@ from ..model import (Actuator, Body, Dof, DofMotion, DriveType, Joint, JointType
 from ..transforms import pose_inverse, pose_mul, pose_relative, quat_conjugate, quat_mul, quat_normalize, quat_rotate
 from ..validation import blocks_writing, validate_with_masses
 from .compiler import compile_spec
+from .errors import MjcfWriteError
 from .write_extras import ExtrasWriter
 
 #: MuJoCo's geom group conventions (its own models and menagerie): visuals 2, colliders 3.
@@ -81,14 +81,6 @@ _AXES = {"X": (1.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
 _HALF = math.sqrt(0.5)
 #: Rotation taking MuJoCo's +Z (capsule and cylinder axis) onto the shape's axis.
 _AXIS_TO_Z = {"X": (_HALF, 0.0, _HALF, 0.0), "Y": (_HALF, -_HALF, 0.0, 0.0), "Z": (1.0, 0.0, 0.0, 0.0)}
-
-
-class MjcfWriteError(FormatError):
-    """An MJCF file that cannot be written (or that MuJoCo refuses to compile); ``problems`` lists why."""
-
-    def __init__(self, file: str, problems: list[str]):
-        self.problems = list(problems)
-        super().__init__(file, "; ".join(self.problems))
 
 
 def assets_folder_name(path: str) -> str:
