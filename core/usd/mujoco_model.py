@@ -57,6 +57,7 @@ from ..model import (
     Pose, Sensor, Site, SiteKind, SpatialTendon, TendonWrap, WrapKind,
 )
 from ..transforms import pose_inverse, pose_mul, pose_relative, poses_close
+from .gf_poses import pose_in, pose_matrix, pose_of
 from .sdf_authoring import Prim, T, set_pose
 
 SITE_API, NEWTON_SITE_API = "MjcSiteAPI", "NewtonSiteAPI"
@@ -393,9 +394,8 @@ class _ModelWriter:
         body_path = self.w.body_paths.get(body) if body is not None else None
         if parent == body_path or not hasattr(self.w, "world"):  # the core writer: under its body
             return pose
-        from .physics_author import _matrix, _pose_in, _pose_of
         world = self.w.world(body_path) if body_path is not None else Gf.Matrix4d(1.0)
-        return _pose_in(self.w.world(parent), _pose_of(_matrix(pose) * world))
+        return pose_in(self.w.world(parent), pose_of(pose_matrix(pose) * world))
 
     def _write_camera(self, camera: Camera) -> None:
         T = self.T

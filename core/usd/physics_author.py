@@ -26,10 +26,11 @@ from . import dialect as D
 from .actuation import write_actuation
 from .isaac import LINK_API, robot_order
 from .mujoco_model import write_mujoco_model
-from .writer import (PreparedPrims, T, _LayerWriter, _Namer, Prim, Recording, set_pose, _validation_problems,
-                     record_prims)
+from .gf_poses import pose_in, pose_matrix, pose_of, rigid
+from .sdf_authoring import Prim, Recording, T, set_pose
+from .writer import PreparedPrims, _LayerWriter, _Namer, _validation_problems, record_prims
 from ..articulation import Articulation, find_articulations
-from ..model import MassProperties, PhysicsScene, Pose
+from ..model import MassProperties, PhysicsScene
 
 _XFORM_PREFIX = "xformOp:"
 _XFORM_ORDER = "xformOpOrder"
@@ -81,9 +82,9 @@ def record_body_poses(scene: PhysicsScene) -> dict[str, tuple[str, Recording]]:
         parent = bodies.get(body.parent) if body.parent is not None else None
         if parent is None:
             continue
-        parent_world = _matrix(parent.pose)
+        parent_world = pose_matrix(parent.pose)
         recording = Recording()
-        set_pose(recording, body.pose if parent_world == Gf.Matrix4d(1.0) else _pose_in(parent_world, body.pose))
+        set_pose(recording, body.pose if parent_world == Gf.Matrix4d(1.0) else pose_in(parent_world, body.pose))
         poses[body.name] = (parent.name, recording)
     return poses
 
@@ -154,18 +155,6 @@ def read_exported_stage(stage: Usd.Stage, name_attr: Optional[str] = None
             if type_name == "Mesh":
                 meshes.append(path)
     return named, old_world, meshes
-
-
-def _matrix(pose: Pose) -> Gf.Matrix4d:
-    w, x, y, z = pose.rot
-    return Gf.Matrix4d().SetTransform(Gf.Rotation(Gf.Quatd(w, Gf.Vec3d(x, y, z))), Gf.Vec3d(*pose.pos))
-
-
-def _rigid(matrix: Gf.Matrix4d) -> Gf.Matrix4d:
-    """The matrix without its scale (translation and orthonormalized rotation)."""
-    rigid = Gf.Matrix4d(matrix)
-    rigid.Orthonormalize(False)
-    return rigid
 
 
 def _clear_xform_ops(layer: Sdf.Layer, path: Sdf.Path) -> None:
@@ -385,7 +374,7 @@ class _OntoWriter(_LayerWriter):
         """``path``'s world matrix, its parent's known."""
         parent = path.GetParentPath()
         if path in self.body_by_path:
-            return _matrix(self.bodies[self.body_by_path[path]].pose)
+            return pose_matrix(self.bodies[self.body_by_path[path]].pose)
         if parent in self.body_by_path and path in self.old_world:
             return self._offset(path, parent) * self.new_world[parent]
         if path in self.old_world and parent in self.old_world:
@@ -395,7 +384,7 @@ class _OntoWriter(_LayerWriter):
 
     def _offset(self, path: Sdf.Path, body_path: Sdf.Path) -> Gf.Matrix4d:
         """A prim's transform in its body's unscaled frame, as Blender wrote them."""
-        return self.old_world[path] * _rigid(self.old_world[body_path]).GetInverse()
+        return self.old_world[path] * rigid(self.old_world[body_path]).GetInverse()
 
     # -- bodies
     def _done(self, name: str) -> bool:
@@ -413,7 +402,7 @@ class _OntoWriter(_LayerWriter):
             prim.author(recorded[1])  # the parent's world is its body's pose, as recorded
         else:
             parent_world = self.world(parent_path)
-            set_pose(prim, body.pose if parent_world == Gf.Matrix4d(1.0) else _pose_in(parent_world, body.pose))
+            set_pose(prim, body.pose if parent_world == Gf.Matrix4d(1.0) else pose_in(parent_world, body.pose))
         self._body_physics(prim, body)
         return prim
 
@@ -444,7 +433,7 @@ class _OntoWriter(_LayerWriter):
             spec = self.layer.GetPrimAtPath(body_path) if body_world is not None else None
             if spec is None:
                 continue
-            rigid_inverse = _rigid(body_world).GetInverse()
+            rigid_inverse = rigid(body_world).GetInverse()
             world_inverse = body_world.GetInverse()
             if rigid_inverse == world_inverse:
                 continue
@@ -506,7 +495,7 @@ class _OntoWriter(_LayerWriter):
                 pose = shape.pose
                 if parent != body_path:  # an object not parented to its body: its pose in its parent
                     world = self.world(body_path) if body_path is not None else Gf.Matrix4d(1.0)
-                    pose = _pose_in(self.world(parent), _pose_of(_matrix(shape.pose) * world))
+                    pose = pose_in(self.world(parent), pose_of(pose_matrix(shape.pose) * world))
                 if self.layer.GetPrimAtPath(path) is not None:
                     _remove(self.layer, path)
             self.shape_paths[shape.name] = path
@@ -571,18 +560,6 @@ def _move(layer: Sdf.Layer, path: Sdf.Path, new_path: Sdf.Path) -> None:
 
 def _remove(layer: Sdf.Layer, path: Sdf.Path) -> None:
     del layer.GetPrimAtPath(path.GetParentPath()).nameChildren[path.name]
-
-
-def _pose_of(matrix: Gf.Matrix4d) -> Pose:
-    rigid = _rigid(matrix)
-    q = rigid.ExtractRotationQuat()
-    t = rigid.ExtractTranslation()
-    return Pose(pos=(t[0], t[1], t[2]), rot=(q.GetReal(), *q.GetImaginary()))
-
-
-def _pose_in(parent_world: Gf.Matrix4d, pose: Pose) -> Pose:
-    """``pose`` (world) seen from ``parent_world``."""
-    return _pose_of(_matrix(pose) * _rigid(parent_world).GetInverse())
 
 
 __all__ = ["author_physics"]
