@@ -719,7 +719,15 @@ def read_camera(obj, bodies: set, frames: WorldFrames, name: Optional[str] = Non
     name = name or file_name(obj)
     return Camera(name=name, body=body, pose=pose, fovy=data.angle_y, mode=CameraMode(props.mode),
                   target=props.target.name if props.target is not None else None,
-                  resolution=tuple(props.resolution), clip_start=data.clip_start, clip_end=data.clip_end)
+                  resolution=tuple(props.resolution), clip_start=data.clip_start, clip_end=data.clip_end,
+                  update_rate=props.update_rate, ros_frames=_ros_frames(props))
+
+
+def _ros_frames(props) -> tuple[str, ...]:
+    """``Camera.ros_frames``: the link, then its optical frame, where named."""
+    if not props.ros_link:
+        return ()
+    return (props.ros_link, props.ros_optical_frame) if props.ros_optical_frame else (props.ros_link,)
 
 
 _LIGHT_KINDS = {"SPOT": LightKind.SPOT, "SUN": LightKind.DIRECTIONAL}
@@ -745,7 +753,8 @@ def read_sensor(obj, name: Optional[str] = None, described=described_name) -> Se
     name = name or file_name(obj)
     return Sensor(name=name, kind=props.kind, target=target, target_kind=props.target_kind or None,
                   reference=described(props.reference), reference_kind=props.reference_kind or None,
-                  noise=props.noise, cutoff=props.cutoff, settings=settings)
+                  noise=props.noise, cutoff=props.cutoff, settings=settings,
+                  update_rate=props.update_rate)
 
 
 def _joints_in_file_order(joint_roles: list) -> list:

@@ -263,6 +263,8 @@ def apply_camera(obj, camera: Camera, bodies: dict) -> None:
     props.enabled = True
     props.mode, props.resolution = camera.mode.value, camera.resolution
     props.target = bodies.get(camera.target)
+    props.update_rate = camera.update_rate
+    props.ros_link, props.ros_optical_frame = (*camera.ros_frames, "", "")[:2]
 
 
 def apply_light(obj, light) -> None:
@@ -287,6 +289,7 @@ def apply_sensor(obj, sensor: Sensor, targets: dict) -> None:
     props.target_name = (sensor.target or "") if props.target is None else ""
     props.reference = targets.get((sensor.reference_kind, sensor.reference))
     props.settings = ";".join(f"{k}={v}" for k, v in sensor.settings.items())
+    props.update_rate = sensor.update_rate
 
 
 def apply_filtered_pairs(scene, pairs, objects: dict, append: bool = False) -> None:

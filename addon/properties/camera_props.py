@@ -1,12 +1,13 @@
 """A robot's camera (``core.model.Camera``): a Blender camera on its body. Field of view and clipping are
 the camera data's own (a vertical sensor fit: MuJoCo's fovy is vertical); MuJoCo's tracking mode and its
-image size are kept here. Both look down their frame's -Z with +Y up."""
+image size are kept here, and for a ROS/Gazebo camera its update rate and its URDF links' names. Both look
+down their frame's -Z with +Y up."""
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, IntVectorProperty, PointerProperty
+from bpy.props import BoolProperty, EnumProperty, IntVectorProperty, PointerProperty, StringProperty
 
 from ...core.model import CameraMode
-from .common import enum_items, is_body_object
+from .common import enum_items, float_prop, is_body_object
 
 _MODE_DESCRIPTIONS = {
     "FIXED": "Fixed on its body",
@@ -29,6 +30,12 @@ class ArticulaCameraProps(bpy.types.PropertyGroup):
                             description="The body a target-body camera looks at")
     resolution: IntVectorProperty(name="Resolution", size=2, min=1, default=(1, 1),
                                   description="Image size the robot's camera renders (1 x 1: not set)")
+    update_rate: float_prop("Update Rate", "Images per second (Hz) a ROS/Gazebo camera publishes "
+                            "(0: every simulation step)", soft_min=0.0)
+    ros_link: StringProperty(name="ROS Link", description="The URDF link the camera is on, looking down its "
+                             "+X (ROS's body convention; empty: named after the camera)")
+    ros_optical_frame: StringProperty(name="ROS Optical Frame", description="The URDF link of its optical "
+                                      "frame, looking down +Z (empty: the link's name + _optical_frame)")
 
 
 classes = (ArticulaCameraProps,)

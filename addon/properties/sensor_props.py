@@ -26,6 +26,8 @@ class ArticulaSensorProps(bpy.types.PropertyGroup):
     cutoff: float_prop("Cutoff", "Readings are clamped to this (0: no clamp)", soft_min=0.0)
     settings: StringProperty(name="Settings", description="The rest of the file's attributes, as "
                              "name=value pairs separated by ';' (a contact sensor's data, reduce, num)")
+    update_rate: float_prop("Update Rate", "Readings per second (Hz) a ROS/Gazebo sensor publishes "
+                            "(0: every simulation step)", soft_min=0.0)
 
 
 classes = (ArticulaSensorProps,)

@@ -56,21 +56,15 @@ def without_lidar(file) -> list[str]:
     return [t for t in sensor_tags(file, digits=6) if "gpu_lidar" not in t]
 
 
-def test_a_ros_robots_sensor_tags_survive_blender_but_rates_and_camera_link_names(clean_scene, tmp_path):
-    import re
-
-    source, path = export_ros_robot(tmp_path)
-
-    def tags(file):
-        found = [re.sub(r"<update_rate >[^<]*</update_rate>", "", t) for t in without_lidar(file)]
-        names = {"camera_link": "front_camera", "camera_optical_frame": "front_camera_optical_frame"}
-        return [re.sub(r"\b(camera_link|camera_optical_frame)\b", lambda m: names[m.group(1)], t) for t in found]
-
-    assert tags(path) == tags(source)
-
-
-@pytest.mark.xfail(strict=True, reason="Blender's sensor and camera properties hold no update rate "
-                                       "(Sensor.update_rate) and no URDF link names (Camera.ros_frames) yet")
 def test_a_ros_robots_sensor_tags_survive_blender(clean_scene, tmp_path):
     source, path = export_ros_robot(tmp_path)
     assert without_lidar(path) == without_lidar(source)
+
+
+def test_a_ros_robots_rates_and_camera_links_are_blender_properties(clean_scene, tmp_path):
+    export_ros_robot(tmp_path)
+    camera = next(o.articula.camera for o in bpy.data.objects if o.type == "CAMERA")
+    assert (camera.update_rate, camera.ros_link, camera.ros_optical_frame) == (
+        30.0, "camera_link", "camera_optical_frame")
+    rates = {o.name: o.articula.sensor.update_rate for o in bpy.data.objects if o.articula.sensor.enabled}
+    assert rates["imu_sensor_gyro"] == 200.0 and rates["ft_sensor_force"] == 100.0
