@@ -88,8 +88,9 @@ def _describe(obj) -> str:
     if obj is None:
         return "Nothing is active"
     props = obj.articula
-    role = ("a body" if props.body.enabled else "a joint" if props.joint.enabled else
-            "a site" if _is_site(obj) else "a collider" if props.collider.enabled else "no body, site or joint")
+    roles = (("a body", props.body.enabled), ("a joint", props.joint.enabled), ("a site", _is_site(obj)),
+             ("a collider", props.collider.enabled))
+    role = next((name for name, on in roles if on), "no body, site or joint")
     return f"{obj.name} is {role}"
 
 

@@ -22,6 +22,9 @@ def draw_export(self, context):
 
 def draw_object(self, context):
     self.layout.operator("articula.delete_body", icon="TRASH")
+    self.layout.operator_menu_enum("articula.add_sensor", "kind", text="Add Articula Sensor")
+    self.layout.operator("articula.add_site", text="Add Articula Site")
+    self.layout.operator("articula.add_robot_camera", text="Add Articula Robot Camera")
 
 
 _MENUS = (("TOPBAR_MT_file_import", draw_import), ("TOPBAR_MT_file_import", draw_import_robot_formats),

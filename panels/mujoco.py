@@ -60,6 +60,42 @@ class ARTICULA_PT_sensor(_object_panel("sensor", ("EMPTY",)), bpy.types.Panel):
         _file_name(layout, context.object)
 
 
+def draw_add_sensing(layout, obj) -> None:
+    """Add Sensor (a menu of kinds), Add Site and Add Robot Camera for the active body, site or joint."""
+    col = layout.column(align=True)
+    col.operator_menu_enum("articula.add_sensor", "kind", text="Add Sensor", icon="OUTLINER_OB_EMPTY")
+    if obj is not None and obj.articula.body.enabled:
+        row = col.row(align=True)
+        row.operator("articula.add_site", icon="EMPTY_AXIS")
+        row.operator("articula.add_robot_camera", text="Add Camera", icon="OUTLINER_OB_CAMERA")
+
+
+def _sensors_on(obj) -> list:
+    """The sensors that read ``obj`` (and, on a body, its sites)."""
+    holders = {obj, *(c for c in obj.children if c.articula.site.enabled)}
+    return [c for h in holders for c in h.children
+            if c.articula.sensor.enabled and c.articula.sensor.target == h]
+
+
+class ARTICULA_PT_sensing(_PhysicsPanel, bpy.types.Panel):
+    """The sensors, sites and cameras a body, site or joint carries, and buttons to add them."""
+
+    bl_label = "Articula Sensors"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.object
+        return obj is not None and (obj.articula.body.enabled or obj.articula.joint.enabled
+                                    or obj.type == "EMPTY" and obj.articula.site.enabled)
+
+    def draw(self, context):
+        layout, obj = self.layout, context.object
+        for sensor in sorted(_sensors_on(obj), key=lambda o: o.name):
+            layout.label(text=f"{sensor.name}: {sensor.articula.sensor.kind}", icon="OUTLINER_OB_EMPTY")
+        draw_add_sensing(layout, obj)
+
+
 class ARTICULA_PT_camera(_object_panel("camera", ("CAMERA",)), bpy.types.Panel):
     bl_label = "Articula Robot Camera"
 
@@ -245,6 +281,7 @@ classes = (
     ARTICULA_PT_sensor,
     ARTICULA_PT_camera,
     ARTICULA_PT_light,
+    ARTICULA_PT_sensing,
     ARTICULA_UL_named,
     ARTICULA_UL_keyframe_values,
     ARTICULA_PT_keyframes,

@@ -3,6 +3,7 @@ the simulation (simulate and its controls, bake)."""
 
 import bpy
 
+from .mujoco import draw_add_sensing
 from .physics import draw_problems, draw_simulation
 
 
@@ -35,6 +36,7 @@ class ARTICULA_PT_sidebar(_SidebarPanel, bpy.types.Panel):
         col.operator_menu_enum("articula.set_collider", "shape", text="Set Collider", icon="MESH_CUBE")
         col.operator("articula.compute_mass", icon="PHYSICS")
         col.operator("articula.assign_collision", icon="GROUP")
+        draw_add_sensing(layout, obj)
         if obj is not None and obj.articula.joint.enabled:
             joint = obj.articula.joint
             box = layout.box().column()

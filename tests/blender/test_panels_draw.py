@@ -260,3 +260,23 @@ def test_simulation_panels_show_the_controls_while_running(clean_scene, capfd, m
     assert controls == [text for _, text, _ in physics.SIMULATION_CONTROLS]
     assert "articula.simulate" not in {name for name, _ in drawn_operators(log)}
     assert_clean_output(capfd)
+
+
+def test_the_add_sensor_site_and_camera_buttons_draw_for_a_body_site_and_joint(clean_scene, capfd):
+    joint = make_joint(clean_scene, "REVOLUTE")
+    body = joint.articula.joint.body1
+    bpy.context.view_layer.objects.active = body
+    assert bpy.ops.articula.add_sensor(kind="FORCE_TORQUE") == {"FINISHED"}
+    site = next(o for o in body.children if o.articula.site.enabled)
+    buttons = {}
+    for obj in (body, site, joint):
+        polled, log = draw_panel(mujoco.ARTICULA_PT_sensing, obj)
+        assert polled, obj.name
+        buttons[obj.name] = {entry[1] for entry in log if entry[0].startswith("operator")}
+        listed = {entry[2] for entry in log if entry[0] == "label"}
+        assert ({"link_site_force: force", "link_site_torque: torque"} <= listed) == (obj != joint)
+    assert buttons["link"] == {"articula.add_sensor", "articula.add_site", "articula.add_robot_camera"}
+    assert buttons["link_site"] == buttons["pin"] == {"articula.add_sensor"}
+    _, log = draw_panel(sidebar.ARTICULA_PT_sidebar, body, "VIEW_3D")
+    assert ("operator_menu_enum", "articula.add_sensor", "Add Sensor") in log
+    assert_clean_output(capfd)

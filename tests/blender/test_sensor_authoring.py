@@ -108,7 +108,8 @@ def test_a_sensor_on_the_active_site_uses_it_and_a_site_can_go_at_the_cursor(rob
     (sensor,) = described_sensors(robot).values()
     assert (sensor.kind, sensor.target_kind, sensor.target) == ("gyro", "site", site.name)
     (described_site,) = scene_from_blender(robot).sites
-    assert described_site.body == "box" and described_site.pose.pos == pytest.approx((0.05, 0.0, 0.1), abs=1e-6)
+    assert described_site.body == "box"
+    assert described_site.pose.pos == pytest.approx((0.05, 0.0, 0.1), abs=1e-6)
 
 
 @pytest.mark.parametrize("kind, word", [("JOINT_POSITION", "jointpos"), ("JOINT_VELOCITY", "jointvel"),
