@@ -33,6 +33,7 @@ import numpy as np
 
 from ..core.model import PhysicsScene, Pose, Solver
 from . import model_cache
+from .divergence import BLOW_UP_DISTANCE, SimulationDiverged, check_depth_for_mujoco, route_mujoco_warnings
 from .kinematic import _angular_velocity, _slerp
 from .mujoco_layout import SpecLayout, joint_coordinates
 from .wrenches import AppliedWrenches, WrenchSource
@@ -123,14 +124,12 @@ class MuJoCoSimulation:
                  mujoco_direct: bool = True, keyframe: Optional[str] = None):
         import mujoco
 
-        from .simulation import _check_depth_for_mujoco, _route_mujoco_warnings
-
         self._mujoco = mujoco
         self.scene = scene
         self.solver_kind = Solver.MUJOCO
         self.device = "cpu"
-        _check_depth_for_mujoco(scene)
-        _route_mujoco_warnings()
+        check_depth_for_mujoco(scene)
+        route_mujoco_warnings()
         self.dt = (dt or 1.0 / scene.settings.steps_per_second) / max(1, int(substeps))
         self._asked_dt = self.dt
         self._physics = physics_only(scene)
@@ -360,7 +359,7 @@ class MuJoCoSimulation:
 
     def advance(self, frame_dt: float, check: bool = True) -> int:
         """Step through ``frame_dt`` (kinematic bodies reach their goal at its end); returns steps.
-        Raises :class:`sim.simulation.SimulationDiverged` when ``check`` and a body went NaN or blew up."""
+        Raises :class:`sim.divergence.SimulationDiverged` when ``check`` and a body went NaN or blew up."""
         self._refuse_if_closed()
         count = self.steps_per_frame(frame_dt)
         self._run(count, (0, count))
@@ -478,8 +477,6 @@ class MuJoCoSimulation:
     def diverged(self) -> Optional[tuple[str, int]]:
         """(body, replica) of the first body whose pose is NaN or out of bounds, else None (also a
         MuJoCo instability its C library reset by itself)."""
-        from .simulation import BLOW_UP_DISTANCE
-
         unstable = self._instability()
         if unstable is not None:
             return unstable
@@ -487,8 +484,6 @@ class MuJoCoSimulation:
         return None if row is None else self._body_keys[row]
 
     def raise_if_diverged(self):
-        from .simulation import SimulationDiverged
-
         hit = self.diverged()
         if hit is not None:
             raise SimulationDiverged(*hit)

@@ -23,30 +23,21 @@ import warp as wp
 
 import newton
 
-from ..core.articulation import find_articulations
 from ..core.model import PhysicsScene, Pose, Solver
 from . import model_cache
 from .actuators import ActuatorForces, Controls
-from .builder import BuiltModel, SimulationBuildError, SolverCaps, build_model, dof_inertia
+from .builder import BuiltModel, SolverCaps, build_model, dof_inertia
+from .divergence import (  # MUJOCO_DEEPEST_CHAIN, deepest_chain: imported from here too
+    BLOW_UP_DISTANCE, MUJOCO_DEEPEST_CHAIN, SimulationDiverged, check_depth_for_mujoco, deepest_chain,
+    route_mujoco_warnings)
 from .friction import JointEffects
 from .kinematic import KinematicDriver
+from .mujoco_spec import MUJOCO_CUDA_CROSSOVER_REPLICAS, MuJoCoSimulation, spec_refusal
 from .wrenches import AppliedWrenches, WrenchSource
 
 log = logging.getLogger(__name__)
 
-#: A body further than this from the origin (m), or with a non-finite pose or speed, has blown up.
-BLOW_UP_DISTANCE = 1.0e4
 KERNELS_BUILDING = "Building Warp kernels (first run only)…"
-
-
-class SimulationDiverged(RuntimeError):
-    """The state went NaN or blew up; ``body`` names the first body that did."""
-
-    def __init__(self, body: str, replica: int = 0):
-        self.body = body
-        self.replica = replica
-        where = f" (replica {replica})" if replica else ""
-        super().__init__(f"simulation diverged at body {body!r}{where}")
 
 
 def resolve_device(device: str = "auto", solver: Solver | str | None = None, replicas: int = 1) -> str:
@@ -56,8 +47,6 @@ def resolve_device(device: str = "auto", solver: Solver | str | None = None, rep
     are at least :data:`sim.mujoco_spec.MUJOCO_CUDA_CROSSOVER_REPLICAS` replicas and a GPU."""
     device = (device or "auto").lower()
     if device == "auto" and solver is not None and Solver(solver) == Solver.MUJOCO:
-        from .mujoco_spec import MUJOCO_CUDA_CROSSOVER_REPLICAS
-
         if max(1, int(replicas)) < MUJOCO_CUDA_CROSSOVER_REPLICAS:
             return "cpu"
     _init_warp()
@@ -75,8 +64,6 @@ def on_mujoco_c(scene: PhysicsScene, device: str = "auto", solver: Solver | str 
     """True when ``Simulation(scene, device, solver)`` is MuJoCo's C library on the MJCF export
     (:class:`sim.mujoco_spec.MuJoCoSimulation`): the MUJOCO solver on a CPU, unless asked for Newton's
     path (``mujoco_direct`` False) or the replicas need MuJoCo Warp (:func:`sim.mujoco_spec.spec_refusal`)."""
-    from .mujoco_spec import spec_refusal
-
     if Solver(solver or scene.settings.solver) != Solver.MUJOCO or not mujoco_direct:
         return False
     try:
@@ -205,43 +192,9 @@ def _make_solver(model: newton.Model, solver: Solver, device: str, iterations: i
     # MuJoCo's C library on a CPU for one world (fast); MuJoCo Warp otherwise (it simulates
     # every world; on a CPU it is correct but slow, and its first kernel build takes minutes).
     use_c = not device.startswith("cuda") and model.world_count <= 1
-    _route_mujoco_warnings()
+    route_mujoco_warnings()
     return newton.solvers.SolverMuJoCo(model, use_mujoco_cpu=use_c, separate_worlds=not use_c or model.world_count > 1,
                                        iterations=max(1, iterations))
-
-
-def _route_mujoco_warnings() -> None:
-    """MuJoCo's warnings go to this module's log instead of a MUJOCO_LOG.TXT that MuJoCo's default
-    handler writes into whatever folder Blender runs in. Instabilities are reported by the
-    simulation itself (``SimulationDiverged``). A handler someone else installed is left alone."""
-    import mujoco
-
-    if mujoco.get_mju_user_warning() is None:
-        mujoco.set_mju_user_warning(lambda message: log.warning("MuJoCo: %s", message))
-
-
-#: MuJoCo 3.17's compiler fails on the 1,024th body of a chain ("depth limit exceeded in signature
-#: computation"), after minutes of conversion: told before building instead.
-MUJOCO_DEEPEST_CHAIN = 1023
-
-
-def deepest_chain(scene: PhysicsScene) -> int:
-    """Bodies on the longest root-to-leaf path of the scene's kinematic trees."""
-    deepest = 0
-    for articulation in find_articulations(scene):
-        depth: dict = {}
-        for body in articulation.bodies:  # parents before children
-            depth[body] = depth.get(articulation.parents.get(body), 0) + 1
-        deepest = max([deepest, *depth.values()])
-    return deepest
-
-
-def _check_depth_for_mujoco(scene: PhysicsScene) -> None:
-    depth = deepest_chain(scene)
-    if depth > MUJOCO_DEEPEST_CHAIN:
-        raise SimulationBuildError(
-            f"a chain of {depth} bodies is deeper than MuJoCo compiles ({MUJOCO_DEEPEST_CHAIN}): simulate it "
-            "with the XPBD solver")
 
 
 @contextlib.contextmanager
@@ -277,8 +230,6 @@ class Simulation:
                 on_status: Optional[Callable[[str], None]] = None, warm: bool = True,
                 mujoco_direct: bool = True, keyframe: Optional[str] = None):
         if cls is Simulation and on_mujoco_c(scene, device, solver, mujoco_direct):
-            from .mujoco_spec import MuJoCoSimulation
-
             return MuJoCoSimulation(scene, "cpu", solver, substeps, dt, on_status, warm, mujoco_direct,
                                     keyframe)
         return super().__new__(cls)
@@ -296,7 +247,7 @@ class Simulation:
             self._fallback_note = "MuJoCo (mujoco, mujoco-warp) is not installed: simulated with FEATHERSTONE"
             self.solver_kind = Solver.FEATHERSTONE
         if self.solver_kind == Solver.MUJOCO:
-            _check_depth_for_mujoco(scene)
+            check_depth_for_mujoco(scene)
         self.device = resolve_device(device)
         self.dt = (dt or 1.0 / scene.settings.steps_per_second) / max(1, int(substeps))
         self.built_kernels = warm and warm_kernels(self.solver_kind, self.device, on_status)
