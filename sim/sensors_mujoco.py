@@ -13,7 +13,7 @@ from typing import Optional
 import numpy as np
 
 from ..core.model import Sensor
-from .sensors import SensorReader, channel_names
+from .sensor_reader import SensorReader, channel_names, on_mujoco_c
 
 #: World-frame positions: a replica's are kept in replica 0's frame, its grid offset is added back.
 _WORLD_POSITIONS = frozenset({"framepos", "subtreecom"})
@@ -21,6 +21,10 @@ _WORLD_POSITIONS = frozenset({"framepos", "subtreecom"})
 
 class MuJoCoSensorReader(SensorReader):
     """Readings of a :class:`sim.mujoco_spec.MuJoCoSimulation`; see the module."""
+
+    @classmethod
+    def reads(cls, sim) -> bool:
+        return on_mujoco_c(sim)
 
     def __init__(self, sim):
         import mujoco

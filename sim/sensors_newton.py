@@ -24,7 +24,7 @@ import numpy as np
 
 from ..core.model import Body, Pose, Sensor
 from ..core.transforms import quat_to_matrix
-from .sensors import SensorReader, channel_names
+from .sensor_reader import SensorReader, channel_names, on_mujoco_c
 
 #: A contact closer than this (m, after the colliders' margins) touches.
 TOUCH_DISTANCE = 1e-3
@@ -57,6 +57,10 @@ class _Frame:
 
 class NewtonSensorReader(SensorReader):
     """Readings of a :class:`sim.simulation.Simulation` on Newton's state; see the module."""
+
+    @classmethod
+    def reads(cls, sim) -> bool:
+        return not on_mujoco_c(sim)
 
     def __init__(self, sim):
         super().__init__(sim, sim.scene)
