@@ -46,13 +46,13 @@ from urllib.parse import unquote, urlparse
 import numpy as np
 
 from ..files import parent_folders
-from ..formats import FormatError, ReadResult
+from ..format_types import FormatError, ReadResult
 from ..mjcf.reader import MeshSource, MjcfReader as _Reader  # noqa: F401  (MeshSource: re-exported)
 from .collada import ColladaReadError, read_collada
 from .stl import StlReadError, mujoco_reads_stl, read_stl
 from .repairs import TreeError, add_planes, check_tree, repair_text, repair_tree
 from .sensors import read_sensors
-from .xacro_expand import NamespaceRecorder, xacro_use
+from .xacro_detect import NamespaceRecorder, xacro_use
 from ..model import INF, Actuator, DofMotion, JointType, MassProperties, Pose
 from ..transforms import quat_from_matrix, quat_mul, quat_normalize
 

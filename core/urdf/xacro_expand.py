@@ -22,11 +22,12 @@ import threading
 import xml.etree.ElementTree as ET
 
 from ..files import parent_folders
-from ..formats import FormatError
+from ..format_types import FormatError
+from .reader import UrdfReadError, read_urdf
+from .xacro_detect import XACRO_NAMESPACE, NamespaceRecorder, is_xacro, xacro_use  # noqa: F401 (re-export)
 
 #: xacro keeps its state in module globals: one expansion at a time.
 _LOCK = threading.Lock()
-XACRO_NAMESPACE = "http://www.ros.org/wiki/xacro"
 
 
 class XacroError(FormatError):
@@ -37,58 +38,6 @@ class XacroError(FormatError):
         self.line = line
         if line:
             self.args = (f"file {file}, line {line}: {message}",)
-
-
-def is_xacro(path: str) -> bool:
-    """True for a ``.xacro`` file or a ``.urdf`` that uses xacro (:func:`xacro_use`). Declaring the xacro
-    namespace alone does not make a file xacro: what xacro writes keeps the declaration (pybullet's
-    ``franka_panda/panda.urdf``, ``kuka_iiwa/model.urdf``) and is plain URDF."""
-    if path.lower().endswith(".xacro"):
-        return True
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            text = f.read()
-    except OSError:
-        return False
-    builder = NamespaceRecorder()
-    try:
-        parser = ET.XMLParser(target=builder)
-        parser.feed(text.lstrip())
-        root = parser.close()
-    except ET.ParseError:  # the reader names what is wrong with the XML; here only xacro's marks count
-        return "<xacro:" in text or "${" in text
-    return xacro_use(root, builder.uris_of("xacro")) is not None
-
-
-class NamespaceRecorder(ET.TreeBuilder):
-    """A TreeBuilder that also records each ``xmlns:prefix`` declaration (ElementTree keeps only URIs)."""
-
-    def __init__(self, **options):
-        super().__init__(**options)
-        self.declared: list[tuple[str, str]] = []
-
-    def start_ns(self, prefix, uri):
-        self.declared.append((prefix, uri))
-
-    def uris_of(self, prefix: str) -> set[str]:
-        return {uri for declared, uri in self.declared if declared == prefix}
-
-
-def xacro_use(root, xacro_uris=()) -> str | None:
-    """The first use of xacro in the tree (``<xacro:macro name='arm'>``, ``<link ... '${...}'>``), or
-    None: a ``xacro:`` element, whatever URI the prefix is bound to (ROS files use several), or an
-    attribute with an expression (a leftover ``$(optenv ...)`` alone is read as text, as urdfdom does)."""
-    namespaces = tuple(f"{{{uri}}}" for uri in {XACRO_NAMESPACE, *xacro_uris})
-    for element in root.iter():
-        tag = element.tag if isinstance(element.tag, str) else ""
-        namespace = next((n for n in namespaces if tag.startswith(n)), None)
-        if namespace is not None:
-            name = element.get("name")
-            return f"<xacro:{tag[len(namespace):]}{f' name={name!r}' if name else ''}>"
-        expression = next((v for v in element.attrib.values() if "${" in v), None)
-        if expression is not None:
-            return f"<{tag} ... {expression!r}>"
-    return None
 
 
 def parse_arguments(text: str) -> dict[str, str]:
@@ -238,8 +187,6 @@ def read_xacro(path: str, package_paths=(), arguments: dict[str, str] | None = N
     file's folder and its parents."""
     import tempfile
     import xml.etree.ElementTree as ET
-
-    from .reader import UrdfReadError, read_urdf
 
     path = os.path.abspath(path)
     text = expand_xacro(path, package_paths, arguments)
