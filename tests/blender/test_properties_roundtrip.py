@@ -17,13 +17,14 @@ import pytest
 from articula.addon.adapters.blender_to_description import scene_from_blender
 from articula.addon.adapters.description_to_blender import build_scene
 from articula.core import samples
-from articula.core.model import (Body, Dof, DofAxis, DofMotion, DriveType, Joint, JointType, MassProperties,
+from articula.core.model import (Body, Camera, Dof, DofAxis, DofMotion, DriveType, Joint, JointType, MassProperties,
                                  MeshData, PhysicsMaterial, PhysicsScene, Pose, SceneSettings, Shape,
-                                 ShapeKind, Solver, Visual)
+                                 Sensor, ShapeKind, Solver, Visual)
 from articula.core.transforms import quat_from_axis_angle
 
 sys.path.insert(0, str(Path(__file__).parent))
 from authoring_helpers import reset_scene_settings, FLOAT32_TOL, blender_differences, same_rotation, snapshot_scene  # noqa: E402
+from test_mujoco_objects import mujoco_finger  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -153,7 +154,7 @@ NOT_PROPERTIES = {
 ACTUATION = {Dof: {"actuators"}, Joint: {"mimic"}, PhysicsScene: {"tendons", "prim_names"}}
 
 #: MuJoCo's model (sites, cameras... options, contact parameters, names): every field round-trips in
-#: test_mujoco_objects.py (mujoco_finger).
+#: test_mujoco_objects.py (mujoco_finger), but ROS_FIELDS (ros_finger, below).
 MUJOCO_MODEL = {Dof: {"name"}, Body: {"free_joint_name"}, Shape: {"contact"}, SceneSettings: {"mujoco"},
                 PhysicsScene: {"sites", "cameras", "lights", "sensors", "keyframes", "equalities",
                                "spatial_tendons", "contact_pairs", "frame_actuators"}}
@@ -174,6 +175,45 @@ def test_every_field_scene_sets_every_field():
                 continue
             default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
             assert any(getattr(item, f.name) != default for item in items), f"{cls.__name__}.{f.name}"
+
+
+#: URDF's Gazebo/ros2_control fields of MuJoCo's cameras and sensors: ros_finger sets them, and they
+#: round-trip below (and through a URDF file in test_urdf_sensors.py).
+ROS_FIELDS = {Camera: {"update_rate", "ros_frames"}, Sensor: {"update_rate"}}
+
+
+def ros_finger() -> PhysicsScene:
+    """mujoco_finger with ROS's update rates and a camera's URDF links (a link alone, and with its
+    optical frame)."""
+    desc = mujoco_finger()
+    eye = desc.cameras[0]
+    eye.update_rate, eye.ros_frames = 30.0, ("eye_link", "eye_optical")
+    desc.cameras.append(Camera("mast", "palm", update_rate=15.0, ros_frames=("mast_link",)))
+    desc.sensors[0].update_rate = 200.0
+    return desc
+
+
+def test_mujoco_scenes_set_every_camera_and_sensor_field():
+    """Guards MUJOCO_MODEL and ROS_FIELDS: each camera and sensor field is off its default in
+    mujoco_finger, or is ROS's and off its default in ros_finger."""
+    finger, ros = mujoco_finger(), ros_finger()
+    for cls, attr in ((Camera, "cameras"), (Sensor, "sensors")):
+        for f in dataclasses.fields(cls):
+            if f.name in ("name", "kind"):
+                continue
+            default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+            scene = ros if f.name in ROS_FIELDS[cls] else finger
+            assert any(getattr(item, f.name) != default for item in getattr(scene, attr)), \
+                f"{cls.__name__}.{f.name}"
+
+
+def test_ros_rates_and_camera_links_round_trip_through_blender(clean_scene):
+    desc = ros_finger()
+    build_scene(bpy.context, desc)
+    back = scene_from_blender(bpy.context.scene)
+    for attr in ("cameras", "sensors"):
+        expected, actual = (sorted(getattr(d, attr), key=lambda item: item.name) for d in (desc, back))
+        assert differences(expected, actual, attr) == []
 
 
 @pytest.mark.parametrize("name", sorted(samples.SAMPLES))
