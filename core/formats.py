@@ -16,8 +16,6 @@ from .format_types import (FORMATS, FormatError, ReadOptions, ReadResult, Unknow
 from .mjcf import read_mjcf
 from .mjcf.writer import write_mjcf
 from .urdf import is_xacro, read_urdf, read_xacro, write_urdf
-from .usd.reader import read_usd
-from .usd.writer import write_usd
 
 __all__ = ["FORMATS", "FormatError", "ReadOptions", "ReadResult", "UnknownFormatError", "format_of",
            "read_error_types", "read_file", "write_error_types", "write_file"]
@@ -38,6 +36,8 @@ def read_file(path: str, options: ReadOptions | None = None) -> ReadResult:
         return read_urdf(path, package_paths=options.package_paths)
     if kind == "mjcf":
         return read_mjcf(path)
+    from .usd.reader import read_usd  # here: the core stays importable where no USD library (pxr) is
+
     return read_usd(path)
 
 
@@ -51,4 +51,6 @@ def write_file(scene, path: str, layout: str = "NESTED") -> list[str]:
         return write_urdf(scene, path)
     if kind == "mjcf":
         return write_mjcf(scene, path)
+    from .usd.writer import write_usd  # here: the core stays importable where no USD library (pxr) is
+
     return write_usd(scene, path, layout=layout)
