@@ -55,7 +55,7 @@ class ARTICULA_PT_sensor(_object_panel("sensor", ("EMPTY",)), bpy.types.Panel):
             layout.prop(props, "target_name")
         layout.prop(props, "reference_kind")
         layout.prop(props, "reference")
-        for name in ("noise", "cutoff", "settings"):
+        for name in ("noise", "cutoff", "update_rate", "settings"):
             layout.prop(props, name)
         _file_name(layout, context.object)
 
@@ -110,6 +110,9 @@ class ARTICULA_PT_camera(_object_panel("camera", ("CAMERA",)), bpy.types.Panel):
         if props.mode in ("TARGETBODY", "TARGETBODYCOM"):
             layout.prop(props, "target")
         layout.prop(props, "resolution")
+        layout.prop(props, "update_rate")
+        layout.prop(props, "ros_link")
+        layout.prop(props, "ros_optical_frame")
         layout.operator("articula.look_through_robot_camera", icon="RESTRICT_RENDER_OFF")
         _file_name(layout, obj)
 
