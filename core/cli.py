@@ -20,6 +20,7 @@ from contextlib import ExitStack
 
 from .formats import (FORMATS, FormatError, ReadOptions, format_of, read_error_types, read_file,
                       write_error_types, write_file)
+from .validation import ERROR, validate
 
 __all__ = ["main"]
 
@@ -184,8 +185,6 @@ def _convert(args, options: ReadOptions, out, err) -> int:
 
 
 def _check(args, options: ReadOptions, out, err) -> int:
-    from .validation import ERROR, validate
-
     read_errors, status = read_error_types(), EXIT_OK
     for source in args.inputs:
         try:

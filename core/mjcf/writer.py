@@ -55,6 +55,7 @@ from typing import Optional
 import numpy as np
 
 from ..articulation import Articulation, find_articulations
+from ..collision import should_collide
 from ..files import replaced_file_mode
 from ..mass import MassError, mass_properties, mass_shapes_by_body
 from ..mesh_files import binary_stl, portable_name
@@ -636,8 +637,6 @@ class _SpecBuilder(ExtrasWriter):
         """Shape name -> (contype, conaffinity): one bit per collision group, the affinity the bits
         of every group it touches (Newton's group rule), exact up to 30 groups. Group 0 touches
         nothing. More groups: all in one mask, body pairs that never touch become excludes."""
-        from ..collision import should_collide
-
         scene = self.scene
         groups = sorted({s.collision_group for s in scene.shapes if s.collision_group != 0}
                         | ({-1} if scene.settings.ground_plane else set()), key=lambda g: (g != 1, abs(g), g))

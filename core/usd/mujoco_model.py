@@ -57,6 +57,8 @@ from ..model import (
     Pose, Sensor, Site, SiteKind, SpatialTendon, TendonWrap, WrapKind,
 )
 from ..transforms import pose_inverse, pose_mul, pose_relative, poses_close
+from . import dialect as D
+from .actuation import _limited, _targets, physics_scope, write_actuator
 from .gf_poses import pose_in, pose_matrix, pose_of
 from .sdf_authoring import Prim, T, set_pose
 
@@ -258,7 +260,6 @@ class _ModelWriter:
     def _parent(self, body: Optional[str]) -> Sdf.Path:
         if body is not None and body in self.w.body_paths:
             return self.w.body_paths[body]
-        from . import dialect as D
         self.static = getattr(self, "static", None) or self._scope(D.STATIC_SCOPE, "Xform")
         return self.static
 
@@ -269,7 +270,6 @@ class _ModelWriter:
         return self.w.scope(name, type_name)
 
     def _physics_scope(self) -> Sdf.Path:
-        from .actuation import physics_scope
         return physics_scope(self.w)
 
     def _spec_prim(self, path: Sdf.Path):
@@ -602,7 +602,6 @@ class _ModelWriter:
         return found.get(name)
 
     def _write_frame_actuators(self) -> None:
-        from .actuation import write_actuator
         actuators = list(self.scene.frame_actuators)
         listed = {a.name for a in actuators}
         for tendon in self.scene.spatial_tendons:  # a tendon's own list, where the file put them there
@@ -861,7 +860,6 @@ class MujocoModelReader:
                 if key.startswith(prefix)}
 
     def _target(self, prim: Usd.Prim, name: str) -> Optional[Sdf.Path]:
-        from .actuation import _targets
         targets = _targets(prim, name)
         return targets[0] if targets else None
 
@@ -1011,7 +1009,6 @@ class MujocoModelReader:
 
     # -- spatial tendons
     def _read_spatial_tendon(self, prim: Usd.Prim) -> None:
-        from .actuation import _limited, _targets
         r = self.r
         targets = _targets(prim, "mjc:path")
         sides = _targets(prim, "mjc:sideSites")

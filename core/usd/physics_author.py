@@ -26,6 +26,7 @@ from . import dialect as D
 from .actuation import write_actuation
 from .isaac import LINK_API, robot_order
 from .mujoco_model import write_mujoco_model
+from .errors import UsdWriteError
 from .gf_poses import pose_in, pose_matrix, pose_of, rigid
 from .sdf_authoring import Prim, Recording, T, set_pose
 from .writer import PreparedPrims, _LayerWriter, _Namer, _validation_problems, record_prims
@@ -113,7 +114,6 @@ def author_physics(stage: Usd.Stage, scene: PhysicsScene, object_paths: dict[str
     if prepared is None:
         prepared = prepare_physics(scene, masses)
     if prepared.refused:
-        from .errors import UsdWriteError
         raise UsdWriteError(stage.GetRootLayer().identifier, prepared.refused)
     if root is None:
         default = stage.GetDefaultPrim()

@@ -23,6 +23,7 @@ from pxr import Gf, Sdf, Tf, Usd, UsdGeom, Vt
 from . import dialect as D
 from .actuation import undriven_actuator_warnings, write_actuation, write_derived_drive, write_joint_actuation
 from .errors import UsdWriteError
+from .isaac import JOINT_API, author_isaac
 from .sdf_authoring import (IDENTITY, ORIGIN, T, Prim, Recording, quatd, quatf, set_mesh, set_pose,
                             set_unless_fallback)
 from .mujoco_model import COLLISION_API, reference_problems, write_contact_params, write_mujoco_model
@@ -225,7 +226,6 @@ class _LayerWriter:
     def _write_isaac(self) -> None:
         """NVIDIA's robot schema, physics material bindings and model kind (core/usd/isaac.py)."""
         if self.isaac_schema:
-            from .isaac import author_isaac
             author_isaac(self.layer, self.scene, self.root, self.body_paths, self.joint_paths, self.shape_paths,
                          self.robot_order, self.isaac_applied or frozenset())
 
@@ -366,7 +366,6 @@ class _LayerWriter:
         else:
             self._write_joint_physics(prim, joint)
         if self.isaac_applied is not None and joint.mimic is None:  # a mimic's schemas grow later
-            from .isaac import JOINT_API
             prim.apply(JOINT_API)
             self.isaac_applied.add(path)
         prim.done()
