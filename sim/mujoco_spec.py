@@ -31,11 +31,14 @@ from typing import Callable, Iterable, Mapping, Optional
 
 import numpy as np
 
+from ..core.mjcf.writer import MjcfWriteError, build_spec
 from ..core.model import PhysicsScene, Pose, Solver
 from . import model_cache
+from .actuators import clamp_control
+from .builder import SimulationBuildError, replica_offsets
 from .divergence import BLOW_UP_DISTANCE, SimulationDiverged, check_depth_for_mujoco, route_mujoco_warnings
 from .kinematic import _angular_velocity, _slerp
-from .mujoco_layout import SpecLayout, joint_coordinates
+from .mujoco_layout import SpecLayout, _qconj, _qrot, joint_coordinates
 from .wrenches import AppliedWrenches, WrenchSource
 
 #: Replicas from which the automatic device puts MuJoCo on CUDA (MuJoCo Warp) when there is a GPU;
@@ -175,9 +178,6 @@ class MuJoCoSimulation:
                                        settings.mujoco.iterations)
 
     def _build(self):
-        from ..core.mjcf.writer import MjcfWriteError, build_spec
-        from .builder import SimulationBuildError
-
         try:
             return build_spec(self._physics)
         except MjcfWriteError as error:
@@ -185,8 +185,6 @@ class MuJoCoSimulation:
             raise SimulationBuildError(f"MuJoCo cannot simulate the robot: {problems}") from error
 
     def _setup_replicas(self):
-        from .builder import replica_offsets
-
         settings = self.scene.settings
         self.offsets = np.asarray(replica_offsets(max(1, settings.replicas), settings.replica_spacing))
         count = len(self.offsets)
@@ -689,14 +687,10 @@ def first_bad_pose_row(poses: np.ndarray, limit: float) -> Optional[int]:
 
 
 def _clamped(actuator, value: float) -> float:
-    from .actuators import clamp_control
-
     return clamp_control(actuator, value)
 
 
 def _rotate_back(quat, v) -> np.ndarray:
     """``v`` (world) in the frame of (w, x, y, z) rotation ``quat``."""
-    from .mujoco_layout import _qconj, _qrot
-
     quat = np.asarray(quat, dtype=np.float64)
     return _qrot(_qconj(quat / np.linalg.norm(quat)), np.asarray(v, dtype=np.float64))

@@ -23,7 +23,7 @@ from typing import Optional
 import numpy as np
 
 from ..core.model import Body, Pose, Sensor
-from ..core.transforms import quat_to_matrix
+from ..core.transforms import quat_from_matrix, quat_to_matrix
 from .sensor_reader import SensorReader, channel_names, on_mujoco_c
 
 #: A contact closer than this (m, after the colliders' margins) touches.
@@ -40,8 +40,6 @@ def _matrix(quat_xyzw: np.ndarray) -> np.ndarray:
 
 
 def _quat_wxyz(matrix: np.ndarray) -> np.ndarray:
-    from ..core.transforms import quat_from_matrix
-
     q = np.asarray(quat_from_matrix(matrix.tolist()))
     return q if q[0] >= 0 else -q  # MuJoCo's framequat has w >= 0
 

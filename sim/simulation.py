@@ -23,7 +23,8 @@ import warp as wp
 
 import newton
 
-from ..core.model import PhysicsScene, Pose, Solver
+from ..core.model import (Actuator, Body, DofMotion, Joint, JointType, PhysicsScene, Pose, SceneSettings, Shape,
+                          ShapeKind, Solver, make_joint)
 from . import model_cache
 from .actuators import ActuatorForces, Controls
 from .builder import BuiltModel, SolverCaps, build_model, dof_inertia
@@ -106,9 +107,6 @@ def _mark_kernels_built(solver: Solver, device: str):
 def _warmup_scene() -> PhysicsScene:
     """A tiny scene that launches every kernel a simulation loop uses (contacts of each primitive,
     friction, clamped drives, velocity limits, a kinematic root)."""
-    from ..core.model import (Actuator, Body, DofMotion, Joint, JointType, SceneSettings, Shape, ShapeKind,
-                              make_joint)
-
     scene = PhysicsScene(name="warmup", settings=SceneSettings(ground_plane=True))
     scene.bodies += [Body("base", Pose((0.0, 0.0, 1.0)), kinematic=True),
                      Body("arm", Pose((0.0, 0.0, 0.7)), parent="base"),
