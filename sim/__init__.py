@@ -7,7 +7,7 @@ import Warp or Newton).
 
 _EXPORTS = {
     "Simulation": "simulation",
-    "SimulationDiverged": "simulation",
+    "SimulationDiverged": "divergence",
     "KERNELS_BUILDING": "simulation",
     "kernels_cached": "simulation",
     "resolve_device": "simulation",

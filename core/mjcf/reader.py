@@ -44,7 +44,7 @@ from typing import Optional
 
 import numpy as np
 
-from ..formats import FormatError, ReadResult
+from ..format_types import FormatError, ReadResult
 from ..model import (Actuator, Body, Dof, FixedTendon, Joint, JointType, MassProperties, MeshData, Mimic,
                      DofMotion, PhysicsMaterial, PhysicsScene, Pose, SceneSettings, Shape, ShapeKind, Solver,
                      TendonJoint, Visual, make_joint)

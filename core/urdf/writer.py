@@ -62,7 +62,7 @@ from typing import Callable, Optional
 
 from ..articulation import Articulation, find_articulations
 from ..files import write_files_atomically
-from ..formats import FormatError
+from ..format_types import FormatError
 from ..mass import MassError, mass_properties
 from ..mesh_files import binary_stl, mtl_bytes, number, obj_bytes, portable_name
 from ..mjcf import primitives

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..formats import FormatError
+from ..format_types import FormatError
 
 
 class UsdReadError(FormatError):

@@ -26,7 +26,7 @@ from .isaac import is_generated_material, read_robot_schema
 from .mujoco_model import MujocoModelReader
 from ..articulation import infer_parents
 from ..collision import should_collide
-from ..formats import ReadResult
+from ..format_types import ReadResult
 from ..mass import MassError, mass_properties, shape_volume
 from ..model import (
     INF, Body, Dof, DofAxis, DofMotion, Joint, JointType, MassProperties, MeshData, PhysicsMaterial,
