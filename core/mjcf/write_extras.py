@@ -24,6 +24,9 @@ def _floats(values) -> list[float]:
     return [float(v) for v in values]
 
 
+#: What MJCF's parser gives a sensor whose file says nothing (a rangefinder measures distance).
+_DEFAULT_INTPRM = {"rangefinder": "1 0 0"}
+
 class ExtrasWriter:
     """Methods of :class:`.writer._SpecBuilder` (``self.spec``, ``self.mj``, ``self.scene``, ``self.say``)."""
 
@@ -160,7 +163,7 @@ class ExtrasWriter:
         their MJCF words; ValueError on a word MuJoCo does not know."""
         settings = sensor.settings
         if sensor.kind != "contact":
-            return [int(v) for v in settings.get("intprm", "0 0 0").split()]
+            return [int(v) for v in settings.get("intprm", _DEFAULT_INTPRM.get(sensor.kind, "0 0 0")).split()]
         data = settings.get("data", "found").split()
         unknown = [word for word in data if word not in CONTACT_DATA]
         if unknown:
