@@ -31,6 +31,7 @@ mujoco-usd-converter writes (its ``mjcPhysics`` schema), and where that schema h
   ``rel mjc:sensor:reference`` and ``mjc:sensor:referenceType``, ``mjc:sensor:noise``,
   ``mjc:sensor:cutoff`` and ``mjc:sensor:setting:<attribute>`` strings; a target that is no prim
   written here (a DOF's own joint name) is kept as ``mjc:sensor:targetName``/``referenceName``.
+  IMUs and touch sensors also as Isaac Sim's sensor prims (:mod:`.isaac_sensors`).
 - Contact pairs (the schema has none; excludes are PhysicsFilteredPairsAPI): one typeless prim per
   pair in a ``ContactPairs`` scope, ``rel mjc:pair:geom0``/``geom1``, ``mjc:pair:condim``,
   ``friction``, ``solref``, ``solimp``, ``margin``, ``gap``.
@@ -60,6 +61,7 @@ from ..transforms import pose_inverse, pose_mul, pose_relative, poses_close
 from . import dialect as D
 from .actuation import _limited, _targets, physics_scope, write_actuator
 from .gf_poses import pose_in, pose_matrix, pose_of
+from .isaac_sensors import ISAAC_SENSOR_TYPES, read_isaac_sensors, write_isaac_sensors
 from .sdf_authoring import Prim, T, set_pose
 
 SITE_API, NEWTON_SITE_API = "MjcSiteAPI", "NewtonSiteAPI"
@@ -254,6 +256,7 @@ class _ModelWriter:
         self._write_frame_actuators()
         self._write_keyframes()
         self._write_sensors()
+        write_isaac_sensors(self)  # beside the mjc: sensors, in Isaac Sim's sensor schema
         self._write_pairs()
 
     # -- helpers
@@ -782,7 +785,7 @@ class MujocoModelReader:
         of this module's can be: gprims and Xforms (sites), weld/connect joints, colliders."""
         self.r, self.prims, self.scene = reader, prims, reader.scene
         self.schemas: dict[Usd.Prim, frozenset] = {}
-        kinds = ("site", "camera", "light", "tendon", "equality", "keyframe", "typeless")
+        kinds = ("site", "camera", "light", "tendon", "equality", "keyframe", "typeless", "isaac_sensor")
         self.by_kind: dict[str, list] = {kind: [] for kind in kinds}
         for prim, type_name in zip(prims, type_names):
             kind = _READ_KINDS.get(type_name)
@@ -848,6 +851,7 @@ class MujocoModelReader:
                 self._read_sensor(prim)
             elif self.r.authored(prim, PAIR + "geom0"):
                 self._read_pair(prim)
+        read_isaac_sensors(self, self.by_kind["isaac_sensor"])  # after the mjc: sensors they may stand for
 
     # -- helpers
     def _floats(self, prim, name: str, default) -> tuple:
@@ -1167,7 +1171,7 @@ class MujocoModelReader:
 _READ_KINDS = {**{t: "site" for t in ("Sphere", "Cube", "Capsule", "Cylinder", "Xform")},
                "Camera": "camera", "SphereLight": "light", "DistantLight": "light", TENDON_TYPE: "tendon",
                "PhysicsFixedJoint": "equality", "PhysicsSphericalJoint": "equality",
-               KEYFRAME_TYPE: "keyframe", "": "typeless"}
+               KEYFRAME_TYPE: "keyframe", "": "typeless", **{t: "isaac_sensor" for t in ISAAC_SENSOR_TYPES}}
 _S = math.sqrt(0.5)
 #: Rotations taking a site's +Z onto a Gprim's X or Y axis (a Capsule/Cylinder authored along it).
 _Z_TO_AXIS = {0: (_S, 0.0, _S, 0.0), 1: (_S, -_S, 0.0, 0.0)}
