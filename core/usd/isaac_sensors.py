@@ -20,9 +20,10 @@ from __future__ import annotations
 import math
 from typing import Optional
 
-from pxr import Usd, Vt
+from pxr import Usd, UsdGeom, Vt
 
-from ..model import Sensor, Site, SiteKind
+from ..model import Pose, Sensor, Site, SiteKind
+from .gf_poses import pose_of
 from .sdf_authoring import T, set_pose
 
 IMU_TYPE, CONTACT_TYPE = "IsaacImuSensor", "IsaacContactSensor"
@@ -119,8 +120,8 @@ def _rate(r, prim: Usd.Prim) -> float:
 def _read_as_site(model_reader, prim: Usd.Prim, rate: float) -> None:
     r = model_reader.r
     body = r._owner_body(prim)
-    pose, _scale = r._local_matrix(prim, body)
-    site = Site(name=r.unique_name("site", prim), body=body.name if body else None, pose=pose)
+    site = Site(name=r.unique_name("site", prim), body=body.name if body else None,
+                pose=_pose_on_body(r, prim, body))
     if prim.GetTypeName() == CONTACT_TYPE:
         radius = r.value(prim, RADIUS_ATTR, default=-1.0)
         if radius > 0.0:
@@ -138,6 +139,15 @@ def _read_as_site(model_reader, prim: Usd.Prim, rate: float) -> None:
         name = _unique_name(r, "sensor", f"{site.name}_{suffix}", prim)
         model_reader.scene.sensors.append(Sensor(name=name, kind=kind, target=site.name, target_kind="site",
                                                  update_rate=rate))
+
+
+def _pose_on_body(r, prim: Usd.Prim, body) -> Pose:
+    """The prim's pose in its body's frame (world frame without one). USD's transform cache leaves
+    out the xformOps of a prim whose type it does not know: its own ops are read here."""
+    matrix = UsdGeom.Xformable(prim).GetLocalTransformation() * r.world_matrix(prim.GetParent())
+    if body is not None:
+        matrix = matrix * r._inverse_pose_matrix(body)
+    return pose_of(matrix)
 
 
 def _unique_name(r, kind: str, name: str, prim: Usd.Prim) -> str:
