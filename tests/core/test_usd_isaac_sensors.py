@@ -31,7 +31,8 @@ def _sensed_quadruped():
                              update_rate=200.0),
                       Sensor(name="gyro", kind="gyro", target="imu", target_kind="site", update_rate=200.0),
                       Sensor(name="foot_touch", kind="touch", target="foot", target_kind="site"),
-                      Sensor(name="pad_touch", kind="touch", target="pad", target_kind="site", update_rate=50.0),
+                      Sensor(name="pad_touch", kind="touch", target="pad", target_kind="site",
+                             update_rate=50.0),
                       Sensor(name="hip_pos", kind="jointpos", target="front_left_hip", target_kind="joint")]
     return scene
 
@@ -84,8 +85,8 @@ def _only_isaac_sensors() -> Usd.Stage:
     imu = stage.DefinePrim(f"{torso}/Imu_Sensor", "IsaacImuSensor")
     imu.CreateAttribute("xformOp:translate", Sdf.ValueTypeNames.Double3).Set(Gf.Vec3d(0.05, 0.0, 0.02))
     imu.CreateAttribute("xformOp:orient", Sdf.ValueTypeNames.Quatd).Set(Gf.Quatd(*TILT))
-    imu.CreateAttribute("xformOpOrder", Sdf.ValueTypeNames.TokenArray, variability=Sdf.VariabilityUniform).Set(
-        Vt.TokenArray(["xformOp:translate", "xformOp:orient"]))
+    imu.CreateAttribute("xformOpOrder", Sdf.ValueTypeNames.TokenArray,
+                        variability=Sdf.VariabilityUniform).Set(Vt.TokenArray(["xformOp:translate", "xformOp:orient"]))
     imu.CreateAttribute("sensorPeriod", Sdf.ValueTypeNames.Float).Set(0.005)
     contact = stage.DefinePrim(f"{torso}/Contact_Sensor", "IsaacContactSensor")
     contact.CreateAttribute("xformOp:translate", Sdf.ValueTypeNames.Double3).Set(Gf.Vec3d(0.0, 0.0, -0.1))
