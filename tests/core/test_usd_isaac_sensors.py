@@ -85,8 +85,9 @@ def _only_isaac_sensors() -> Usd.Stage:
     imu = stage.DefinePrim(f"{torso}/Imu_Sensor", "IsaacImuSensor")
     imu.CreateAttribute("xformOp:translate", Sdf.ValueTypeNames.Double3).Set(Gf.Vec3d(0.05, 0.0, 0.02))
     imu.CreateAttribute("xformOp:orient", Sdf.ValueTypeNames.Quatd).Set(Gf.Quatd(*TILT))
-    imu.CreateAttribute("xformOpOrder", Sdf.ValueTypeNames.TokenArray,
-                        variability=Sdf.VariabilityUniform).Set(Vt.TokenArray(["xformOp:translate", "xformOp:orient"]))
+    order = Vt.TokenArray(["xformOp:translate", "xformOp:orient"])
+    uniform = Sdf.VariabilityUniform
+    imu.CreateAttribute("xformOpOrder", Sdf.ValueTypeNames.TokenArray, variability=uniform).Set(order)
     imu.CreateAttribute("sensorPeriod", Sdf.ValueTypeNames.Float).Set(0.005)
     contact = stage.DefinePrim(f"{torso}/Contact_Sensor", "IsaacContactSensor")
     contact.CreateAttribute("xformOp:translate", Sdf.ValueTypeNames.Double3).Set(Gf.Vec3d(0.0, 0.0, -0.1))
