@@ -5,6 +5,7 @@ import bpy
 from bpy.props import CollectionProperty, FloatProperty, StringProperty
 
 from ..core.model import Keyframe
+from .authoring import _ObjectModeOperator, _refuse_while_baked
 
 
 class ArticulaNamedValue(bpy.types.PropertyGroup):
@@ -14,19 +15,9 @@ class ArticulaNamedValue(bpy.types.PropertyGroup):
     value: FloatProperty(name="Value", description="rad or m for a joint, the control for an actuator")
 
 
-class _RobotStateOperator:
-    bl_options = {"REGISTER", "UNDO"}
-
-    @classmethod
-    def poll(cls, context):
-        if context.mode != "OBJECT":
-            cls.poll_message_set("Switch to Object Mode first")
-            return False
-        return True
-
+class _RobotStateOperator(_ObjectModeOperator):
     def pose(self, context, keyframe: Keyframe) -> set:
         from ..addon.adapters.joint_positions_to_blender import pose_robot
-        from .authoring import _refuse_while_baked
 
         refused = _refuse_while_baked(self)
         if refused:

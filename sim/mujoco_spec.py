@@ -37,6 +37,7 @@ from . import model_cache
 from .actuators import clamp_control
 from .builder import SimulationBuildError, replica_offsets
 from .divergence import BLOW_UP_DISTANCE, SimulationDiverged, check_depth_for_mujoco, route_mujoco_warnings
+from .frame_steps import FrameSteps
 from .kinematic import _angular_velocity, _slerp
 from .mujoco_layout import SpecLayout, _qconj, _qrot, joint_coordinates
 from .wrenches import AppliedWrenches, WrenchSource
@@ -111,7 +112,7 @@ class _Kinematic:
         self.start = self.goal.copy()
 
 
-class MuJoCoSimulation:
+class MuJoCoSimulation(FrameSteps):
     """A physics description simulated by MuJoCo's C library on its MJCF export (see the module).
 
     The interface is :class:`sim.simulation.Simulation`'s; :attr:`mj_model` and :attr:`mj_data`
@@ -352,8 +353,6 @@ class MuJoCoSimulation:
         self.steps += 1
         self.time += self.dt
 
-    def steps_per_frame(self, frame_dt: float) -> int:
-        return max(1, int(round(frame_dt / self.dt)))
 
     def advance(self, frame_dt: float, check: bool = True) -> int:
         """Step through ``frame_dt`` (kinematic bodies reach their goal at its end); returns steps.
@@ -364,19 +363,6 @@ class MuJoCoSimulation:
         self._end_frame(count, check)
         return count
 
-    def advance_steps(self, frame_dt: float, check: bool = True):
-        """:meth:`advance` one step at a time: yields (steps done, steps in the frame) after each step."""
-        count = self.steps_per_frame(frame_dt)
-        for i in range(count):
-            self._frame_fraction = (i + 1, count)
-            self.step()
-            if i + 1 < count:
-                yield i + 1, count
-        self._frame_fraction = (1, 1)
-        self.kinematic.hold()
-        if check:
-            self.raise_if_diverged()
-        yield count, count
 
     def _end_frame(self, count: int, check: bool) -> None:
         self.kinematic.hold()

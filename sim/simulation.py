@@ -31,6 +31,7 @@ from .builder import BuiltModel, SolverCaps, build_model, dof_inertia
 from .divergence import (  # MUJOCO_DEEPEST_CHAIN, deepest_chain: imported from here too
     BLOW_UP_DISTANCE, MUJOCO_DEEPEST_CHAIN, SimulationDiverged, check_depth_for_mujoco, deepest_chain,
     route_mujoco_warnings)
+from .frame_steps import FrameSteps
 from .friction import JointEffects
 from .kinematic import KinematicDriver
 from .mujoco_spec import MUJOCO_CUDA_CROSSOVER_REPLICAS, MuJoCoSimulation, spec_refusal
@@ -209,7 +210,7 @@ def _room_for_long_chains(links: int):
         sys.setrecursionlimit(before)
 
 
-class Simulation:
+class Simulation(FrameSteps):
     """A physics description simulated with one solver.
 
     ``dt`` defaults to ``1 / scene.settings.steps_per_second``; ``substeps`` splits each step
@@ -367,23 +368,7 @@ class Simulation:
             pass
         return count
 
-    def steps_per_frame(self, frame_dt: float) -> int:
-        return max(1, int(round(frame_dt / self.dt)))
 
-    def advance_steps(self, frame_dt: float, check: bool = True):
-        """:meth:`advance` one step at a time: yields (steps done, steps in the frame) after each
-        step, so a caller can show progress or stop between steps (the frame then stays unfinished)."""
-        count = self.steps_per_frame(frame_dt)
-        for i in range(count):
-            self._frame_fraction = (i + 1, count)
-            self.step()
-            if i + 1 < count:
-                yield i + 1, count
-        self._frame_fraction = (1.0, 1.0)
-        self.kinematic.hold()
-        if check:
-            self.raise_if_diverged()
-        yield count, count
 
     def reset(self):
         """Back to the start pose, time 0, targets as authored."""
