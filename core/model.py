@@ -83,6 +83,8 @@ class Dof:
     upper: float = INF
     limit_stiffness: float = 0.0  # 0 = hard limit
     limit_damping: float = 0.0
+    # Distance from a limit at which the limit starts acting (MuJoCo joint ``margin``): rad or m.
+    limit_margin: float = 0.0
     drive_enabled: bool = False
     drive_type: DriveType = DriveType.FORCE
     drive_stiffness: float = 0.0  # N*m/rad or N/m
@@ -106,6 +108,10 @@ class Dof:
     # The file's name for this DOF's own joint where a file gives each DOF a joint of its own (a MuJoCo
     # body's stacked hinges ``head_yaw``/``head_pitch``); None: the writer names it ``<joint>_<axis>``.
     name: Optional[str] = None
+    # The joint coordinate at the authored pose (MuJoCo joint ``ref``): rad or m. Limits, targets,
+    # initial positions and keyframes are in this coordinate (the file's); the joint frames stay at
+    # the authored pose, so UsdPhysics and Newton, whose zero is the authored pose, read q - reference.
+    reference: float = 0.0
 
 
 class ActuatorKind(str, Enum):
