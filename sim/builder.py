@@ -250,19 +250,21 @@ def _dof_config(dof: Dof, axis: tuple[float, float, float], native_damping: bool
     drive = dof.drive_enabled and (dof.drive_stiffness != 0.0 or dof.drive_damping != 0.0)
     # An effort limit the solver cannot clamp is applied by sim.friction's drive kernel instead.
     kernel_drive = drive and kernel_drives and math.isfinite(dof.max_effort)
+    ref = dof.reference  # Newton's zero is the authored pose, where the description's coordinate is ref
     return newton.ModelBuilder.JointDofConfig(
         axis=axis,
-        limit_lower=dof.lower if limited and math.isfinite(dof.lower) else -newton.MAXVAL,
-        limit_upper=dof.upper if limited and math.isfinite(dof.upper) else newton.MAXVAL,
+        limit_lower=dof.lower - ref if limited and math.isfinite(dof.lower) else -newton.MAXVAL,
+        limit_upper=dof.upper - ref if limited and math.isfinite(dof.upper) else newton.MAXVAL,
         limit_ke=hard_ke if hard else dof.limit_stiffness,
         limit_kd=hard_kd if hard else dof.limit_damping,
-        target_q=dof.target_position if drive else 0.0,
+        target_q=dof.target_position - ref if drive else 0.0,
         target_qd=dof.target_velocity if drive else 0.0,
         target_ke=dof.drive_stiffness if drive and not kernel_drive else 0.0,
         target_kd=dof.drive_damping if drive and not kernel_drive else 0.0,
         actuator_mode=None if drive and not kernel_drive else newton.JointTargetMode.NONE,
         damping=dof.viscous_damping if native_damping else 0.0,
-        stiffness=dof.spring_stiffness,  # passive spring to the joint's zero (rest_q 0)
+        stiffness=dof.spring_stiffness,  # passive spring to the joint's zero
+        rest_q=-ref if ref else None,
         armature=dof.armature,
         effort_limit=dof.max_effort if math.isfinite(dof.max_effort) else UNBOUNDED,
         velocity_limit=dof.velocity_limit if math.isfinite(dof.velocity_limit) else UNBOUNDED,
@@ -668,9 +670,10 @@ def build_model(scene: PhysicsScene, solver: Solver | str | None = None, device=
 
 
 def _set_initial_state(builder: newton.ModelBuilder, q: int, qd: int, dof: Dof) -> None:
-    """The DOF's initial position/velocity (a file's JointStateAPI), as Newton's add_usd sets them."""
-    if dof.initial_position:
-        builder.joint_q[q] = dof.initial_position
+    """The DOF's initial position/velocity (a file's JointStateAPI), as Newton's add_usd sets them
+    (Newton's coordinate: 0 at the authored pose, the description's ``reference``)."""
+    if dof.initial_position != dof.reference:
+        builder.joint_q[q] = dof.initial_position - dof.reference
     if dof.initial_velocity:
         builder.joint_qd[qd] = dof.initial_velocity
 
