@@ -2,11 +2,14 @@
 
 Kinematic bodies follow their animation (their world poses at the current frame), and drive
 targets that are keyframed or driven (``articula.joint.dofs[i].target_position``) are read at the
-current frame, as are actuator controls (``articula.joint.dofs[i].actuators[k].control`` on a joint,
-``articula.tendons[t].actuators[k].control`` on the scene; keyed in degrees through ``control_angle``
-alike) handed to ``Simulation.set_controls``. An unkeyed control is the description's
-``Actuator.control``, which the simulation starts from. The caller moves the scene to the frame;
-:meth:`AnimationInputs.feed` reads it.
+current frame, as are actuator controls handed to ``Simulation.set_controls``: on a joint
+(``articula.joint.dofs[i].actuators[k].control``, keyed in degrees through ``control_angle`` alike) and on
+the scene, whatever their transmission: fixed tendons (``articula.tendons[t]...``), spatial tendons
+(``articula.spatial_tendons[t]...``) and sites, bodies and ball joints (``articula.frame_actuators[k]``).
+An unkeyed control is the description's ``Actuator.control``, which the simulation starts from. A keyed
+control of an actuator the simulation does not simulate (Newton's solvers have no site, body, ball
+joint or spatial tendon transmission) is left out: :attr:`AnimationInputs.left_out` names them. The
+caller moves the scene to the frame; :meth:`AnimationInputs.feed` reads it.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ class AnimationInputs:
         by_name = {obj.name: obj for obj in scene.objects}  # scene.objects.get is a linear search
         self.targets = animated_targets(scene, description.joints, by_name)
         self.controls = animated_controls(scene, description, by_name)
+        self.left_out: list[str] = []  # keyed controls of actuators the simulation does not simulate
+        self._checked = False
 
     def feed(self, sim):
         """Hand the current frame's kinematic poses and drive targets to ``sim`` (a ``sim.Simulation``)."""
@@ -36,7 +41,15 @@ class AnimationInputs:
             sim.set_drive_targets({key: obj.articula.joint.dofs[i].target_position
                                    for obj, i, key in self.targets})
         if self.controls:
+            if not self._checked:
+                self._keep_simulated(sim)
             sim.set_controls({name: actuator.control for actuator, name in self.controls})
+
+    def _keep_simulated(self, sim):
+        simulated = sim.actuator_controls
+        self.left_out = [name for _, name in self.controls if name not in simulated]
+        self.controls = [(actuator, name) for actuator, name in self.controls if name in simulated]
+        self._checked = True
 
 
 def animated_targets(scene, joints, by_name: dict | None = None) -> list[tuple]:
@@ -75,12 +88,29 @@ def animated_controls(scene, description, by_name: dict | None = None) -> list[t
             for k, actuator in enumerate(dof.actuators):
                 if f"articula.joint.dofs[{i}].actuators[{k}].control" in paths:
                     controls.append((actuator, actuator.name))
+    return controls + _animated_scene_controls(scene, description)
+
+
+def _animated_scene_controls(scene, description) -> list[tuple]:
+    """The animated controls of the actuators the scene holds: on fixed and spatial tendons, and
+    frame actuators (on sites, bodies, ball joints), where the description has them."""
     paths = _animated_paths(scene.animation_data)
-    in_description = {t.name for t in description.tendons}
-    for t, tendon in enumerate(scene.articula.tendons):
-        for k, actuator in enumerate(tendon.actuators):
-            if tendon.name in in_description and f"articula.tendons[{t}].actuators[{k}].control" in paths:
-                controls.append((actuator, actuator.name))
+    if not paths:
+        return []
+    props, controls = scene.articula, []
+    for owners, described in (("tendons", description.tendons),
+                               ("spatial_tendons", description.spatial_tendons)):
+        in_description = {t.name for t in described}
+        for t, tendon in enumerate(getattr(props, owners)):
+            if tendon.name not in in_description:
+                continue
+            for k, actuator in enumerate(tendon.actuators):
+                if f"articula.{owners}[{t}].actuators[{k}].control" in paths:
+                    controls.append((actuator, actuator.name))
+    in_description = {a.name for a in description.frame_actuators}
+    for k, actuator in enumerate(props.frame_actuators):
+        if actuator.name in in_description and f"articula.frame_actuators[{k}].control" in paths:
+            controls.append((actuator, actuator.name))
     return controls
 
 
