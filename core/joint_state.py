@@ -2,8 +2,9 @@
 
 The description is the robot at rest: body poses and joint frames define the joint zeros. A state
 (Simulate's Stop & Keep, a baked frame, a hand-posed robot) is written by moving the bodies to
-where they are now and giving each DOF the coordinate that takes its joint from zero to there
-(UsdPhysics JointStateAPI, ``state:<instance>:physics:position``, which Newton and Isaac Sim read).
+where they are now and giving each DOF the coordinate that takes its joint from the rest to there,
+plus its ``reference`` (the coordinate at rest; UsdPhysics JointStateAPI,
+``state:<instance>:physics:position``, which Newton and Isaac Sim read, is that minus the reference).
 The joint frames are never recomputed, so the robot itself does not change.
 """
 
@@ -73,14 +74,15 @@ def _set_positions(joint: Joint, relative: Pose) -> bool:
     if joint.type in (JointType.REVOLUTE, JointType.PRISMATIC):
         dof = joint.dofs[0] if joint.dofs else None
         if dof is not None:
-            dof.initial_position = _coordinate(relative, joint.type == JointType.REVOLUTE, joint.axis)
+            dof.initial_position = dof.reference + _coordinate(relative, joint.type == JointType.REVOLUTE,
+                                                               joint.axis)
         return True
     moving = [d for d in joint.dofs if d.motion != DofMotion.LOCKED]
     rotations = [d for d in moving if d.axis.is_angular]
     if len(rotations) > 1:
         return False
     for dof in moving:
-        dof.initial_position = _coordinate(relative, dof.axis.is_angular, dof.axis.letter)
+        dof.initial_position = dof.reference + _coordinate(relative, dof.axis.is_angular, dof.axis.letter)
     return True
 
 

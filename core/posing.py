@@ -3,9 +3,10 @@
 MuJoCo's ``mj_kinematics`` along the description's joint frames: each body starts at its rest pose
 relative to its parent (as posed), and each joint moving it (its tree joint, then the joints stacked
 on the same edge, in scene order) turns or slides it about that joint's frame on the body
-(``local_pose1``), by the joint's position away from its zero (the rest). A floating root stands where
-``root_poses`` puts it (a free joint's position is the body's world pose). What is not given stays at
-rest (zero). Bodies in no articulation (on a parent cycle) keep their rest pose.
+(``local_pose1``), by the joint's position away from the rest, where it is ``Dof.reference`` (positions
+are the file's coordinate, MuJoCo's qpos). A floating root stands where ``root_poses`` puts it (a free
+joint's position is the body's world pose). What is not given stays at rest. Bodies in no articulation
+(on a parent cycle) keep their rest pose.
 """
 
 from __future__ import annotations
@@ -60,7 +61,8 @@ def joint_motion(joint: Joint, positions: Mapping[tuple[str, str], float],
         motion = Pose()
         moving = [d for d in joint.dofs if d.motion != DofMotion.LOCKED]
         for dof in sorted(moving, key=lambda d: d.axis.is_angular):  # translations, then rotations
-            value = positions.get((joint.name, dof.axis.value), 0.0)
+            # The file's coordinate; the body's rest (the authored pose) is at the DOF's reference.
+            value = positions.get((joint.name, dof.axis.value), dof.reference) - dof.reference
             if value:
                 motion = pose_mul(motion, _dof_motion(dof, value))
     if motion == Pose():
@@ -107,7 +109,8 @@ def joint_positions_of(scene: PhysicsScene, world_poses: Mapping[str, Pose], tol
             if not keys:
                 continue
             solved, error = _solve(joints, keys, wanted, tolerance, iterations)
-            positions.update(solved)
+            references = {(j.name, d.axis.value): d.reference for j in joints for d in j.dofs}
+            positions.update({key: value + references[key] for key, value in solved.items()})
             if error > 1e-6:
                 notes.append(f"{name}: its joints reach its pose only within {error:.2g}")
     return positions, roots, notes
@@ -117,10 +120,11 @@ def _solve(joints: list[Joint], keys: list, wanted: Pose, tolerance: float, iter
     """Gauss-Newton on the joints' motion against ``wanted``: (positions, remaining error)."""
     import numpy as np
 
-    q = np.zeros(len(keys))
+    q = np.zeros(len(keys))  # away from the rest
+    references = {(j.name, d.axis.value): d.reference for j in joints for d in j.dofs}
 
     def residual(values) -> np.ndarray:
-        positions = dict(zip(keys, values.tolist()))
+        positions = {key: value + references[key] for key, value in zip(keys, values.tolist())}
         motion = Pose()
         for joint in joints:
             motion = pose_mul(motion, joint_motion(joint, positions))

@@ -436,9 +436,10 @@ class MuJoCoSimulation(FrameSteps):
         return out
 
     def joint_positions(self, replica: int = 0) -> dict[tuple[str, str], float]:
-        """Each DOF's coordinate: {(joint name, axis): value} (ball joints are absent)."""
-        q, q0 = self.datas[replica].qpos, self.mj_model.qpos0
-        return {key: float(q[s.qpos] - q0[s.qpos]) for key, s in self.layout.dofs.items() if not s.ball}
+        """Each DOF's coordinate, the file's (``Dof.reference`` at the authored pose): {(joint name,
+        axis): value} (ball joints are absent)."""
+        q = self.datas[replica].qpos
+        return {key: float(q[s.qpos]) for key, s in self.layout.dofs.items() if not s.ball}
 
     def joint_velocities(self, replica: int = 0) -> dict[tuple[str, str], float]:
         """Each DOF's velocity (a ball joint's: MuJoCo's, in the child's frame)."""
@@ -541,7 +542,7 @@ class MuJoCoSimulation(FrameSteps):
         for k, value in key.joint_positions.items():
             for _, slot in self.layout.dofs_for(k):
                 if not slot.ball:
-                    d.qpos[slot.qpos] = m.qpos0[slot.qpos] + value
+                    d.qpos[slot.qpos] = value  # the file's coordinate, as MuJoCo's qpos
         for k, value in key.joint_velocities.items():
             for _, slot in self.layout.dofs_for(k):
                 d.qvel[slot.dof] = value

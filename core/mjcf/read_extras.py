@@ -186,7 +186,7 @@ class ExtrasReader:
                         key.joint_velocities[(joint.name, dof.axis.value)] = float(qvel[v + d])
                     continue
                 axis = joint.dofs[0].axis.value
-                key.joint_positions[(joint.name, axis)] = float(qpos[q] - m.qpos0[q])
+                key.joint_positions[(joint.name, axis)] = float(qpos[q])  # the file's coordinate
                 key.joint_velocities[(joint.name, axis)] = float(qvel[v])
             for b in range(1, m.nbody):
                 mocap = int(m.body_mocapid[b])

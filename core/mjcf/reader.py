@@ -12,8 +12,9 @@ numbers; nothing here reads XML. What becomes what:
   several joints keeps them as several joints between the same two bodies (core/articulation.py's
   stacked joints, as mujoco-usd-converter writes them and as Newton's ``add_usd`` merges them into
   one D6). The joint frame sits at the joint's anchor with its X (or the matching Y/Z) on the axis;
-  ``ref`` is handled as Newton does (the file's pose is the description's zero, limits shift by -ref);
-- per DOF: range, armature, damping (viscous), frictionloss (static = dynamic friction),
+  ``ref`` -> ``Dof.reference`` (and the initial position: MuJoCo starts at ``qpos0``), so ranges,
+  servo ctrls, keyframes and sensors keep the file's joint coordinate;
+- per DOF: range, margin, armature, damping (viscous), frictionloss (static = dynamic friction),
   stiffness (passive spring), ``actuatorfrcrange`` (effort limit);
 - actuators on a hinge/slide joint -> :class:`Actuator` on its DOF, on a fixed tendon -> on the
   :class:`FixedTendon`, in MuJoCo's general form as compiled (gainprm, biasprm, gear, ranges; no
@@ -327,15 +328,14 @@ class MjcfReader(ExtrasReader):
         d = joint.dofs[0]
         d.name = name
         self._dof_values(d, j, dof)
-        ref = float(m.qpos0[m.jnt_qposadr[j]])
+        # The file's coordinate throughout: the authored pose is q = ref, where MuJoCo starts.
+        d.reference = d.initial_position = float(m.qpos0[m.jnt_qposadr[j]])
         if m.jnt_limited[j]:
-            d.motion, d.lower, d.upper = DofMotion.LIMITED, float(m.jnt_range[j][0]) - ref, \
-                float(m.jnt_range[j][1]) - ref
+            d.motion, d.lower, d.upper = DofMotion.LIMITED, float(m.jnt_range[j][0]), float(m.jnt_range[j][1])
         springref = float(m.qpos_spring[m.jnt_qposadr[j]])
-        if d.spring_stiffness and not math.isclose(springref, 0.0, abs_tol=1e-12) or \
-                (d.spring_stiffness and ref):
-            self.warn(f"joint {name}: its spring's rest (springref {springref:g} - ref {ref:g}) is not "
-                      "modelled: the description's spring pulls toward the file's pose")
+        if d.spring_stiffness and not math.isclose(springref, 0.0, abs_tol=1e-12):
+            self.warn(f"joint {name}: its spring's rest (springref {springref:g}) is not modelled: the "
+                      "description's spring pulls toward the joint's zero")
         return joint
 
     def _dof_values(self, d: Dof, j: int, dof: int) -> None:
@@ -344,6 +344,7 @@ class MjcfReader(ExtrasReader):
         d.viscous_damping = float(m.dof_damping[dof])
         d.static_friction = d.dynamic_friction = float(m.dof_frictionloss[dof])
         d.spring_stiffness = float(m.jnt_stiffness[j])
+        d.limit_margin = float(m.jnt_margin[j])
         if m.jnt_actfrclimited[j]:
             d.max_effort = float(max(abs(m.jnt_actfrcrange[j][0]), abs(m.jnt_actfrcrange[j][1])))
 

@@ -263,7 +263,7 @@ class ExtrasWriter:
         for (joint_name, axis), value in keyframe.joint_positions.items():
             q = self.key_address(model, joint_name, axis)
             if q is not None and q[0] is not None:
-                qpos[q[0]] += float(value)
+                qpos[q[0]] = float(value)
         for (joint_name, axis), value in keyframe.joint_velocities.items():
             q = self.key_address(model, joint_name, axis)
             if q is not None:

@@ -17,8 +17,9 @@ What becomes what:
   (MuJoCo refuses massless moving bodies), with a warning;
 - revolute -> hinge, prismatic -> slide, spherical -> ball, D6 -> one hinge/slide per DOF it keeps,
   in DOF order (named ``Dof.name``, else ``<joint>_<axis>``); stacked joints on one body pair stay
-  several joints of the body; per DOF: range, armature, damping, frictionloss, stiffness (spring
-  toward the rest pose, ``springref`` 0), ``actuatorfrcrange`` from the effort limit;
+  several joints of the body; per DOF: range, ``ref`` (``Dof.reference``), margin, armature, damping,
+  frictionloss, stiffness (spring toward the joint's zero, ``springref`` 0), ``actuatorfrcrange``
+  from the effort limit;
 - actuators (imported MuJoCo ones) are written back in MuJoCo's general form as they are held, on
   their DOF, fixed tendon, or (``frame_actuators``) site, body, ball or free joint, spatial tendon;
   Articula's drives become ``<position>``/``<velocity>`` actuators whose ctrl is the drive target;
@@ -281,10 +282,10 @@ class _SpecBuilder(ExtrasWriter):
         self.contact_pairs()
         self.sensors()
         self.scene_extras()
-        model = self.compile()
-        if self.keyframes(model):
-            model = self.compile()
-        xml, model = self.written(model)
+        # One compile: keyframes need its qpos layout, and to_xml writes keys added since without
+        # another (the written file, loaded back, is the model returned).
+        self.keyframes(self.compile())
+        xml, model = self.written()
         if self.unsayable:
             self.warnings.append("MJCF cannot say (left out): " + "; ".join(self.unsayable))
         free_joints = {name: self.scene.body(name).free_joint_name or "" for name in self.free_roots}
@@ -292,7 +293,7 @@ class _SpecBuilder(ExtrasWriter):
                          dof_joints=dict(self.dof_joints), free_joints=free_joints,
                          initial_keyframe=self.initial_name if self.wrote_initial else "")
 
-    def written(self, model) -> tuple[str, object]:
+    def written(self) -> tuple[str, object]:
         """The XML and MuJoCo's model of it, loaded back as a user will load the file (``to_xml``
         writes 6 significant digits and zeroes values below 1e-12: :func:`_writable_inertia`)."""
         mj = self.mj
@@ -471,6 +472,7 @@ class _SpecBuilder(ExtrasWriter):
             spec_joint.type = mj.mjtJoint.mjJNT_HINGE if dof.axis.is_angular else mj.mjtJoint.mjJNT_SLIDE
             spec_joint.pos = list(anchor)
             spec_joint.axis = list(quat_rotate(frame, _AXES[dof.axis.letter]))
+            spec_joint.ref = float(dof.reference)
             if dof.motion == DofMotion.LIMITED:
                 spec_joint.limited = mj.mjtLimited.mjLIMITED_TRUE
                 spec_joint.range = [float(dof.lower), float(dof.upper)]
@@ -488,6 +490,7 @@ class _SpecBuilder(ExtrasWriter):
         if dof.static_friction > dof.dynamic_friction:
             self.say(f"static above dynamic joint friction on {joint.name} (the dynamic is kept)")
         spec_joint.stiffness = [float(dof.spring_stiffness), 0.0, 0.0]
+        spec_joint.margin = float(dof.limit_margin)
         if _finite(dof.max_effort):
             spec_joint.actfrclimited = mj.mjtLimited.mjLIMITED_TRUE
             spec_joint.actfrcrange = [-float(dof.max_effort), float(dof.max_effort)]
@@ -847,12 +850,11 @@ class _SpecBuilder(ExtrasWriter):
         equality.data = data
 
     # --- state ----------------------------------------------------------------------------------
-    def keyframes(self, model) -> bool:
+    def keyframes(self, model) -> None:
         """The description's keyframes, then the state as keyframe ``initial`` (``initial_1``... when
-        a keyframe has that name) when it differs from rest; True when any was added."""
+        a keyframe has that name) when it differs from rest, decoded onto ``model``'s layout."""
         self.file_keyframes(model)
         self.wrote_initial = self.initial_keyframe(model)
-        return self.wrote_initial or bool(self.scene.keyframes)
 
     def initial_keyframe(self, model) -> bool:
         mj = self.mj
@@ -864,7 +866,7 @@ class _SpecBuilder(ExtrasWriter):
                         self.say(f"initial state of ball joint {joint.name}")
                     continue
                 j = mj.mj_name2id(model, mj.mjtObj.mjOBJ_JOINT, name)
-                qpos[model.jnt_qposadr[j]] += float(dof.initial_position)
+                qpos[model.jnt_qposadr[j]] = float(dof.initial_position)  # the file's coordinate
                 qvel[model.jnt_dofadr[j]] = float(dof.initial_velocity)
         for name in self.free_roots:
             body = self.scene.body(name)

@@ -93,6 +93,31 @@ def compiled_original(path: str):
         return spec.compile()
 
 
+def joint_coordinate_differences(original, ours) -> list[str]:
+    """Each hinge and slide by name: its ``ref`` (qpos0), range, limit margin and every keyframe's qpos
+    for it, in the file's own coordinate (mjcf_compare.py compares keyframes from qpos0)."""
+    found = []
+    hinge_or_slide = (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE))
+    keys = [mujoco.mj_id2name(original, mujoco.mjtObj.mjOBJ_KEY, k) for k in range(original.nkey)]
+    for j in range(original.njnt):
+        name = mujoco.mj_id2name(original, mujoco.mjtObj.mjOBJ_JOINT, j)
+        k = mujoco.mj_name2id(ours, mujoco.mjtObj.mjOBJ_JOINT, name) if name else -1
+        if int(original.jnt_type[j]) not in hinge_or_slide or k < 0:
+            continue
+        q, r = int(original.jnt_qposadr[j]), int(ours.jnt_qposadr[k])
+        rows = [("ref", original.qpos0[q], ours.qpos0[r]),
+                ("margin", original.jnt_margin[j], ours.jnt_margin[k])]
+        if original.jnt_limited[j]:
+            rows.append(("range", original.jnt_range[j], ours.jnt_range[k]))
+        for key_index, key in enumerate(keys):
+            other = mujoco.mj_name2id(ours, mujoco.mjtObj.mjOBJ_KEY, key) if key else -1
+            if other >= 0:
+                rows.append((f"keyframe {key} qpos", original.key_qpos[key_index][q], ours.key_qpos[other][r]))
+        found += [f"joint {name} {what}: {a} != {b}" for what, a, b in rows
+                  if not np.allclose(a, b, rtol=2e-5, atol=1e-9)]
+    return found
+
+
 def test_corpus_is_not_empty():
     assert len(WARP_FILES) > 40 and "tendon/pulley_wrap.xml" in WARP_FILES
 
@@ -107,6 +132,7 @@ def test_mjcf_round_trip_compiles_to_the_same_model_by_name(key, tmp_path):
     out = str(tmp_path / "robot.xml")
     write_mjcf(read_mjcf(path).scene, out)
     differences = mjcf_differences(compiled_original(path), mujoco.MjModel.from_xml_path(out))
+    differences += joint_coordinate_differences(compiled_original(path), mujoco.MjModel.from_xml_path(out))
     starts, reason = KNOWN_LOSSES.get(key, ((), ""))
     unexplained = [d for d in differences if not d.startswith(starts)]
     assert unexplained == [], "\n".join(unexplained)
@@ -145,7 +171,10 @@ def test_everything_is_read_into_the_description():
     assert weld.relative_pose.pos == pytest.approx((0.1, 0.0, 0.0)) and weld.torque_scale == 0.5
     assert not weld.active and scene.equalities[1].site0 == "plate_site"
     key = scene.keyframe("reach")
-    assert key.joint_positions[("elbow", "rotY")] == pytest.approx(0.3)  # from the file's pose: ref 0.2
+    assert key.joint_positions[("elbow", "rotY")] == pytest.approx(0.5)  # the file's coordinate (ref 0.2)
+    elbow = scene.joint("elbow").dofs[0]
+    assert (elbow.reference, elbow.initial_position, elbow.lower, elbow.upper) == \
+        pytest.approx((0.2, 0.2, -2.0, 0.5))
     assert key.root_poses["target"].pos == pytest.approx((1.0, 0.2, 1.1))  # the mocap body
     assert key.controls["push"] == pytest.approx(0.2)
     torso = next(s for s in scene.shapes if s.name == "torso_geom")
@@ -192,7 +221,7 @@ def test_file_keyframes_and_the_initial_state_coexist(tmp_path):
     names = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_KEY, k) for k in range(model.nkey)]
     assert names == ["reach", "rest", "initial"]
     elbow = model.jnt_qposadr[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, "elbow")]
-    assert model.key_qpos[2][elbow] == pytest.approx(0.1)  # the written zero is the file's pose
+    assert model.key_qpos[2][elbow] == pytest.approx(0.1)  # the file's coordinate (its qpos0 is ref 0.2)
     scene.keyframes[1].name = "initial"  # a file's own keyframe of that name keeps it
     write_mjcf(scene, out)
     model = mujoco.MjModel.from_xml_path(out)
