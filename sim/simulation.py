@@ -25,7 +25,7 @@ import newton
 
 from ..core.model import (Actuator, Body, DofMotion, Joint, JointType, PhysicsScene, Pose, SceneSettings, Shape,
                           ShapeKind, Solver, make_joint)
-from . import model_cache
+from . import model_cache, shipped_kernels
 from .actuators import ActuatorForces, Controls
 from .builder import BuiltModel, SolverCaps, build_model, dof_inertia
 from .divergence import (  # MUJOCO_DEEPEST_CHAIN, deepest_chain: imported from here too
@@ -80,6 +80,7 @@ def on_mujoco_c(scene: PhysicsScene, device: str = "auto", solver: Solver | str 
 def _init_warp():
     wp.config.quiet = True  # Warp's per-module log lines would flood Blender's console
     wp.init()
+    shipped_kernels.seed_warp_cache()  # the CPU kernels built ahead of time, where they fit (once a process)
 
 
 def _kernel_marker(solver: Solver, device: str) -> str:
@@ -90,7 +91,8 @@ def _kernel_marker(solver: Solver, device: str) -> str:
 
 def kernels_cached(solver: Solver, device: str) -> bool:
     """True when an earlier run built this solver's kernels into Warp's cache on this device kind
-    (always for MuJoCo on a CPU: its C library needs no kernel)."""
+    (always for MuJoCo on a CPU: its C library needs no kernel). Kernels shipped prebuilt
+    (``sim.shipped_kernels``) still get their warm-up run, which then loads them in seconds."""
     if Solver(solver) == Solver.MUJOCO and not device.startswith("cuda"):
         return True
     _init_warp()
@@ -139,14 +141,9 @@ def warm_kernels(solver: Solver | str, device: str = "auto", on_status=None) -> 
     if on_status:
         on_status(KERNELS_BUILDING)
     log.info(KERNELS_BUILDING)
-    sim = Simulation(_warmup_scene(), device=device, solver=solver, warm=False)
-    sim.set_kinematic_poses({"base": Pose((0.1, 0.0, 1.0))})
-    sim.advance(2.0 * sim.dt, check=False)
-    sim.body_poses()
-    sim.joint_positions()
-    from .picking import Grab
+    from .kernel_warmup import run_warmup
 
-    Grab(sim).hit((1.0, 0.0, 2.0), (0.0, 0.0, -1.0))  # Simulate's Ctrl+drag: not a stall on the first grab
+    run_warmup(solver, device)  # the warm-up scenes stepped, read back and grabbed
     _mark_kernels_built(solver, device)
     return True
 
