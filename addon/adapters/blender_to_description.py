@@ -28,6 +28,7 @@ from ...core.model import (Body, Camera, CameraMode, Joint, JointType, Keyframe,
                            MassProperties, MeshData, PhysicsScene, Pose, Sensor, Shape, ShapeKind, Site,
                            SiteKind, Visual, make_joint)
 from ...core.transforms import pose_inverse, pose_mul, pose_relative, quat_from_matrix, quat_normalize
+from ..properties.camera_props import authored_matrix_world, tracking_constraint
 from ..properties.collider_props import MESH_KINDS, size_factors
 from ..properties.sensor_props import OBJECT_KINDS
 from .fields import (BODY_FIELDS, JOINT_FIELDS, SHAPE_FIELDS, read_actuator, read_contact,
@@ -715,12 +716,25 @@ def read_site(obj, bodies: set, frames: WorldFrames, name: Optional[str] = None)
 
 def read_camera(obj, bodies: set, frames: WorldFrames, name: Optional[str] = None) -> Camera:
     props, data = obj.articula.camera, obj.data
-    body, pose = _placed(obj, bodies, frames)
+    body, pose = _camera_placed(obj, bodies, frames)
     name = name or file_name(obj)
     return Camera(name=name, body=body, pose=pose, fovy=data.angle_y, mode=CameraMode(props.mode),
                   target=props.target.name if props.target is not None else None,
                   resolution=tuple(props.resolution), clip_start=data.clip_start, clip_end=data.clip_end,
                   update_rate=props.update_rate, ros_frames=_ros_frames(props))
+
+
+def _camera_placed(obj, bodies: set, frames: WorldFrames) -> tuple[Optional[str], Pose]:
+    """:func:`_placed` of the camera's authored pose: a target-body camera's Track To turns what is
+    drawn, the pose it keeps is where it was put (rigid on its body, so any state of the robot gives it)."""
+    if tracking_constraint(obj) is None:
+        return _placed(obj, bodies, frames)
+    owner = owner_body(obj, bodies)
+    world = authored_matrix_world(obj)
+    local = owner.matrix_world.inverted() @ world if owner is not None else world
+    location, rotation, _ = local.decompose()
+    pose = Pose(tuple(location), quat_normalize(tuple(rotation)))
+    return (owner.name if owner is not None else None), _file_pose(obj, pose)
 
 
 def _ros_frames(props) -> tuple[str, ...]:

@@ -29,6 +29,7 @@ from mathutils import Matrix, Quaternion, Vector
 from ...core.model import (Body, Camera, Joint, LightKind, MeshData, PhysicsMaterial, PhysicsScene, Pose,
                            Sensor, Shape, ShapeKind, Site, Visual)
 from ...core.transforms import pose_mul, pose_relative
+from ..properties.camera_props import sync_tracking
 from ..properties.collider_props import MESH_KINDS, size_factors
 from ..properties.joint_props import dofs_unsynced
 from ..properties.site_props import EMPTY_DISPLAY
@@ -265,6 +266,7 @@ def apply_camera(obj, camera: Camera, bodies: dict) -> None:
     props.target = bodies.get(camera.target)
     props.update_rate = camera.update_rate
     props.ros_link, props.ros_optical_frame = (*camera.ros_frames, "", "")[:2]
+    sync_tracking(obj)  # a target-body camera looks at its target
 
 
 def apply_light(obj, light) -> None:
