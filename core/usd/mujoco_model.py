@@ -81,6 +81,7 @@ FREE_JOINT_NAME_ATTR = "articula:freeJointName"
 LAYOUT_ATTR = "articula:qposLayout"  # a key's qpos entries: free:<body>, ball:<joint>, dof:<joint>:<axis>
 CONTROLS_ATTR = "articula:ctrlNames"  # the actuators its ctrl is in
 SENSOR = "mjc:sensor:"
+JOINT_MARGIN = "mjc:margin"  # MjcJointAPI: the distance from a limit where it starts acting (rad or m)
 PAIR = "mjc:pair:"
 CAMERA = "mjc:camera:"
 LIGHT = "mjc:light:"
@@ -170,10 +171,17 @@ def keyframe_arrays(scene: PhysicsScene, key: Keyframe, layout: list) -> tuple[l
             qpos += list(key.ball_rotations.get(entry[1], _ZERO_QUAT))
             qvel += [0.0, 0.0, 0.0]
         else:
-            qpos.append(key.joint_positions.get(entry[1:], 0.0))
+            qpos.append(key.joint_positions.get(entry[1:], _reference(scene, entry)))
             qvel.append(key.joint_velocities.get(entry[1:], 0.0))
     ctrl = [key.controls.get(name, 0.0) for name in control_order(scene)]
     return qpos, qvel, ctrl
+
+
+def _reference(scene: PhysicsScene, entry: tuple) -> float:
+    """The rest coordinate of a ("dof", joint, axis) entry: MuJoCo's qpos0, the DOF's ``reference``."""
+    joint = scene.joint(entry[1])
+    dof = next((d for d in joint.dofs if d.axis.value == entry[2]), None) if joint is not None else None
+    return dof.reference if dof is not None else 0.0
 
 
 def keyframe_from_arrays(scene: PhysicsScene, name: str, qpos: list, qvel: list, ctrl: list,
@@ -196,7 +204,7 @@ def keyframe_from_arrays(scene: PhysicsScene, name: str, qpos: list, qvel: list,
                 key.ball_rotations[entry[1]] = tuple(qpos[p:p + 4])
             p, v = p + 4, v + 3
         else:
-            if p < len(qpos) and qpos[p]:
+            if p < len(qpos) and qpos[p] != _reference(scene, entry):
                 key.joint_positions[entry[1:]] = qpos[p]
             if v < len(qvel) and qvel[v]:
                 key.joint_velocities[entry[1:]] = qvel[v]

@@ -23,7 +23,7 @@ from . import physics_parse
 from .actuation import ActuationReader
 from .errors import UsdReadError
 from .isaac import is_generated_material, read_robot_schema
-from .mujoco_model import MujocoModelReader
+from .mujoco_model import JOINT_MARGIN, MujocoModelReader
 from ..articulation import infer_parents
 from ..collision import should_collide
 from ..format_types import ReadResult
@@ -894,22 +894,23 @@ class _StageReader:
         self._read_mjc_force_range(prim, joint)
 
     def _apply_mjc_reference(self, prim: Usd.Prim, joint: Joint) -> None:
-        """MuJoCo's ``mjc:ref``: the authored pose is the joint at ``ref``, limits are absolute. The
-        description's zero is the authored pose, so limits shift by -ref, as Newton's add_usd does
-        (the passive spring's rest, springref - ref, is then -ref: not modelled, warned)."""
-        if joint.type not in (JointType.REVOLUTE, JointType.PRISMATIC) or not self.authored(prim, D.MJC_REF):
-            return
-        ref = self.value(prim, D.MJC_REF)
-        if not ref:
+        """MuJoCo's ``mjc:ref`` -> ``Dof.reference`` and ``mjc:margin`` -> ``Dof.limit_margin``. The
+        limits already are the file's coordinate (mujoco-usd-converter writes MuJoCo's range as it is);
+        drive targets and JointStateAPI positions are the joint frames' (0 at the authored pose), so
+        they move to the file's coordinate by ``ref``."""
+        if joint.type not in (JointType.REVOLUTE, JointType.PRISMATIC):
             return
         dof = joint.dofs[0]
+        unit = 1.0 if dof.axis.is_angular else self.meters_per_unit  # MuJoCo keeps margins in radians
+        dof.limit_margin = float(self.value(prim, JOINT_MARGIN, default=0.0) or 0.0) * unit
+        ref = self.value(prim, D.MJC_REF) if self.authored(prim, D.MJC_REF) else None
+        if not ref:
+            return
         ref *= self.mjc_angle_scale if dof.axis.is_angular else self.meters_per_unit
-        if dof.motion == DofMotion.LIMITED:
-            dof.lower -= ref
-            dof.upper -= ref
-        if dof.spring_stiffness:
-            self.warn(prim, f"{D.MJC_REF} with a joint spring: the spring's rest ({-ref:g}) is not "
-                            "modelled, it pulls toward the authored pose")
+        dof.reference = ref
+        dof.initial_position += ref
+        if dof.drive_enabled:
+            dof.target_position += ref
 
     def _dofs_to_si(self, joint: Joint) -> None:
         """Every per-DOF value from the stage's units to SI (angles are radians by now)."""

@@ -26,7 +26,8 @@ from .errors import UsdWriteError
 from .isaac import JOINT_API, author_isaac
 from .sdf_authoring import (IDENTITY, ORIGIN, T, Prim, Recording, quatd, quatf, set_mesh, set_pose,
                             set_unless_fallback)
-from .mujoco_model import COLLISION_API, reference_problems, write_contact_params, write_mujoco_model
+from .mujoco_model import (COLLISION_API, JOINT_MARGIN, reference_problems, write_contact_params,
+                           write_mujoco_model)
 from ..articulation import Articulation, find_articulations
 from ..collision import collision_group_filters, collision_group_name
 from ..files import replaced_file_mode
@@ -440,17 +441,20 @@ class _LayerWriter:
         set_unless_fallback(prim, D.drive_attr(instance, "type"), T.Token, drive_type, "force", uniform=True)
         for name, value, unit, fallback in (("stiffness", dof.drive_stiffness, D.Unit.PER_ANGLE, None),
                                             ("damping", dof.drive_damping, D.Unit.PER_ANGLE, None),
-                                            ("targetPosition", dof.target_position, D.Unit.ANGLE, 0.0),
+                                            # the joint frames' coordinate, 0 at the authored pose
+                                            ("targetPosition", dof.target_position - dof.reference,
+                                             D.Unit.ANGLE, 0.0),
                                             ("targetVelocity", dof.target_velocity, D.Unit.ANGLE, 0.0),
                                             ("maxForce", dof.max_effort, D.Unit.PLAIN, math.inf)):
             set_unless_fallback(prim, D.drive_attr(instance, name), T.Float, D.to_usd(value, unit, angular),
                                  fallback)
 
     def _write_joint_state(self, prim: Prim, dof: Dof, instance: str, angular: bool) -> None:
-        if not (dof.initial_position or dof.initial_velocity):
+        position = dof.initial_position - dof.reference  # the joint frames' coordinate, as Newton reads it
+        if not (position or dof.initial_velocity):
             return  # at rest: nothing to say
         prim.apply(f"{D.JOINT_STATE_API}:{instance}")
-        prim.set(D.state_attr(instance, "position"), T.Float, D.to_usd(dof.initial_position, D.Unit.ANGLE, angular))
+        prim.set(D.state_attr(instance, "position"), T.Float, D.to_usd(position, D.Unit.ANGLE, angular))
         prim.set(D.state_attr(instance, "velocity"), T.Float, D.to_usd(dof.initial_velocity, D.Unit.ANGLE, angular))
 
     def _write_physx_axis(self, prim: Prim, dof: Dof, instance: str, angular: bool) -> None:
@@ -468,12 +472,26 @@ class _LayerWriter:
         names Newton 1.8 reads a passive joint spring from."""
         dofs = joint.active_dofs()
         self._write_mjc_force_range(prim, joint, dofs)
+        self._write_mjc_reference(prim, joint, dofs)
         for p in D.DOF_PROPERTIES:
             if not p.mjc or p.newton or p.physx_axis or not dofs:
                 continue  # fields another written dialect already carries
             values = {D.to_usd(getattr(d, p.field), p.mjc_unit, d.axis.is_angular) for d in dofs}
             if len(values) == 1 and next(iter(values)) != getattr(_DEFAULT_DOF, p.field):
                 prim.set(p.mjc, T.Double, next(iter(values)), custom=True, uniform=True)
+
+    def _write_mjc_reference(self, prim: Prim, joint: Joint, dofs: list) -> None:
+        """MuJoCo's joint ``ref`` (degrees: no ``mjc:compiler:angle`` is written) and limit ``margin``
+        (radians, as MuJoCo keeps it), as mujoco-usd-converter writes them; the limits stay the file's
+        coordinate, which Newton's add_usd shifts by ``ref``."""
+        if joint.type not in (JointType.REVOLUTE, JointType.PRISMATIC) or len(dofs) != 1:
+            return
+        dof = dofs[0]
+        if dof.reference:
+            prim.set(D.MJC_REF, T.Double, D.to_usd(dof.reference, D.Unit.ANGLE, dof.axis.is_angular),
+                     custom=True, uniform=True)
+        if dof.limit_margin:
+            prim.set(JOINT_MARGIN, T.Double, float(dof.limit_margin), custom=True, uniform=True)
 
     def _write_mjc_force_range(self, prim: Prim, joint: Joint, dofs: list) -> None:
         """An effort limit without a drive (UsdPhysics has no other place for it) as MuJoCo's joint
