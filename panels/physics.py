@@ -287,6 +287,9 @@ def draw_dof(layout, dof, joint_type: str) -> None:
         _switch_row(box, dof, "has_upper_limit", dof.view("upper"))
         box.prop(dof, "limit_stiffness")
         box.prop(dof, "limit_damping")
+        box.prop(dof, dof.view("limit_margin"))
+    if not spherical:
+        col.prop(dof, dof.view("reference"))
     box = col.box().column()
     box.prop(dof, "drive_enabled")
     drive = box.column()

@@ -22,7 +22,8 @@ DOF_FIELDS = {
     **{name: None for name in ("lower", "upper", "limit_stiffness", "limit_damping", "drive_enabled",
                                "drive_stiffness", "drive_damping", "target_position", "target_velocity",
                                "max_effort", "armature", "static_friction", "dynamic_friction",
-                               "viscous_damping", "velocity_limit", "spring_stiffness")},
+                               "viscous_damping", "velocity_limit", "spring_stiffness", "limit_margin",
+                               "reference")},
 }
 JOINT_FIELDS = {name: None for name in ("cone_limit0", "cone_limit1", "collide_bodies",
                                         "exclude_from_articulation")}
@@ -124,8 +125,11 @@ def write_optional(props, name: str, value) -> None:
 
 
 def read_dof(props) -> Dof:
-    return Dof(actuators=[read_actuator(a) for a in props.actuators], name=props.name or None,
-               **read_fields(props, DOF_FIELDS))
+    """The DOF standing where its objects are, at rest: its coordinate there is its reference."""
+    dof = Dof(actuators=[read_actuator(a) for a in props.actuators], name=props.name or None,
+              **read_fields(props, DOF_FIELDS))
+    dof.initial_position = dof.reference
+    return dof
 
 
 def read_material(props) -> PhysicsMaterial:

@@ -21,6 +21,8 @@ INFINITE_WHEN_OFF = {
 AXIS_UNIT_FIELDS = {
     "lower": "LENGTH",
     "upper": "LENGTH",
+    "limit_margin": "LENGTH",
+    "reference": "LENGTH",
     "target_position": "LENGTH",
     "target_velocity": "VELOCITY",
     "velocity_limit": "VELOCITY",
@@ -62,6 +64,10 @@ class ArticulaDofProps(bpy.types.PropertyGroup):
     upper: float_prop("Upper", "Upper limit (rad or m)", default=1.0)
     limit_stiffness: float_prop("Limit Stiffness", "Soft limit stiffness; 0 = hard limit", soft_min=0.0)
     limit_damping: float_prop("Limit Damping", "Soft limit damping", soft_min=0.0)
+    limit_margin: float_prop("Limit Margin", "Distance from a limit at which it starts acting (rad or m; "
+                             "MuJoCo joint margin)", soft_min=0.0)
+    reference: float_prop("Reference", "The joint's coordinate where the robot stands as modelled (rad or m; "
+                          "MuJoCo joint ref): limits, targets and keyframes count from it")
     drive_enabled: BoolProperty(name="Drive", description="A PD drive towards the targets")
     drive_type: EnumProperty(name="Drive Type", items=enum_items(DriveType, descriptions=_DRIVE_DESCRIPTIONS),
                              default=DriveType.FORCE.value)
