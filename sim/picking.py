@@ -13,7 +13,10 @@ simulation (:meth:`sim.simulation.Simulation.set_body_pull`): the grab
 point is pulled toward the target with an acceleration ``stiffness * offset - damping * velocity``,
 turned into a force by the operational-space inertia felt at the grab point,
 ``(J M^-1 J^T)^-1`` (Newton's picking on Newton's path; ``mj_jac`` and ``mj_solveM`` on MuJoCo's), so a
-light wrist on a heavy robot is pulled as readily as its torso. Its directions are capped at the
+light wrist on a heavy robot is pulled as readily as its torso. That inertia changes as the robot moves
+(an arm stretched out is heavy along itself, light once bent): it is computed again every
+``INERTIA_REFRESH`` seconds of simulated time, since a stale one pushes a light direction with a heavy
+one's force and the pull overshoots and blows up. Its directions are capped at the
 articulation's mass (what the joints block), the force at ``max_acceleration`` g times the
 articulation's mass, and the torque is the lever arm about the centre of mass crossed with it, capped
 at the same rotational acceleration of the body alone. A push is an impulse through the same inertia:
@@ -34,6 +37,10 @@ import newton
 from .wrenches import BodyMotion
 
 GRAVITY = 9.81
+INERTIA_REFRESH = 1.0 / 120.0  # s of simulated time between two computations of the grab's inertia
+#: XPBD moves a body by the force on it alone before its joints pull it back: a step's push on the
+#: grabbed body is kept within this reach (m), which its joint projection can take back.
+XPBD_STEP_REACH = 0.01
 GRABBED, KINEMATIC, STATIC, MISSED = "GRABBED", "KINEMATIC", "STATIC", "MISSED"
 
 
@@ -44,10 +51,18 @@ class _RayCast(newton.viewer.Picking):
     def _update_os_inertia(self, state, body, point_world):
         pass
 
-    def os_inertia(self, state, body: int, point) -> np.ndarray:
+    def os_inertia(self, state, body: int, point, armature: bool = True) -> np.ndarray:
         """The operational-space inertia at world ``point`` of Newton body ``body``, world frame,
-        its directions capped at the articulation's mass (Newton's picking)."""
-        newton.viewer.Picking._update_os_inertia(self, state, body, wp.vec3(*point))
+        its directions capped at the articulation's mass (Newton's picking); without the joints'
+        armature where the solver does not simulate it (XPBD): there it would make light links heavy."""
+        model = self.model
+        kept = model.joint_armature
+        if not armature:
+            model.joint_armature = wp.zeros_like(kept)
+        try:
+            newton.viewer.Picking._update_os_inertia(self, state, body, wp.vec3(*point))
+        finally:
+            model.joint_armature = kept
         rotation = _quat_xyzw_matrix(state.body_q.numpy()[body, 3:7])
         inertia = self._pick_os_inertia.numpy()[0].astype(np.float64)  # in the body frame
         return rotation @ inertia @ rotation.T
@@ -133,6 +148,8 @@ class Grab:
         self.largest_force = 0.0  # the largest force applied since the grab (N)
         self.last_force = np.zeros(3)
         self._os_inertia = np.zeros((3, 3))  # at the grab point, body frame: it turns with the body
+        self._inertia_time = 0.0  # the simulated time it was computed at
+        self._step_cap = math.inf  # the solver's own bound on a step's force (XPBD)
 
     # the mouse ------------------------------------------------------------------------------
 
@@ -171,9 +188,11 @@ class Grab:
         self.local_point = rotation.T @ (point - pose[:3])
         self.point, self.target = point.copy(), point.copy()
         self._os_inertia = rotation.T @ self._bodies.os_inertia(self._body, point) @ rotation
+        self._inertia_time = self.sim.time
         self._depth = float(np.linalg.norm(point - np.asarray(ray_start, dtype=np.float64))) \
             if ray_start is not None else 0.0
         self.largest_force = 0.0
+        self._step_cap = self._bodies.step_force_cap(self._body, self.sim.dt)
         self.sim.set_body_pull(row, self._wrench)
 
     def drag(self, ray_start, ray_dir):
@@ -208,8 +227,11 @@ class Grab:
         point = motion.position + motion.rotation @ self.local_point
         self.point = point
         acceleration = self.stiffness * (self.target - point) - self.damping * motion.point_velocity(point)
+        if self.sim.time - self._inertia_time >= INERTIA_REFRESH - 1e-12:
+            self._inertia_time = self.sim.time
+            self._os_inertia = motion.rotation.T @ self._bodies.os_inertia(body, point) @ motion.rotation
         force = motion.rotation @ (self._os_inertia @ (motion.rotation.T @ acceleration))
-        cap = self.max_acceleration * GRAVITY * self._articulation_mass[body]
+        cap = min(self.max_acceleration * GRAVITY * self._articulation_mass[body], self._step_cap)
         size = float(np.linalg.norm(force))
         if size > cap:
             force *= cap / size
@@ -271,6 +293,13 @@ class _NewtonBodies:
     def of_row(self, row: int) -> int:
         return int(self._index[row])
 
+    def step_force_cap(self, body: int, dt: float) -> float:
+        """The largest force a step may put on ``body``: on XPBD what moves it alone by
+        ``XPBD_STEP_REACH`` in the step (its joints then take that back); unbounded elsewhere."""
+        if self._sim.solver_kind.value != "XPBD" or self.mass[body] <= 0 or dt <= 0:
+            return math.inf
+        return float(self.mass[body]) * XPBD_STEP_REACH / (dt * dt)
+
     def _picking(self) -> _RayCast:
         if self._ray is None:
             worlds = self._model.world_count
@@ -285,7 +314,8 @@ class _NewtonBodies:
 
     def os_inertia(self, body: int, point) -> np.ndarray:
         """The inertia felt at world ``point`` of ``body`` (3x3, world frame)."""
-        return self._picking().os_inertia(self._sim.state_0, body, point)
+        armature = self._sim.solver_kind.value != "XPBD"  # XPBD's joints have no armature
+        return self._picking().os_inertia(self._sim.state_0, body, point, armature)
 
 
 class _MuJoCoBodies:
@@ -309,6 +339,9 @@ class _MuJoCoBodies:
 
     def of_row(self, row: int) -> int:
         return int(self._ids[row % len(self._ids)])
+
+    def step_force_cap(self, body: int, dt: float) -> float:
+        return math.inf  # MuJoCo's joints hold whatever a step's force
 
     def cast(self, start, direction) -> tuple[float, int]:
         return self._sim.ray_hit(start, direction)

@@ -15,6 +15,7 @@ from types import SimpleNamespace
 import bpy
 import numpy as np
 import pytest
+from mathutils import Vector
 
 from articula.addon.adapters import simulation_to_keyframes as bake_module
 from articula.addon.adapters.description_to_blender import build_scene
@@ -284,3 +285,91 @@ def test_a_recording_with_replicas_keys_replica_0_and_bakes_the_others_as_instan
     assert loop.recording.points.shape[:2] == (7, 1)  # replica 1's body, each frame
     assert bpy.ops.articula.clear_bake() == {"FINISHED"}
     assert bake_module.bake_action() is None
+
+
+# --- real robots: a light link and a heavy one both follow the grab, a push gives the speed asked ----
+
+GYMNASIUM = Path(__file__).resolve().parents[2] / ".venv-converter" / "lib" / "python3.12" / "site-packages" \
+    / "gymnasium" / "envs" / "mujoco" / "assets"
+SOLVERS = ["MUJOCO", "FEATHERSTONE", "XPBD"]
+#: (gymnasium file, body, where on it the ray comes down, in its frame, bodies the hit may name): a
+#: humanoid's 0.26 kg wrist (its hand) and 8 kg torso; a fixed-base arm's fingertip (pusher's finger
+#: pad: the ray meets the finger's capsule, on the wrist roll link, before the tip's own small sphere).
+LINKS = {
+    "humanoid wrist": ("humanoid.xml", "right_lower_arm", (0.18, 0.18, 0.18), {"right_lower_arm"}),
+    "humanoid torso": ("humanoid.xml", "torso", (0.0, 0.0, 0.0), {"torso"}),
+    "arm fingertip": ("pusher.xml", "tips_arm", (0.1, -0.1, 0.0), {"tips_arm", "r_wrist_roll_link"}),
+}
+LIFT = np.array((0.0, 0.0, 0.3))
+
+
+def gym_robot(file: str):
+    path = GYMNASIUM / file
+    if not path.is_file():
+        pytest.skip("gymnasium's robots come with the converter venv (`make corpus`)")
+    assert bpy.ops.articula.import_mjcf(filepath=str(path)) == {"FINISHED"}
+    bpy.context.view_layer.update()
+
+
+def ray_down_at(body: str, local) -> tuple:
+    """A ray straight down onto the point ``local`` of ``body`` (in its frame), from 1 m above it."""
+    point = np.array(bpy.context.scene.objects[body].matrix_world @ Vector(local))
+    return point + (0.0, 0.0, 1.0), np.array(DOWN)
+
+
+def grabbed_point(loop, row: int, local) -> np.ndarray:
+    pose = loop.session.sim.body_poses()[row]
+    return pose[:3] + _rotate(pose[3:], local)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("link", list(LINKS))
+def test_a_grab_on_a_light_and_a_heavy_real_link_pulls_it_at_least_half_way(solver, link):
+    """Ctrl+drag 0.3 m up for half a second: the grabbed point ends within half of it from the target."""
+    file, body, local, hit_bodies = LINKS[link]
+    gym_robot(file)
+    start, down = ray_down_at(body, local)
+    loop = simulate_module.start_loop(bpy.context, solver=solver)
+    assert press(loop, (start, down)) == "RUNNING" and loop.grabbing
+    assert loop.session.sim.body_keys[loop.grab.row][0] in hit_bodies
+    pose = loop.session.sim.body_poses()[loop.grab.row]
+    on_body = _rotate(pose[3:] * (1.0, -1.0, -1.0, -1.0), loop.grab.point - pose[:3])  # in its frame
+    target = loop.grab.point + LIFT
+    drag(loop, (start + LIFT, down))
+    np.testing.assert_allclose(loop.grab.target, target, atol=1e-6)
+    for _ in range(12):
+        assert loop.handle("TIMER") == "RUNNING"
+    left = np.linalg.norm(grabbed_point(loop, loop.grab.row, on_body) - target)
+    assert left < 0.5 * np.linalg.norm(LIFT), f"{link} on {solver}: {left:.3f} m of 0.3 m left"
+    assert loop.grab.largest_force <= loop.grab.max_force * (1 + 1e-9)
+    loop.handle("ESC")
+
+
+#: XPBD moves the pushed link by the step's impulse alone, then projects its joints: measured 2.0 m/s
+#: (wrist) and 1.5 m/s with 7 m/s sideways (fingertip) for 1 m/s asked.
+XPBD_PUSH = pytest.mark.xfail(strict=True, reason="XPBD overshoots a one-step push on a light link")
+
+
+@pytest.mark.parametrize("solver", ["MUJOCO", "FEATHERSTONE", pytest.param("XPBD", marks=XPBD_PUSH)])
+@pytest.mark.parametrize("link", ["humanoid wrist", "arm fingertip"])
+def test_a_push_gives_a_real_light_link_the_speed_asked(solver, link):
+    """Shift+click on the link: the point pushed moves at the panel's push speed along the view ray
+    over the next frame's step (5 ms or the file's step; not the whole robot's mass landing on one link)."""
+    file, body, local, hit_bodies = LINKS[link]
+    gym_robot(file)
+    scene = bpy.context.scene
+    scene.render.fps = 200  # one frame: 5 ms, a single physics step of the scene's 200 steps/s or more
+    scene.articula.push_speed = 1.0
+    start, down = ray_down_at(body, local)
+    loop = simulate_module.start_loop(bpy.context, solver=solver)
+    hit = loop.grab.hit(start, down)
+    assert hit.body in hit_bodies
+    pose = loop.session.sim.body_poses()[hit.row]
+    on_body = _rotate(pose[3:] * (1.0, -1.0, -1.0, -1.0), hit.point - pose[:3])
+    sim = loop.session.sim
+    before, time = grabbed_point(loop, hit.row, on_body), sim.time
+    assert press(loop, (start, down), ctrl=False, shift=True) == "RUNNING" and not loop.grabbing
+    loop.handle("TIMER")
+    velocity = (grabbed_point(loop, hit.row, on_body) - before) / (sim.time - time)
+    assert -velocity[2] == pytest.approx(1.0, rel=0.25), f"{link} on {solver}: {velocity}"
+    loop.handle("ESC")
