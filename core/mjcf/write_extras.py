@@ -301,13 +301,23 @@ class ExtrasWriter:
     def key_address(self, model, joint_name: str, axis: str) -> Optional[tuple[Optional[int], int]]:
         """(qpos, qvel) address of a description DOF in ``model`` (qpos None on a ball joint), None when
         it was not written."""
+        addresses = getattr(self, "_key_addresses", None)
+        if addresses is None or addresses[0] is not model:  # once per model: keyframes ask per DOF
+            addresses = self._key_addresses = (model, self._dof_addresses(model))
+        return addresses[1].get((joint_name, axis))
+
+    def _dof_addresses(self, model) -> dict[tuple[str, str], tuple[Optional[int], int]]:
         mj = self.mj
-        for name, dof in self.dof_joints.get(joint_name, []):
-            if dof.axis.value == axis:
+        ball = int(mj.mjtJoint.mjJNT_BALL)
+        found = {}
+        for joint_name, dofs in self.dof_joints.items():
+            for name, dof in dofs:
+                axis = dof.axis.value
+                if (joint_name, axis) in found:
+                    continue
                 j = mj.mj_name2id(model, mj.mjtObj.mjOBJ_JOINT, name)
-                if int(model.jnt_type[j]) == int(mj.mjtJoint.mjJNT_BALL):  # its rotation is a quaternion
-                    return None, int(model.jnt_dofadr[j]) + "XYZ".index(axis[-1])
-                return int(model.jnt_qposadr[j]), int(model.jnt_dofadr[j])
-        return None
-
-
+                if int(model.jnt_type[j]) == ball:  # its rotation is a quaternion
+                    found[(joint_name, axis)] = None, int(model.jnt_dofadr[j]) + "XYZ".index(axis[-1])
+                else:
+                    found[(joint_name, axis)] = int(model.jnt_qposadr[j]), int(model.jnt_dofadr[j])
+        return found
