@@ -655,7 +655,7 @@ def build_model(scene: PhysicsScene, solver: Solver | str | None = None, device=
     actuators, actuator_forces = route_actuators(scene, solver, dof_slots, len(offsets), mujoco_rows, notes)
     if caps.damping_as_velocity_drive:
         dof_slots = _damping_as_velocity_drives(model, dof_slots, 1.0 / scene.settings.steps_per_second)
-    _start_outside_limits(model, dof_slots, solver, 1.0 / scene.settings.steps_per_second, notes)
+    _start_inside_limits(model, dof_slots, solver, notes)
     return BuiltModel(
         model=model,
         body_keys=body_keys,
@@ -743,28 +743,27 @@ def _damping_as_velocity_drives(model: newton.Model, dofs: dict, dt: float) -> d
             for key, info in dofs.items()}
 
 
-def _start_outside_limits(model: newton.Model, dofs: dict, solver: Solver, dt: float, notes: list[str]):
-    """Say before simulating which DOFs start outside their limits, which Featherstone's limit spring
-    or XPBD's limit projection throws back in at once (a blow-up on light links), and what holds them."""
-    outside = [(key, info) for key, info in dofs.items()
-               if key[2] == 0 and info.dof.motion == DofMotion.LIMITED
+def _start_inside_limits(model: newton.Model, dofs: dict, solver: Solver, notes: list[str]):
+    """DOFs that start outside their limits start at their nearest limit on Featherstone and XPBD, said
+    before simulating. MuJoCo's soft limit eases such a joint in; Featherstone's limit spring or XPBD's
+    projection throws it back in at once and blew up light links (go1's knees start at 0 against
+    -2.82..-0.89: both diverged in the first frame, at up to 8 substeps on XPBD)."""
+    outside = [(key, info) for key, info in dofs.items() if info.dof.motion == DofMotion.LIMITED
                and not info.dof.lower <= info.dof.initial_position <= info.dof.upper]
     if not outside or solver == Solver.MUJOCO:
         return
-    inertia = dof_inertia(model) if solver == Solver.FEATHERSTONE else None
-    for (joint, axis, _), info in outside:
+    joint_q = model.joint_q.numpy()
+    for (joint, axis, replica), info in outside:
         dof = info.dof
-        where = (f"joint {joint!r} ({axis}) starts at {dof.initial_position:g}, outside its limits "
-                 f"{dof.lower:g}..{dof.upper:g}")
-        if inertia is None:
-            notes.append(f"{where}: XPBD projects it onto the limit in one step; if it blows up, this "
-                         "robot needs MuJoCo")
-            continue
-        stiffness = dof.limit_stiffness if dof.limit_stiffness > 0.0 else HARD_LIMIT_KE
-        # The limit spring's step stays stable while omega * dt is well under 2; 0.5 leaves room.
-        substeps = max(2, math.ceil(math.sqrt(stiffness / inertia[info.qd_index]) * dt / 0.5))
-        notes.append(f"{where}: Featherstone's limit spring ({stiffness:g}) throws it back in; if it blows "
-                     f"up, this robot needs MuJoCo, or about {substeps} substeps")
+        nearest = min(max(dof.initial_position, dof.lower), dof.upper)
+        if info.q_index >= 0:
+            joint_q[info.q_index] = nearest - dof.reference  # Newton's coordinate
+        if replica == 0:
+            notes.append(f"joint {joint!r} ({axis}) starts at {dof.initial_position:g}, outside its limits "
+                         f"{dof.lower:g}..{dof.upper:g}: {solver.value} starts it at its nearest limit, "
+                         f"{nearest:g} (its limit would throw it back in at once); the authored start needs "
+                         "MuJoCo")
+    model.joint_q.assign(joint_q)
 
 
 def _apply_acceleration_drives(model: newton.Model, dofs: dict, notes: list[str]):

@@ -35,6 +35,7 @@ from .frame_steps import FrameSteps
 from .friction import JointEffects
 from .kinematic import KinematicDriver
 from .mujoco_spec import MUJOCO_CUDA_CROSSOVER_REPLICAS, MuJoCoSimulation, spec_refusal
+from .preflight import featherstone_settings
 from .wrenches import AppliedWrenches, WrenchSource
 
 log = logging.getLogger(__name__)
@@ -266,6 +267,8 @@ class Simulation(FrameSteps):
         self.built: BuiltModel = cached.built if cached else \
             build_model(self.scene, self.solver_kind, self.device)
         model = self.model = self.built.model
+        self._preflight_notes = featherstone_settings(model, self.built.dofs, self.dt) \
+            if self.solver_kind == Solver.FEATHERSTONE else []
         self.caps = SolverCaps.of(self.solver_kind)
         self.solver = _make_solver(model, self.solver_kind, self.device, iterations)
         self._mujoco_bad_qacc = 0  # MuJoCo instabilities seen before the current run (reset)
@@ -319,7 +322,8 @@ class Simulation(FrameSteps):
     @property
     def notes(self) -> list[str]:
         """What this solver cannot simulate as authored, in plain words."""
-        return ([self._fallback_note] if self._fallback_note else []) + list(self.built.notes)
+        return ([self._fallback_note] if self._fallback_note else []) + list(self.built.notes) + \
+            self._preflight_notes
 
     @property
     def replicas(self) -> int:

@@ -1,0 +1,118 @@
+"""Before a Newton simulation steps: settings Featherstone keeps stable at the step it runs.
+
+Featherstone integrates joint forces explicitly (semi-implicit Euler in joint space): a spring ``k`` and a
+damper ``c`` on a DOF of effective inertia ``I`` stay stable while ``sqrt(k / I) * dt`` and ``c * dt / I``
+stay under 2. Newton's hard-limit spring (1e4 N*m/rad, 10 N*m*s) breaks both on light joints at
+MuJoCo's 2 ms step (go1's knee: I = 0.0057 kg*m^2, sqrt(k / I) * dt = 2.65, c * dt / I = 3.5).
+MuJoCo scales its limit constraint by the DOF's inertia (solref); Featherstone's limit spring is scaled
+the same way here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import newton
+
+from ..core.model import DofMotion
+from .builder import HARD_LIMIT_KD, HARD_LIMIT_KE
+
+#: A hard limit's spring on Featherstone: natural frequency times step (critically damped). One DOF alone
+#: is stable below 2, but limits, contacts and the pose change the inertia each meets: go1 limp on the
+#: ground still diverged at 0.5 (0.76 s) and holds at 0.2.
+LIMIT_OMEGA_DT = 0.2
+
+
+def effective_inertia(model: newton.Model) -> np.ndarray:
+    """Each DOF's effective inertia at the model's initial pose: 1 / (H^-1)_ii, what a torque on the
+    DOF alone meets when every other DOF of its articulation is free (a knee of a floating robot meets
+    less than the mass matrix's diagonal)."""
+    state = model.state()
+    newton.eval_fk(model, model.joint_q, model.joint_qd, state)
+    inertia = np.ones(model.joint_dof_count)
+    H = newton.eval_mass_matrix(model, state)
+    if H is None:
+        return inertia
+    H = H.numpy()
+    art_start = model.articulation_start.numpy()
+    qd_start = model.joint_qd_start.numpy()
+    for a in range(model.articulation_count):
+        first, last = qd_start[art_start[a]], qd_start[art_start[a + 1]]
+        block = H[a][: last - first, : last - first].astype(np.float64)
+        try:
+            inertia[first:last] = 1.0 / np.diagonal(np.linalg.inv(block))
+        except np.linalg.LinAlgError:
+            inertia[first:last] = np.diagonal(block)
+    return np.maximum(inertia, 1e-12)
+
+
+def soften_hard_limits(model: newton.Model, dofs: dict, dt: float, inertia: np.ndarray) -> None:
+    """Featherstone's hard-limit springs scaled to each DOF's effective inertia so they stay stable at
+    ``dt`` (never stiffer than Newton's default); limits authored with their own stiffness stay as
+    authored."""
+    ke, kd = model.joint_limit_ke.numpy(), model.joint_limit_kd.numpy()
+    omega = LIMIT_OMEGA_DT / dt
+    for info in dofs.values():
+        dof = info.dof
+        if dof.motion != DofMotion.LIMITED or dof.limit_stiffness > 0.0:
+            continue
+        i = info.qd_index
+        ke[i] = min(HARD_LIMIT_KE, inertia[i] * omega * omega)
+        kd[i] = min(HARD_LIMIT_KD, 2.0 * inertia[i] * omega)
+    model.joint_limit_ke.assign(ke)
+    model.joint_limit_kd.assign(kd)
+
+
+#: Featherstone's explicit joint springs and dampers: largest sqrt(k / I) * dt and c * dt / I kept (stable
+#: below 2 for one DOF alone; halved for the DOFs coupled through the chain).
+SPRING_OMEGA_DT = 0.5
+DAMPER_DT = 1.0
+
+
+def _actuator_gains(dof) -> tuple[float, float]:
+    """The stiffness and damping a DOF's position/velocity servos add (MuJoCo's biasprm: 0, -kp, -kv)."""
+    stiffness = damping = 0.0
+    for actuator in dof.actuators:
+        gear2 = actuator.gear * actuator.gear
+        if len(actuator.bias) > 1:
+            stiffness += max(0.0, -actuator.bias[1]) * gear2
+        if len(actuator.bias) > 2:
+            damping += max(0.0, -actuator.bias[2]) * gear2
+    return stiffness, damping
+
+
+def armature_for_explicit_step(model: newton.Model, dofs: dict, dt: float, inertia: np.ndarray) -> dict:
+    """Armature added to each DOF whose spring or damper would outrun Featherstone's explicit step on its
+    inertia (jaco's last link: 1e-6 kg*m^2 against a 0.01 N*m*s damper went NaN in the first step, at
+    any substep count up to 8); {(joint, axis): added kg*m^2 (or kg)}. MuJoCo integrates damping
+    implicitly, and real arms carry rotor inertia: an armature this small leaves the motion as it was.
+    Hard limits are left out (:func:`soften_hard_limits` scales them)."""
+    stiffness = model.joint_target_ke.numpy() + model.joint_stiffness.numpy()
+    damping = model.joint_target_kd.numpy() + model.joint_damping.numpy()
+    armature = model.joint_armature.numpy()
+    added = {}
+    for (joint, axis, replica), info in dofs.items():
+        i = info.qd_index
+        servo_k, servo_c = _actuator_gains(info.dof)
+        k, c = stiffness[i] + servo_k, damping[i] + servo_c
+        needed = max(k * (dt / SPRING_OMEGA_DT) ** 2, c * dt / DAMPER_DT)
+        if needed > inertia[i]:
+            armature[i] += needed - inertia[i]
+            if replica == 0:
+                added[(joint, axis)] = needed - inertia[i]
+    if added:
+        model.joint_armature.assign(armature)
+    return added
+
+
+def featherstone_settings(model: newton.Model, dofs: dict, dt: float) -> list[str]:
+    """Featherstone's own settings at step ``dt`` (limits scaled, armature where a spring or damper needs
+    it); returns the notes that say what was repaired."""
+    inertia = effective_inertia(model)
+    soften_hard_limits(model, dofs, dt, inertia)
+    added = armature_for_explicit_step(model, dofs, dt, inertia)
+    if not added:
+        return []
+    listed = ", ".join(f"{joint!r} ({axis}) +{amount:.2g}" for (joint, axis), amount in sorted(added.items()))
+    return [f"FEATHERSTONE steps joint springs and dampers explicitly: armature added where one would outrun "
+            f"the {dt * 1000:g} ms step on a light link (as MuJoCo's balanceinertia repairs inertias): {listed}"]
