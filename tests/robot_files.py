@@ -29,3 +29,45 @@ def duck_mjcf(folder) -> str:
     <body name="crate" pos="1 0 0.2"><freejoint/><geom type="box" size="0.1 0.1 0.1" material="crate"/></body>
   </worldbody></mujoco>""")
     return str(path)
+
+
+MUJOCO_ROBOTS = os.environ.get("ARTICULA_MUJOCO_ROBOTS", os.path.expanduser("~/.cache/articula/mujoco_robots"))
+_ROBOSUITE = "robosuite/robosuite/models/assets"
+_GYM_ROBOTICS = "gymnasium-robotics/gymnasium_robotics/envs/assets"
+_DM_CONTROL = "dm_control/dm_control"
+
+#: name -> (kind, entry XML under MUJOCO_ROBOTS): real MuJoCo robots nobody here wrote, each an entry that
+#: MuJoCo 3.17 compiles standalone. Left out: robosuite's robotiq_gripper_85 (MuJoCo refuses its repeated
+#: mesh name 'robotiq_arg2f_base_link'), xarm7_gripper (a `group` attribute on <default>, a schema error),
+#: gymnasium-robotics' kitchen_franka (a kitchen scene of furniture more than a robot), rethink_gripper
+#: and dm_control's jaco_hand (the same two-/three-finger grippers as panda_gripper and
+#: jaco_three_finger_gripper).
+MUJOCO_ROBOT_FILES = {
+    "go1": ("quadruped", "mjlab/mjlab/asset_zoo/robots/unitree_go1/xmls/go1.xml"),
+    "g1": ("humanoid", "mjlab/mjlab/asset_zoo/robots/unitree_g1/xmls/g1.xml"),
+    "yam": ("arm", "mjlab/mjlab/asset_zoo/robots/i2rt_yam/xmls/yam.xml"),
+    **{name: ("arm", f"{_ROBOSUITE}/robots/{name}/robot.xml")
+       for name in ("panda", "iiwa", "jaco", "kinova3", "sawyer", "ur5e", "xarm7", "baxter", "tiago", "spot_arm")},
+    "spot": ("quadruped", f"{_ROBOSUITE}/robots/spot/robot.xml"),
+    "gr1": ("humanoid", f"{_ROBOSUITE}/robots/gr1/robot.xml"),
+    **{name: ("hand", f"{_ROBOSUITE}/grippers/{name}.xml")
+       for name in ("inspire_left_hand", "fourier_left_hand", "robotiq_gripper_140", "panda_gripper",
+                    "jaco_three_finger_gripper")},
+    "shadow_hand": ("hand", f"{_GYM_ROBOTICS}/hand/reach.xml"),
+    "adroit_hand": ("hand", f"{_GYM_ROBOTICS}/adroit_hand/adroit_door.xml"),
+    "fetch": ("arm", f"{_GYM_ROBOTICS}/fetch/reach.xml"),
+    "dog": ("quadruped", f"{_DM_CONTROL}/suite/dog.xml"),
+    "quadruped": ("quadruped", f"{_DM_CONTROL}/suite/quadruped.xml"),
+    "humanoid_CMU": ("humanoid", f"{_DM_CONTROL}/suite/humanoid_CMU.xml"),
+    "cheetah": ("planar", f"{_DM_CONTROL}/suite/cheetah.xml"),
+    "jaco_arm": ("arm", f"{_DM_CONTROL}/third_party/kinova/jaco_arm.xml"),
+}
+
+
+def mujoco_robot(name: str) -> str:
+    """The entry XML of corpus robot ``name`` (:data:`MUJOCO_ROBOT_FILES`); skips when `make mujoco-robots`
+    has not extracted the corpus."""
+    path = os.path.join(MUJOCO_ROBOTS, MUJOCO_ROBOT_FILES[name][1])
+    if not os.path.isfile(path):
+        pytest.skip("the MuJoCo robot corpus comes with `make mujoco-robots`")
+    return path
