@@ -909,7 +909,7 @@ class _StageReader:
         ref *= self.mjc_angle_scale if dof.axis.is_angular else self.meters_per_unit
         dof.reference = ref
         dof.initial_position += ref
-        if dof.drive_enabled:
+        if dof.drive_enabled and dof.drive_stiffness:  # a velocity drive's target means nothing: kept
             dof.target_position += ref
 
     def _dofs_to_si(self, joint: Joint) -> None:

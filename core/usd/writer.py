@@ -12,6 +12,7 @@ failed export never leaves a half-written file nor touches an existing one.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import tempfile
@@ -33,8 +34,8 @@ from ..collision import collision_group_filters, collision_group_name
 from ..files import replaced_file_mode
 from ..mass import MassError, mass_properties, mass_shapes_by_body
 from ..model import (
-    Body, Dof, DofMotion, Joint, JointType, MassProperties, MeshData, PhysicsMaterial, PhysicsScene, Pose, Shape,
-    ShapeKind, Visual,
+    ActuatorKind, Body, Dof, DofMotion, Joint, JointType, MassProperties, MeshData, PhysicsMaterial,
+    PhysicsScene, Pose, Shape, ShapeKind, Visual,
 )
 from ..transforms import pose_relative
 from ..validation import blocks_writing, validate_with_masses
@@ -408,7 +409,7 @@ class _LayerWriter:
         if dof.drive_enabled:
             self._write_drive(prim, dof, instance, angular)
         else:
-            write_derived_drive(prim, dof, instance, angular)
+            write_derived_drive(prim, _servos_from_the_joint_frames(dof), instance, angular)
         self._write_physx_axis(prim, dof, instance, angular)
         self._write_joint_state(prim, dof, instance, angular)
 
@@ -441,8 +442,7 @@ class _LayerWriter:
         set_unless_fallback(prim, D.drive_attr(instance, "type"), T.Token, drive_type, "force", uniform=True)
         for name, value, unit, fallback in (("stiffness", dof.drive_stiffness, D.Unit.PER_ANGLE, None),
                                             ("damping", dof.drive_damping, D.Unit.PER_ANGLE, None),
-                                            # the joint frames' coordinate, 0 at the authored pose
-                                            ("targetPosition", dof.target_position - dof.reference,
+                                            ("targetPosition", _target_in_the_joint_frames(dof),
                                              D.Unit.ANGLE, 0.0),
                                             ("targetVelocity", dof.target_velocity, D.Unit.ANGLE, 0.0),
                                             ("maxForce", dof.max_effort, D.Unit.PLAIN, math.inf)):
@@ -654,3 +654,19 @@ class _LayerWriter:
 
 
 __all__ = ["LAYOUTS", "build_layer", "build_stage", "write_usd", "UsdWriteError"]
+
+
+def _target_in_the_joint_frames(dof: Dof) -> float:
+    """A position drive's target as UsdPhysics counts it, from the joint frames (the authored pose, where
+    the DOF is at its reference); a velocity drive's (no stiffness) means nothing and is kept."""
+    return dof.target_position - dof.reference if dof.drive_stiffness else dof.target_position
+
+
+def _servos_from_the_joint_frames(dof: Dof) -> Dof:
+    """``dof`` with its position servos' ctrl counted from the joint frames, for the drive derived from
+    them (its target is ctrl / gear)."""
+    if not dof.reference:
+        return dof
+    return dataclasses.replace(dof, actuators=[
+        dataclasses.replace(a, control=a.control - dof.reference * a.gear) if a.kind == ActuatorKind.POSITION
+        else a for a in dof.actuators])

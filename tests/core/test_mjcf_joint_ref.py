@@ -159,4 +159,6 @@ def test_newton_reads_our_usd_as_it_reads_the_converters(robot_file, tmp_path):
                                    atol=1e-6, err_msg=field)
     # Newton's coordinate is 0 at the authored pose: the file's range less ref
     np.testing.assert_allclose(mine.joint_limit_lower.numpy()[-2:], [-0.9, -0.15], rtol=1e-5)
+    # the servo's drive for PhysX and Newton: its ctrl 0 is the file's angle 0, Newton's -ref
+    assert mine.joint_target_q.numpy()[-2] == pytest.approx(-0.4, abs=1e-6)
 
