@@ -8,8 +8,8 @@ the scene, whatever their transmission: fixed tendons (``articula.tendons[t]...`
 (``articula.spatial_tendons[t]...``) and sites, bodies and ball joints (``articula.frame_actuators[k]``).
 An unkeyed control is the description's ``Actuator.control``, which the simulation starts from. A keyed
 control of an actuator the simulation does not simulate (Newton's solvers have no site, body, ball
-joint or spatial tendon transmission) is left out: :attr:`AnimationInputs.left_out` names them. The
-caller moves the scene to the frame; :meth:`AnimationInputs.feed` reads it.
+joint or spatial tendon transmission) is left out: :meth:`AnimationInputs.not_simulated` names them.
+The caller moves the scene to the frame; :meth:`AnimationInputs.feed` reads it.
 """
 
 from __future__ import annotations
@@ -45,10 +45,15 @@ class AnimationInputs:
                 self._keep_simulated(sim)
             sim.set_controls({name: actuator.control for actuator, name in self.controls})
 
-    def _keep_simulated(self, sim):
+    def not_simulated(self, sim) -> list[str]:
+        """The actuators whose keyed control ``sim`` cannot apply (:meth:`feed` leaves them out): what
+        the operators name in a warning before the first frame."""
         simulated = sim.actuator_controls
-        self.left_out = [name for _, name in self.controls if name not in simulated]
-        self.controls = [(actuator, name) for actuator, name in self.controls if name in simulated]
+        return [name for _, name in self.controls if name not in simulated]
+
+    def _keep_simulated(self, sim):
+        self.left_out = self.not_simulated(sim)
+        self.controls = [(actuator, name) for actuator, name in self.controls if name not in self.left_out]
         self._checked = True
 
 
