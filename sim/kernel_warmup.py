@@ -5,8 +5,8 @@ back and grabbed as Simulate does."""
 
 from __future__ import annotations
 
-from ..core.model import (Body, DofMotion, JointType, MeshData, Mimic, PhysicsScene, Pose, SceneSettings, Shape,
-                          ShapeKind, make_joint)
+from ..core.model import (Body, DofMotion, JointType, MeshData, Mimic, PhysicsScene, Pose, SceneSettings,
+                          Shape, ShapeKind, make_joint)
 
 _CUBE_VERTICES = [(x, y, z) for x in (-0.1, 0.1) for y in (-0.1, 0.1) for z in (-0.1, 0.1)]
 _CUBE_TRIANGLES = [(0, 1, 3), (0, 3, 2), (4, 6, 7), (4, 7, 5), (0, 4, 5), (0, 5, 1),
@@ -19,7 +19,8 @@ def meshes_and_mimic_scene() -> PhysicsScene:
     scene = PhysicsScene(name="warmup_meshes", settings=SceneSettings(ground_plane=True))
     cube = MeshData(vertices=list(_CUBE_VERTICES), triangles=list(_CUBE_TRIANGLES))
     scene.bodies += [Body("mesh", Pose((0.0, 0.0, 0.1))), Body("hull", Pose((1.0, 0.0, 0.1))),
-                     Body("palm", Pose((2.0, 0.0, 0.5))), Body("finger_a", Pose((2.0, 0.1, 0.5)), parent="palm"),
+                     Body("palm", Pose((2.0, 0.0, 0.5))),
+                     Body("finger_a", Pose((2.0, 0.1, 0.5)), parent="palm"),
                      Body("finger_b", Pose((2.0, -0.1, 0.5)), parent="palm")]
     scene.shapes += [Shape("mesh_shape", ShapeKind.MESH, "mesh", mesh=cube),
                      Shape("hull_shape", ShapeKind.CONVEX_HULL, "hull", mesh=cube)]
@@ -56,4 +57,4 @@ def run_warmup(solver, device: str) -> None:
         sim.advance(2.0 * sim.dt, check=False)
         sim.body_poses()
         sim.joint_positions()
-        Grab(sim).hit((1.0, 0.0, 2.0), (0.0, 0.0, -1.0))  # Simulate's Ctrl+drag: not a stall on the first grab
+        Grab(sim).hit((1.0, 0.0, 2.0), (0.0, 0.0, -1.0))  # Ctrl+drag: no stall on the first grab

@@ -71,7 +71,7 @@ def mismatch(manifest: Optional[dict], warp_flags: Optional[str]) -> Optional[st
     for name, running in (("warp", wp.__version__), ("newton", newton.__version__)):
         if manifest.get(name) != running:
             return f"built for {name} {manifest.get(name)}, this is {running}"
-    if manifest.get("warp_default_cpu_flags") != warp_flags and manifest.get("cpu_compiler_flags") != warp_flags:
+    if warp_flags not in (manifest.get("warp_default_cpu_flags"), manifest.get("cpu_compiler_flags")):
         return f"Warp's CPU flags were changed to {warp_flags!r}"
     if manifest.get("cpu_key") != cpu_key(manifest.get("cpu_compiler_flags", "")):
         return f"built for another CPU target ({manifest.get('cpu_key')})"
