@@ -11,9 +11,13 @@ is fetched with pip by its exact file name into the wheel cache (``.cache/wheels
 Wheels built per Python (MuJoCo's) are listed for both CPython 3.11 (Blender 4.5 LTS, 5.0) and 3.13
 (Blender 5.1, 5.2 LTS) and fetched by their own Python tag, whichever Python runs this, so one zip
 per platform installs on all of them; Blender installs the one matching its Python.
-Each build runs on a staged copy of the package whose manifest lists only the requested platforms
-and their wheels, so a single-platform build does not need the other platforms' wheels.
+Each platform's zip is built from its own staged copy of the package, whose manifest lists only that
+platform and its wheels, so a single-platform build does not need the other platforms' wheels. A zip
+also carries the Warp CPU kernels built ahead of time for its platform (``make kernels``:
+``tools/build_kernels.py`` -> ``.cache/kernels/<key>/``, as ``kernels/<key>/``), never another's.
 """
+
+import json
 
 import argparse
 import os
@@ -31,6 +35,10 @@ WHEEL_DIR = ROOT / "wheels"
 DIST_DIR = ROOT / "dist"
 # Top-level entries never copied into a build stage (the manifest's exclude patterns drop the rest).
 STAGE_SKIP = {"dist", "wheels", "out"}
+# Prebuilt Warp kernels (tools/build_kernels.py), a folder per Warp CPU cache key; where a zip holds them.
+KERNEL_SETS = ROOT / ".cache" / "kernels"
+ZIP_KERNELS = "kernels"
+KERNEL_MANIFEST = "articula-kernels.json"
 
 
 def wheel_cache() -> Path:
@@ -147,8 +155,43 @@ def narrowed_manifest(text: str, platforms: list[str], wheel_paths: list[str]) -
     return text
 
 
-def stage(stage_dir: Path, platforms: list[str], wheel_paths: list[str]) -> None:
-    """Copy the package into ``stage_dir`` with a manifest for ``platforms`` and their wheels."""
+def bundled_version(manifest: dict, name: str) -> str | None:
+    """The version of the wheel ``name`` (``warp_lang``) the manifest bundles."""
+    versions = {Path(w).name.split("-")[1] for w in manifest["wheels"] if Path(w).name.split("-")[0] == name}
+    return versions.pop() if len(versions) == 1 else None
+
+
+def kernel_sets_for(platform: str, manifest: dict, sets_dir: Path = KERNEL_SETS) -> list[Path]:
+    """The prebuilt kernel sets for ``platform`` built with the Warp and Newton the zip bundles."""
+    found = []
+    for manifest_path in sorted(sets_dir.glob(f"*/{KERNEL_MANIFEST}")):
+        built = json.loads(manifest_path.read_text(encoding="utf-8"))
+        if built.get("platform") != platform:
+            continue
+        bundled = {"warp": bundled_version(manifest, "warp_lang"),
+                   "newton": bundled_version(manifest, "newton")}
+        stale = [f"{k} {built.get(k)} (the zip has {v})" for k, v in bundled.items() if built.get(k) != v]
+        if stale:
+            print(f"not shipping the Warp kernels in {manifest_path.parent}: built for {', '.join(stale)}; "
+                  f"run `make kernels`", file=sys.stderr)
+            continue
+        found.append(manifest_path.parent)
+    return found
+
+
+def stage_kernels(stage_dir: Path, platforms: list[str], sets_dir: Path = KERNEL_SETS) -> list[Path]:
+    """Copy the kernel sets of a single-platform stage into its ``kernels/``; the sets copied."""
+    if len(platforms) != 1:
+        return []  # one zip per platform is split from this stage: no platform's objects may go to all
+    sets = kernel_sets_for(platforms[0], read_manifest(), sets_dir)
+    for kernel_set in sets:
+        shutil.copytree(kernel_set, stage_dir / ZIP_KERNELS / kernel_set.name)
+    return sets
+
+
+def stage(stage_dir: Path, platforms: list[str], wheel_paths: list[str], kernels: bool = True) -> None:
+    """Copy the package into ``stage_dir`` with a manifest for ``platforms`` and their wheels (and, for
+    a single platform, its prebuilt Warp kernels unless ``kernels`` is False)."""
     def skip(directory, names):
         if Path(directory) != ROOT:
             return [n for n in names if n == "__pycache__"]
@@ -160,6 +203,8 @@ def stage(stage_dir: Path, platforms: list[str], wheel_paths: list[str]) -> None
                                            encoding="utf-8")
     for path in wheel_paths:
         link_or_copy(wheel_cache() / Path(path).name, stage_dir / path)
+    if kernels:
+        stage_kernels(stage_dir, platforms)
 
 
 def run_cli(args: list[str]) -> None:
@@ -181,16 +226,19 @@ def build(platforms: list[str] | None = None, output_dir: Path = DIST_DIR) -> li
     unknown = sorted(set(platforms) - set(manifest["platforms"]))
     if unknown:
         raise ValueError(f"platforms not in {MANIFEST_NAME}: {unknown}")
-    wheel_paths = wheels_for(manifest, platforms)
-    fetch_wheels(wheel_paths)
+    fetch_wheels(wheels_for(manifest, platforms))
 
     output_dir = Path(output_dir).resolve()
     output_dir.mkdir(parents=True, exist_ok=True)
     before = set(output_dir.glob("*.zip"))
     wheel_cache().mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=wheel_cache().parent, prefix=".stage-") as tmp:
-        stage(Path(tmp), platforms, wheel_paths)
-        run_cli(["build", "--source-dir", tmp, "--output-dir", str(output_dir), "--split-platforms"])
+    for platform in platforms:  # a stage each: a platform's prebuilt kernels go into its zip only
+        if platform == this_platform() and not kernel_sets_for(platform, manifest):
+            print(f"no prebuilt Warp kernels for {platform} (`make kernels`): its zip compiles them on "
+                  f"first use", file=sys.stderr)
+        with tempfile.TemporaryDirectory(dir=wheel_cache().parent, prefix=".stage-") as tmp:
+            stage(Path(tmp), [platform], wheels_for(manifest, [platform]))
+            run_cli(["build", "--source-dir", tmp, "--output-dir", str(output_dir), "--split-platforms"])
 
     version = manifest["version"]
     zips = [output_dir / f"{manifest['id']}-{version}-{p.replace('-', '_')}.zip" for p in platforms]
