@@ -32,7 +32,7 @@ STAMP := .requirements-installed
 # The repository itself, installed editable into each development venv (tests import the package).
 PKG_STAMP := .articula-installed
 
-.PHONY: venv test demo extension bench test-in-blender clean distclean corpus urdf-corpus xacro-corpus mujoco-robots
+.PHONY: venv test demo extension bench test-in-blender clean distclean corpus urdf-corpus xacro-corpus kernels mujoco-robots
 
 venv: $(VENV)/$(PKG_STAMP) $(VENV45)/$(PKG_STAMP)
 
@@ -143,7 +143,7 @@ $(VENV_PTB)/$(STAMP): requirements/pytest-blender.txt
 # on bpy 5.2.3 LTS and on bpy 4.5.15 LTS; then NVIDIA's validators on Articula's exports (tests/nvidia,
 # core writer only, in .venv-nvidia). The core tier's URDF export tests run Pinocchio (urdfdom) in .venv-pin.
 # Every tier runs even when an earlier one fails.
-test: venv corpus urdf-corpus xacro-corpus mujoco-robots $(VENV_NV)/$(PKG_STAMP) $(VENV_PIN)/$(STAMP)
+test: venv corpus urdf-corpus xacro-corpus mujoco-robots kernels $(VENV_NV)/$(PKG_STAMP) $(VENV_PIN)/$(STAMP)
 	@status=0; \
 	tools/pytest-tier $(PY) tests/core tests/sim $(PYTEST_ARGS) || status=1; \
 	tools/pytest-tier $(PY) tests/blender $(PYTEST_ARGS) || status=1; \
@@ -154,8 +154,18 @@ test: venv corpus urdf-corpus xacro-corpus mujoco-robots $(VENV_NV)/$(PKG_STAMP)
 demo: $(VENV)/$(PKG_STAMP) $(PYBULLET_DATA)/.extracted
 	$(PY) examples/demo.py
 
+# Featherstone's and XPBD's Warp CPU kernels built ahead of time into .cache/kernels/ (tools/build_kernels.py):
+# this platform's zip ships them and the first simulation loads them. Minutes the first time; after a change
+# to sim/ or the venv, only the modules whose source changed compile again.
+KERNEL_STAMP := .cache/kernels/.built
+kernels: $(KERNEL_STAMP)
+
+$(KERNEL_STAMP): $(VENV)/$(PKG_STAMP) $(wildcard sim/*.py) tools/build_kernels.py
+	$(PY) tools/build_kernels.py
+	touch $@
+
 # One validated zip per platform in dist/, built by Blender's own extension builder.
-extension: $(VENV)/$(STAMP)
+extension: $(VENV)/$(STAMP) kernels
 	$(PY) tools/extension.py
 
 bench: $(VENV)/$(PKG_STAMP)
