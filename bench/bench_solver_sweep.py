@@ -32,6 +32,7 @@ FRAME = 0.04
 FLUNG = 3.0
 SOLVERS = ("MUJOCO", "FEATHERSTONE", "XPBD")
 NEWTON_SOLVERS = ("FEATHERSTONE", "XPBD")
+_SHIPPED: dict = {}  # sim.preflight's step table as shipped, while raw runs empty it
 
 
 def needs_ground(path: str) -> bool:
@@ -58,11 +59,15 @@ def _outcome(start, poses, diverged_at=None, body=None) -> dict:
     return {"holds": True, "moved": float(moved.max())}
 
 
-def run_articula(path: str, solver: str, substeps: int, ground: bool) -> dict:
+def run_articula(path: str, solver: str, substeps: int, ground: bool, raw: bool = False) -> dict:
+    """``raw``: without the step split Articula makes by itself (sim.preflight), to measure what the solver
+    needs."""
     from articula.core.mjcf.reader import read_mjcf
-    from articula.sim import Simulation, SimulationDiverged
+    from articula.sim import Simulation, SimulationDiverged, preflight
     from articula.sim.builder import SimulationBuildError
 
+    _SHIPPED.setdefault("steps", preflight.FLOATING_ON_CONTACT_STEP)
+    preflight.FLOATING_ON_CONTACT_STEP = {} if raw else _SHIPPED["steps"]
     scene = read_mjcf(path).scene
     scene.settings.ground_plane = ground
     began = time.perf_counter()
@@ -131,9 +136,11 @@ def sweep_robot(name: str, path: str, max_substeps: int, newton_own: bool) -> di
     dt = mujoco.MjModel.from_xml_path(path).opt.timestep
     ground = needs_ground(path)
     row = {"robot": name, "dt": dt, "ground": ground}
-    for solver in SOLVERS:
-        row[solver] = _climb(lambda n: run_articula(path, solver, n, ground),
-                             1 if solver == "MUJOCO" else max_substeps)
+    row["MUJOCO"] = _climb(lambda n: run_articula(path, "MUJOCO", n, ground), 1)
+    for solver in SOLVERS[1:]:
+        row[solver] = _climb(lambda n: run_articula(path, solver, n, ground, raw=True), max_substeps)
+        shipped = _climb(lambda n: run_articula(path, solver, n, ground), 1)
+        row["shipped_" + solver] = shipped
     if newton_own:
         for solver in NEWTON_SOLVERS:
             row["newton_" + solver] = _climb(lambda n: run_newton(path, solver, n, ground, dt), max_substeps)
@@ -164,25 +171,33 @@ def _cell(result: dict | None) -> str:
         return "-"
     if result.get("refused"):
         return "refused"
+    split = next((n for n in result.get("notes", []) if "split into" in n), None)
+    if split and result["holds"]:
+        return f"holds ({split.rsplit('split into ', 1)[1].split()[0]} solver steps a step)"
     if result["holds"]:
         return "holds" if result["substeps"] == 1 else f"holds at {result['substeps']} substeps"
     return f"no ({result['why']}, {result['substeps']} substeps)"
 
 
 def table(rows: list[dict]) -> str:
-    solvers = list(SOLVERS) + [f"newton_{s}" for s in NEWTON_SOLVERS]
-    header = ["robot", "kind", "step"] + ["MuJoCo", "Featherstone", "XPBD", "Newton's Featherstone", "Newton's XPBD"]
+    solvers = ["MUJOCO", "shipped_FEATHERSTONE", "shipped_XPBD", "FEATHERSTONE", "XPBD"] + \
+        [f"newton_{s}" for s in NEWTON_SOLVERS]
+    header = ["robot", "kind", "step", "MuJoCo", "Featherstone", "XPBD", "Featherstone needs", "XPBD needs",
+              "Newton's Featherstone", "Newton's XPBD"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
         lines.append("| " + " | ".join([row["robot"], row.get("kind", ""), f"{row['dt'] * 1000:g} ms"]
                                       + [_cell(row.get(s)) for s in solvers]) + " |")
     total = len(rows)
-    for solver in solvers:
+    lines.append("")
+    for solver, title in zip(solvers, header[3:]):
         held = [r for r in rows if r.get(solver)]
         at_one = sum(1 for r in held if r[solver]["holds"] and r[solver]["substeps"] == 1)
+        refused = sum(1 for r in held if r[solver].get("refused"))
         anywhere = sum(1 for r in held if r[solver]["holds"])
         if held:
-            lines.append(f"\n{solver}: {at_one}/{total} hold at 1 substep, {anywhere}/{total} at some substep count")
+            lines.append(f"- {title}: {at_one}/{total} hold as asked, {anywhere}/{total} at some substep count, "
+                         f"{refused} refused up front")
     return "\n".join(lines) + "\n"
 
 

@@ -10,12 +10,15 @@ the same way here.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 import newton
 
-from ..core.model import DofMotion
-from .builder import HARD_LIMIT_KD, HARD_LIMIT_KE
+from ..core.articulation import find_articulations
+from ..core.model import DofMotion, PhysicsScene, Solver
+from .builder import HARD_LIMIT_KD, HARD_LIMIT_KE, SimulationBuildError
 
 #: A hard limit's spring on Featherstone: natural frequency times step (critically damped). One DOF alone
 #: is stable below 2, but limits, contacts and the pose change the inertia each meets: go1 limp on the
@@ -116,3 +119,38 @@ def featherstone_settings(model: newton.Model, dofs: dict, dt: float) -> list[st
     listed = ", ".join(f"{joint!r} ({axis}) +{amount:.2g}" for (joint, axis), amount in sorted(added.items()))
     return [f"FEATHERSTONE steps joint springs and dampers explicitly: armature added where one would outrun "
             f"the {dt * 1000:g} ms step on a light link (as MuJoCo's balanceinertia repairs inertias): {listed}"]
+
+
+class SolverRefusal(SimulationBuildError):
+    """This solver cannot hold the robot at any step Articula takes by itself: said before simulating,
+    with what would (MuJoCo, or a shorter step)."""
+
+
+#: The longest solver step (s) at which the solver held every floating robot of the sweep, limp on the
+#: ground (docs/simulation.md, "Which solver holds which robot"). A floating robot is stepped this short
+#: by itself: the step asked for is split into that many solver steps.
+FLOATING_ON_CONTACT_STEP = {Solver.FEATHERSTONE: 1.0e-3, Solver.XPBD: 1.0e-3}
+#: Most solver steps Articula splits one step into by itself; a robot that needs more is refused.
+MAX_SPLIT = 8
+
+
+def floating_robots(scene: PhysicsScene) -> list[str]:
+    """Roots of the floating articulations of two or more bodies (a robot, not a loose ball)."""
+    return [a.root for a in find_articulations(scene) if a.base_joint is None and not a.fixed_base
+            and len(a.bodies) > 1 and not scene.body(a.root).kinematic]
+
+
+def split_steps(scene: PhysicsScene, solver: Solver, dt: float) -> tuple[int, list[str]]:
+    """Solver steps per step of ``dt`` that ``solver`` needs to hold ``scene``, and the note that says
+    so; raises :class:`SolverRefusal` when that is more than :data:`MAX_SPLIT`."""
+    longest = FLOATING_ON_CONTACT_STEP.get(Solver(solver))
+    floating = floating_robots(scene) if longest else []
+    if not floating or dt <= longest * (1.0 + 1e-6):
+        return 1, []
+    split = math.ceil(dt / longest - 1e-6)
+    why = (f"floating robot {floating[0]!r}: {solver.value} held every floating robot of the solver sweep at "
+           f"a {longest * 1000:g} ms step, not at {dt * 1000:g} ms")
+    if split > MAX_SPLIT:
+        raise SolverRefusal(f"this robot needs MuJoCo, or {split} substeps (steps per second "
+                            f"{math.ceil(1.0 / longest)}): {why}")
+    return split, [f"{why}: each step is split into {split} solver steps"]

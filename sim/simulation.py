@@ -28,6 +28,7 @@ from ..core.model import (Actuator, Body, DofMotion, Joint, JointType, PhysicsSc
 from . import model_cache, shipped_kernels
 from .actuators import ActuatorForces, Controls
 from .builder import BuiltModel, SolverCaps, build_model, dof_inertia
+from .device_choice import NEWTON_CUDA_CROSSOVER_REPLICAS, device_for  # noqa: F401 (the crossover: here too)
 from .divergence import (  # MUJOCO_DEEPEST_CHAIN, deepest_chain: imported from here too
     BLOW_UP_DISTANCE, MUJOCO_DEEPEST_CHAIN, SimulationDiverged, check_depth_for_mujoco, deepest_chain,
     route_mujoco_warnings)
@@ -35,7 +36,7 @@ from .frame_steps import FrameSteps
 from .friction import JointEffects
 from .kinematic import KinematicDriver
 from .mujoco_spec import MUJOCO_CUDA_CROSSOVER_REPLICAS, MuJoCoSimulation, spec_refusal
-from .preflight import featherstone_settings
+from .preflight import featherstone_settings, split_steps
 from .wrenches import AppliedWrenches, WrenchSource
 
 log = logging.getLogger(__name__)
@@ -43,23 +44,14 @@ log = logging.getLogger(__name__)
 KERNELS_BUILDING = "Building Warp kernels (first run only)…"
 
 
-def resolve_device(device: str = "auto", solver: Solver | str | None = None, replicas: int = 1) -> str:
-    """"auto": CUDA when present, else CPU; "cpu"; "cuda" (raises when there is no CUDA device).
+def resolve_device(device: str = "auto", solver: Solver | str | None = None, replicas: Optional[int] = None) -> str:
+    """"auto": by :func:`sim.device_choice.choose_device`; "cpu"; "cuda" (raises when there is no CUDA device).
 
     MuJoCo on "auto" stays on the CPU, its C library stepping a robot in microseconds, unless there
-    are at least :data:`sim.mujoco_spec.MUJOCO_CUDA_CROSSOVER_REPLICAS` replicas and a GPU."""
-    device = (device or "auto").lower()
-    if device == "auto" and solver is not None and Solver(solver) == Solver.MUJOCO:
-        if max(1, int(replicas)) < MUJOCO_CUDA_CROSSOVER_REPLICAS:
-            return "cpu"
-    _init_warp()
-    if device == "auto":
-        return "cuda:0" if wp.is_cuda_available() else "cpu"
-    if device.startswith("cuda") and not wp.is_cuda_available():
-        raise RuntimeError("no CUDA device: choose 'cpu' or 'auto'")
-    if device not in ("cpu",) and not device.startswith("cuda"):
-        raise ValueError(f"unknown device {device!r}: 'auto', 'cpu' or 'cuda'")
-    return device
+    are at least :data:`sim.mujoco_spec.MUJOCO_CUDA_CROSSOVER_REPLICAS` replicas and a GPU; Featherstone
+    and XPBD below :data:`NEWTON_CUDA_CROSSOVER_REPLICAS` replicas when the caller gives ``replicas``
+    (without it, CUDA wherever present)."""
+    return device_for(device, solver, replicas).device
 
 
 def on_mujoco_c(scene: PhysicsScene, device: str = "auto", solver: Solver | str | None = None,
@@ -247,6 +239,9 @@ class Simulation(FrameSteps):
             check_depth_for_mujoco(scene)
         self.device = resolve_device(device)
         self.dt = (dt or 1.0 / scene.settings.steps_per_second) / max(1, int(substeps))
+        # Solver steps per step: a robot this solver holds only at a shorter step (sim.preflight).
+        self.split, self._split_notes = split_steps(scene, self.solver_kind, self.dt)
+        self.solver_dt = self.dt / self.split
         self.built_kernels = warm and warm_kernels(self.solver_kind, self.device, on_status)
         with wp.ScopedDevice(self.device), _room_for_long_chains(len(scene.bodies)):
             self._build()
@@ -267,7 +262,7 @@ class Simulation(FrameSteps):
         self.built: BuiltModel = cached.built if cached else \
             build_model(self.scene, self.solver_kind, self.device)
         model = self.model = self.built.model
-        self._preflight_notes = featherstone_settings(model, self.built.dofs, self.dt) \
+        self._preflight_notes = featherstone_settings(model, self.built.dofs, self.solver_dt) \
             if self.solver_kind == Solver.FEATHERSTONE else []
         self.caps = SolverCaps.of(self.solver_kind)
         self.solver = _make_solver(model, self.solver_kind, self.device, iterations)
@@ -287,7 +282,7 @@ class Simulation(FrameSteps):
         inertia = dof_inertia(model) if needs_inertia else np.ones(model.joint_dof_count)
         if not self.caps.armature:  # the solver ignores armature: it adds no inertia there
             inertia = np.maximum(inertia - model.joint_armature.numpy(), 1e-9)
-        self.effects = JointEffects(dofs, inertia, self.dt, model.joint_dof_count, device=self.device,
+        self.effects = JointEffects(dofs, inertia, self.solver_dt, model.joint_dof_count, device=self.device,
                                     kernel_damping=not self.caps.damping,
                                     kernel_effort_limit=self.caps.kernel_drives)
         slots = list(self.built.kinematic.values())
@@ -323,7 +318,7 @@ class Simulation(FrameSteps):
     def notes(self) -> list[str]:
         """What this solver cannot simulate as authored, in plain words."""
         return ([self._fallback_note] if self._fallback_note else []) + list(self.built.notes) + \
-            self._preflight_notes
+            self._split_notes + self._preflight_notes
 
     @property
     def replicas(self) -> int:
@@ -334,7 +329,8 @@ class Simulation(FrameSteps):
     def step(self):
         """One physics step of ``dt``."""
         self._refuse_if_closed()
-        self._newton_step()
+        for _ in range(self.split):
+            self._newton_step()
         self.steps += 1
         self.time += self.dt
 
@@ -353,7 +349,7 @@ class Simulation(FrameSteps):
         self.wrenches.apply_newton(state)
         if self.pipeline is not None:
             self.pipeline.collide(state, self.contacts)
-        self.solver.step(state, self.state_1, self.control, self.contacts, self.dt)
+        self.solver.step(state, self.state_1, self.control, self.contacts, self.solver_dt)
         self._state_0, self.state_1 = self.state_1, self._state_0
         if self.caps.reduced and self.effects.clamp_velocities(self._state_0.joint_q, self._state_0.joint_qd):
             newton.eval_fk(self.model, self._state_0.joint_q, self._state_0.joint_qd, self._state_0)

@@ -1,0 +1,70 @@
+"""Through the operators: a robot a solver cannot hold at the scene's step is refused before anything
+is simulated, with the reason, and the scene stays as it was; a robot Articula repairs for Featherstone
+(armature on a light link, joints started inside their limits) bakes."""
+
+import sys
+from pathlib import Path
+
+import bpy
+import numpy as np
+import pytest
+
+from articula.addon.adapters import simulation_to_keyframes as bake_module
+from articula.operators import bake as bake_operators
+
+sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parent.parent))
+from authoring_helpers import reset_scene_settings  # noqa: E402
+from robot_files import mujoco_robot  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def fresh_scene_settings(clean_scene):
+    reset_scene_settings(clean_scene)
+    clean_scene.render.fps, clean_scene.render.fps_base = 24, 1.0
+    yield
+    assert bake_operators.running() is None
+
+
+def import_robot(name: str):
+    assert bpy.ops.articula.import_mjcf(filepath=mujoco_robot(name)) == {"FINISHED"}
+
+
+def fingerprint(scene):
+    """Every object's transform and animation, and the frame."""
+    return {"frame": scene.frame_current, "actions": sorted(a.name for a in bpy.data.actions),
+            "objects": {o.name: (np.round(np.array(o.matrix_basis), 6).tolist(),
+                                 bool(o.animation_data and o.animation_data.action)) for o in scene.objects}}
+
+
+def test_a_floating_robot_at_too_long_a_step_is_refused_by_bake_and_simulate_and_nothing_changes():
+    scene = bpy.context.scene
+    import_robot("go1")  # floating: Featherstone and XPBD held such robots at 1 ms steps, not at 2 ms
+    scene.articula.ground_plane = True
+    scene.articula.steps_per_second = 100.0  # 10 ms steps: more than 8 solver steps each
+    scene.frame_set(3)
+    before = fingerprint(scene)
+    for solver in ("FEATHERSTONE", "XPBD"):
+        scene.articula.solver = solver
+        with pytest.raises(RuntimeError, match=r"needs MuJoCo, or \d+ substeps .*floating robot"):
+            bpy.ops.articula.bake(frame_start=1, frame_end=10)
+        assert fingerprint(scene) == before
+        with pytest.raises(RuntimeError, match=r"Cannot simulate: .*needs MuJoCo"):
+            bpy.ops.articula.simulate(frames=4)
+        assert fingerprint(scene) == before
+
+
+def test_a_robot_repaired_for_featherstone_bakes_and_says_what_was_repaired():
+    scene = bpy.context.scene
+    import_robot("jaco")  # robosuite's: a 1e-6 kg*m^2 last link, three joints starting outside limits
+    scene.articula.solver = "FEATHERSTONE"
+    job = bake_module.BakeJob(bpy.context, 1, 8, "FEATHERSTONE", substeps=0)
+    notes = job.session.sim.notes
+    assert any("armature added" in n and "j2s7s300_joint_7" in n for n in notes), notes
+    assert any("starts it at its nearest limit" in n for n in notes), notes
+    assert job.run()
+    job.finish()
+    moved = [o for o in scene.objects if o.animation_data and o.animation_data.action]
+    assert len(moved) >= 7
+    scene.frame_set(8)
+    assert all(np.isfinite(np.array(o.matrix_world)).all() for o in moved)
