@@ -28,7 +28,7 @@ from ..core.model import (Actuator, Body, DofMotion, Joint, JointType, PhysicsSc
 from . import model_cache, shipped_kernels
 from .actuators import ActuatorForces, Controls
 from .builder import BuiltModel, SolverCaps, build_model, dof_inertia
-from .device_choice import NEWTON_CUDA_CROSSOVER_REPLICAS, device_for  # noqa: F401 (the crossover: here too)
+from .device_choice import NEWTON_CUDA_CROSSOVER_REPLICAS, device_for  # noqa: F401 (the crossover)
 from .divergence import (  # MUJOCO_DEEPEST_CHAIN, deepest_chain: imported from here too
     BLOW_UP_DISTANCE, MUJOCO_DEEPEST_CHAIN, SimulationDiverged, check_depth_for_mujoco, deepest_chain,
     route_mujoco_warnings)
@@ -44,8 +44,9 @@ log = logging.getLogger(__name__)
 KERNELS_BUILDING = "Building Warp kernels (first run only)…"
 
 
-def resolve_device(device: str = "auto", solver: Solver | str | None = None, replicas: Optional[int] = None) -> str:
-    """"auto": by :func:`sim.device_choice.choose_device`; "cpu"; "cuda" (raises when there is no CUDA device).
+def resolve_device(device: str = "auto", solver: Solver | str | None = None,
+                   replicas: Optional[int] = None) -> str:
+    """"auto": by :func:`sim.device_choice.choose_device`; "cpu"; "cuda" (raises without a CUDA device).
 
     MuJoCo on "auto" stays on the CPU, its C library stepping a robot in microseconds, unless there
     are at least :data:`sim.mujoco_spec.MUJOCO_CUDA_CROSSOVER_REPLICAS` replicas and a GPU; Featherstone

@@ -1,0 +1,70 @@
+"""Which device "Auto" simulates on, and why, in words for the status bar (bpy-free, no Warp call: the
+caller says whether a CUDA GPU is there).
+
+One robot in one world steps faster on the CPU: MuJoCo's C library takes microseconds a step, and a GPU
+pays a kernel launch per kernel per step (besides compiling its kernels on first use, minutes without
+prebuilt ones). Many replicas step faster on a GPU, all worlds in each launch. Auto takes the GPU from a
+crossover number of replicas on; "cpu" and "cuda" force the device.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from ..core.model import Solver
+
+#: Featherstone and XPBD: from this many replicas Auto takes a CUDA GPU, below it the CPU. An estimate,
+#: not yet measured on a GPU: `bench/bench_device_crossover.py` prints the measured one when a GPU is lent.
+NEWTON_CUDA_CROSSOVER_REPLICAS = 8
+
+
+@dataclass(frozen=True)
+class DeviceChoice:
+    device: str  # "cpu" or "cuda:0" (or the CUDA device asked for)
+    reason: str  # why, in words: "1 world, below the GPU crossover of 8 replicas"
+
+
+def choose_device(asked: str, solver: Solver | str | None, replicas: Optional[int], cuda_available: bool,
+                  mujoco_crossover: int) -> DeviceChoice:
+    """The device for ``asked`` ("auto", "cpu", "cuda[:n]"). ``replicas`` None (not known to the caller):
+    Featherstone and XPBD take a GPU wherever there is one, as before the crossover existed."""
+    asked = (asked or "auto").lower()
+    if asked == "cpu":
+        return DeviceChoice("cpu", "CPU chosen in the preferences")
+    if asked.startswith("cuda"):
+        if not cuda_available:
+            raise RuntimeError("no CUDA device: choose 'cpu' or 'auto'")
+        return DeviceChoice(asked, "CUDA chosen in the preferences")
+    if asked != "auto":
+        raise ValueError(f"unknown device {asked!r}: 'auto', 'cpu' or 'cuda'")
+    worlds = max(1, int(replicas or 1))
+    count = f"{worlds} {'world' if worlds == 1 else 'replicas'}"
+    if solver is not None and Solver(solver) == Solver.MUJOCO and worlds < mujoco_crossover:
+        return DeviceChoice("cpu", f"MuJoCo's C library: {count}, below the GPU crossover of "
+                                   f"{mujoco_crossover}")
+    if not cuda_available:
+        return DeviceChoice("cpu", "no CUDA GPU")
+    if replicas is not None and worlds < NEWTON_CUDA_CROSSOVER_REPLICAS:
+        return DeviceChoice("cpu", f"{count}, below the GPU crossover of {NEWTON_CUDA_CROSSOVER_REPLICAS}")
+    if replicas is None:
+        return DeviceChoice("cuda:0", "a CUDA GPU is present")
+    crossover = mujoco_crossover if solver is not None and Solver(solver) == Solver.MUJOCO \
+        else NEWTON_CUDA_CROSSOVER_REPLICAS
+    return DeviceChoice("cuda:0", f"{count}, at or above the GPU crossover of {crossover}")
+
+
+def device_for(asked: str = "auto", solver: Solver | str | None = None,
+               replicas: Optional[int] = None) -> DeviceChoice:
+    """:func:`choose_device` on this machine. MuJoCo below its crossover never starts Warp."""
+    from .mujoco_spec import MUJOCO_CUDA_CROSSOVER_REPLICAS
+
+    choice = choose_device(asked, solver, replicas, False, MUJOCO_CUDA_CROSSOVER_REPLICAS)
+    if choice.reason.startswith("MuJoCo's C library"):
+        return choice
+    import warp as wp
+
+    from .simulation import _init_warp
+
+    _init_warp()
+    return choose_device(asked, solver, replicas, wp.is_cuda_available(), MUJOCO_CUDA_CROSSOVER_REPLICAS)
