@@ -22,9 +22,10 @@ class KernelWait:
     done), ``READY`` (start the simulation now), ``CANCELLED`` (Esc, or the build failed: reported)
     or ``PASS_THROUGH`` (every other event is Blender's)."""
 
-    def __init__(self, build, report):
+    def __init__(self, build, report, reason: str = ""):
         self.build = build
         self.report = report
+        self.reason = reason  # why the simulation runs on this device ("no CUDA GPU")
 
     @classmethod
     def needed(cls, context, solver: Optional[str], report) -> Optional["KernelWait"]:
@@ -32,9 +33,14 @@ class KernelWait:
         device, their build started; None when an earlier run built them."""
         from ..sim.kernel_build import KernelBuild
 
+        from ..sim.device_choice import device_for
+
         wanted = context.scene.articula.solver if solver in (None, "SCENE") else solver
-        build = KernelBuild.start(wanted, simulation_device(context))
-        return None if build is None else cls(build, report)
+        asked = simulation_device(context)
+        build = KernelBuild.start(wanted, asked)
+        if build is None:
+            return None
+        return cls(build, report, device_for(asked, build.solver).reason)  # as the simulation will resolve it
 
     def handle(self, event_type: str, value: str = "PRESS") -> str:
         if event_type == "ESC" and value == "PRESS":
@@ -51,7 +57,15 @@ class KernelWait:
         return READY if ready else WAITING
 
     def status(self) -> str:
-        return f"{self.build.describe()}: {self.build.seconds:.0f} s  |  Esc stop waiting"
+        from ..sim.kernel_build import SOLVER_NAMES, device_kind
+        from ..sim.shipped_kernels import seeded_set
+
+        what = self.build.describe()
+        if device_kind(self.build.device) == "cpu" and seeded_set() is not None:
+            solver = SOLVER_NAMES[self.build.solver]
+            what = f"Loading the {solver} solver's Warp kernels (prebuilt) on the CPU"
+        why = f" ({self.reason})" if self.reason else ""
+        return f"{what}{why}: {self.build.seconds:.0f} s  |  Esc stop waiting"
 
 
 def wait_for_kernels(context, solver: Optional[str], report, action: str) -> tuple[bool, Optional[KernelWait]]:
