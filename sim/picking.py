@@ -21,6 +21,11 @@ articulation's mass (what the joints block), the force at ``max_acceleration`` g
 articulation's mass, and the torque is the lever arm about the centre of mass crossed with it, capped
 at the same rotational acceleration of the body alone. A push is an impulse through the same inertia:
 the grabbed point gets the speed asked.
+
+XPBD (maximal coordinates, joints projected after each step) has no armature, so the inertia leaves it
+out there; it moves a body by the force on it alone before its joints pull it back, so a step's pull
+is kept within ``XPBD_STEP_REACH`` of that motion, and a push is given as the joint velocities the
+impulse makes (``H^-1 J^T``, Newton's Jacobian and mass matrix) instead of a one-step force.
 """
 
 from __future__ import annotations
@@ -66,6 +71,30 @@ class _RayCast(newton.viewer.Picking):
         rotation = _quat_xyzw_matrix(state.body_q.numpy()[body, 3:7])
         inertia = self._pick_os_inertia.numpy()[0].astype(np.float64)  # in the body frame
         return rotation @ inertia @ rotation.T
+
+    def joint_velocity_change(self, state, body: int, point, impulse) -> Optional[tuple[int, np.ndarray]]:
+        """(first DOF, joint velocity change) an ``impulse`` (N*s, world) at world ``point`` of Newton
+        body ``body`` gives its articulation, ``H^-1 J^T impulse`` without armature (Newton's Jacobian
+        and mass matrix, as its picking uses them); None outside an articulation."""
+        model = self.model
+        art = int(self._body_art[body])
+        if art < 0:
+            return None
+        first, end = int(self._art_start[art]), int(self._art_end[art])
+        dof_start, dof_end = (int(i) for i in model.joint_qd_start.numpy()[[first, end]])
+        jacobian = newton.eval_jacobian(model, state)
+        mass = newton.eval_mass_matrix(model, state, J=jacobian, include_armature=False)
+        ndof = dof_end - dof_start
+        jac = jacobian.numpy()[art, : 6 * (end - first), :ndof].astype(np.float64).reshape(-1, 6, ndof)
+        h = mass.numpy()[art, :ndof, :ndof].astype(np.float64)
+        rotation = _quat_xyzw_matrix(state.body_q.numpy()[body, 3:7])
+        com = state.body_q.numpy()[body, :3] + rotation @ model.body_com.numpy()[body]
+        row = int(self._body_joint[body]) - first
+        jac_point = jac[row, :3] + np.cross(jac[row, 3:].T, np.asarray(point, dtype=np.float64) - com).T
+        try:
+            return dof_start, np.linalg.solve(h, jac_point.T @ np.asarray(impulse, dtype=np.float64))
+        except np.linalg.LinAlgError:
+            return None
 
     def cast(self, state, start, direction) -> tuple[float, int]:
         """(distance, Newton body) of the first shape the ray hits; body -1 for a static shape,
@@ -192,7 +221,7 @@ class Grab:
         self._depth = float(np.linalg.norm(point - np.asarray(ray_start, dtype=np.float64))) \
             if ray_start is not None else 0.0
         self.largest_force = 0.0
-        self._step_cap = self._bodies.step_force_cap(self._body, self.sim.dt)
+        self._step_cap = self._bodies.step_force_cap(self._body, _solver_step(self.sim))
         self.sim.set_body_pull(row, self._wrench)
 
     def drag(self, ray_start, ray_dir):
@@ -263,7 +292,10 @@ def push(sim, row: int, point, direction, speed: float = 1.0):
     direction = np.asarray(direction, dtype=np.float64)
     direction = direction / (np.linalg.norm(direction) or 1.0)
     point = np.asarray(point, dtype=np.float64)
-    force = bodies.os_inertia(body, point) @ (direction * speed) / sim.dt
+    if bodies.push_by_velocity():
+        bodies.give_point_velocity(body, point, direction * speed)
+        return bodies.os_inertia(body, point) @ (direction * speed)
+    force = bodies.os_inertia(body, point) @ (direction * speed) / _solver_step(sim)
     steps = [0]
 
     def once(motion: BodyMotion):
@@ -273,7 +305,7 @@ def push(sim, row: int, point, direction, speed: float = 1.0):
         return force, np.cross(point - motion.com, force)
 
     sim.set_body_pull(row, once)
-    return force * sim.dt
+    return force * _solver_step(sim)
 
 
 class _NewtonBodies:
@@ -296,7 +328,7 @@ class _NewtonBodies:
     def step_force_cap(self, body: int, dt: float) -> float:
         """The largest force a step may put on ``body``: on XPBD what moves it alone by
         ``XPBD_STEP_REACH`` in the step (its joints then take that back); unbounded elsewhere."""
-        if self._sim.solver_kind.value != "XPBD" or self.mass[body] <= 0 or dt <= 0:
+        if self._sim.caps.reduced or self.mass[body] <= 0 or dt <= 0:
             return math.inf
         return float(self.mass[body]) * XPBD_STEP_REACH / (dt * dt)
 
@@ -312,10 +344,40 @@ class _NewtonBodies:
         distance, body = self._picking().cast(self._sim.state_0, start, direction)
         return distance, self._row_of_body.get(body, -1)
 
+    def _current_state(self):
+        """The state with its joint coordinates current (XPBD keeps bodies' poses only)."""
+        state = self._sim.state_0
+        if not self._sim.caps.reduced:
+            newton.eval_ik(self._model, state, state.joint_q, state.joint_qd)
+        return state
+
     def os_inertia(self, body: int, point) -> np.ndarray:
-        """The inertia felt at world ``point`` of ``body`` (3x3, world frame)."""
-        armature = self._sim.solver_kind.value != "XPBD"  # XPBD's joints have no armature
-        return self._picking().os_inertia(self._sim.state_0, body, point, armature)
+        """The inertia felt at world ``point`` of ``body`` (3x3, world frame), with the joints'
+        armature only where the solver simulates it."""
+        return self._picking().os_inertia(self._current_state(), body, point, self._sim.caps.armature)
+
+    def push_by_velocity(self) -> bool:
+        """Whether a push is best given as joint velocities: XPBD moves the pushed body by a step's
+        impulse alone before projecting its joints, and overshoots on a light link."""
+        return not self._sim.caps.reduced
+
+    def give_point_velocity(self, body: int, point, velocity) -> None:
+        """Change the joint velocities of ``body``'s articulation so that world ``point`` of it gains
+        ``velocity`` with the least kinetic energy (what an impulse there does): ``H^-1 J^T Λ v``; a
+        body outside an articulation gets it as its own velocity."""
+        model, state = self._model, self._current_state()
+        impulse = self.os_inertia(body, point) @ velocity
+        change = self._picking().joint_velocity_change(state, body, point, impulse)
+        if change is None:
+            qd = state.body_qd.numpy()
+            qd[body, :3] += velocity
+            state.body_qd.assign(qd)
+            return
+        first, dqd = change
+        qd = state.joint_qd.numpy().copy()
+        qd[first:first + len(dqd)] += dqd
+        state.joint_qd.assign(qd)
+        newton.eval_fk(model, state.joint_q, state.joint_qd, state)
 
 
 class _MuJoCoBodies:
@@ -343,6 +405,9 @@ class _MuJoCoBodies:
     def step_force_cap(self, body: int, dt: float) -> float:
         return math.inf  # MuJoCo's joints hold whatever a step's force
 
+    def push_by_velocity(self) -> bool:
+        return False
+
     def cast(self, start, direction) -> tuple[float, int]:
         return self._sim.ray_hit(start, direction)
 
@@ -364,6 +429,11 @@ class _MuJoCoBodies:
         mujoco.mj_solveM(m, d, solved, jacobian)
         values, vectors = np.linalg.eigh(jacobian @ solved.T)
         return vectors @ np.diag(1.0 / np.maximum(values, 1.0 / upper)) @ vectors.T
+
+
+def _solver_step(sim) -> float:
+    """The step a wrench is applied over: the solver's own (a Newton step may be split in several)."""
+    return float(getattr(sim, "solver_dt", sim.dt))
 
 
 def _ray(start, direction) -> tuple[np.ndarray, np.ndarray]:

@@ -345,12 +345,7 @@ def test_a_grab_on_a_light_and_a_heavy_real_link_pulls_it_at_least_half_way(solv
     loop.handle("ESC")
 
 
-#: XPBD moves the pushed link by the step's impulse alone, then projects its joints: measured 2.0 m/s
-#: (wrist) and 1.5 m/s with 7 m/s sideways (fingertip) for 1 m/s asked.
-XPBD_PUSH = pytest.mark.xfail(strict=True, reason="XPBD overshoots a one-step push on a light link")
-
-
-@pytest.mark.parametrize("solver", ["MUJOCO", "FEATHERSTONE", pytest.param("XPBD", marks=XPBD_PUSH)])
+@pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("link", ["humanoid wrist", "arm fingertip"])
 def test_a_push_gives_a_real_light_link_the_speed_asked(solver, link):
     """Shift+click on the link: the point pushed moves at the panel's push speed along the view ray

@@ -94,4 +94,4 @@ def test_a_push_gives_the_pushed_point_the_speed_asked(path):
     before = world_point(sim, row, (0.0, HAND, 0.0))
     sim.advance(0.01)
     speed = np.linalg.norm(world_point(sim, row, (0.0, HAND, 0.0)) - before) / 0.01
-    assert speed == pytest.approx(1.0, rel=0.25)  # XPBD: 1.16
+    assert speed == pytest.approx(1.0, rel=0.05)  # 1.000 on each path
