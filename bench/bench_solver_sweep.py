@@ -36,7 +36,7 @@ _SHIPPED: dict = {}  # sim.preflight's step table as shipped, while raw runs emp
 
 
 def needs_ground(path: str) -> bool:
-    """A robot with a free joint and no floor of its own is put on a ground plane."""
+    """Newton's own run: a robot with a free joint and no floor of its own is put on a ground plane."""
     import mujoco
 
     model = mujoco.MjModel.from_xml_path(path)
@@ -59,17 +59,17 @@ def _outcome(start, poses, diverged_at=None, body=None) -> dict:
     return {"holds": True, "moved": float(moved.max())}
 
 
-def run_articula(path: str, solver: str, substeps: int, ground: bool, raw: bool = False) -> dict:
+def run_articula(name: str, solver: str, substeps: int, raw: bool = False) -> dict:
     """``raw``: without the step split Articula makes by itself (sim.preflight), to measure what the solver
     needs."""
-    from articula.core.mjcf.reader import read_mjcf
+    from robot_files import mujoco_robot_scene
+
     from articula.sim import Simulation, SimulationDiverged, preflight
     from articula.sim.builder import SimulationBuildError
 
     _SHIPPED.setdefault("steps", preflight.FLOATING_ON_CONTACT_STEP)
     preflight.FLOATING_ON_CONTACT_STEP = {} if raw else _SHIPPED["steps"]
-    scene = read_mjcf(path).scene
-    scene.settings.ground_plane = ground
+    scene = mujoco_robot_scene(name)
     began = time.perf_counter()
     try:
         sim = Simulation(scene, device="cpu", solver=solver, substeps=substeps)
@@ -136,10 +136,10 @@ def sweep_robot(name: str, path: str, max_substeps: int, newton_own: bool) -> di
     dt = mujoco.MjModel.from_xml_path(path).opt.timestep
     ground = needs_ground(path)
     row = {"robot": name, "dt": dt, "ground": ground}
-    row["MUJOCO"] = _climb(lambda n: run_articula(path, "MUJOCO", n, ground), 1)
+    row["MUJOCO"] = _climb(lambda n: run_articula(name, "MUJOCO", n), 1)
     for solver in SOLVERS[1:]:
-        row[solver] = _climb(lambda n: run_articula(path, solver, n, ground, raw=True), max_substeps)
-        shipped = _climb(lambda n: run_articula(path, solver, n, ground), 1)
+        row[solver] = _climb(lambda n: run_articula(name, solver, n, raw=True), max_substeps)
+        shipped = _climb(lambda n: run_articula(name, solver, n), 1)
         row["shipped_" + solver] = shipped
     if newton_own:
         for solver in NEWTON_SOLVERS:

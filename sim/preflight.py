@@ -143,7 +143,8 @@ def floating_robots(scene: PhysicsScene) -> list[str]:
 def split_steps(scene: PhysicsScene, solver: Solver, dt: float) -> tuple[int, list[str]]:
     """Solver steps per step of ``dt`` that ``solver`` needs to hold ``scene``, and the note that says
     so; raises :class:`SolverRefusal` when that is more than :data:`MAX_SPLIT`."""
-    longest = FLOATING_ON_CONTACT_STEP.get(Solver(solver))
+    solver = Solver(solver)
+    longest = FLOATING_ON_CONTACT_STEP.get(solver)
     floating = floating_robots(scene) if longest else []
     if not floating or dt <= longest * (1.0 + 1e-6):
         return 1, []

@@ -71,3 +71,33 @@ def mujoco_robot(name: str) -> str:
     if not os.path.isfile(path):
         pytest.skip("the MuJoCo robot corpus comes with `make mujoco-robots`")
     return path
+
+
+def mujoco_robot_scene(name: str):
+    """Corpus robot ``name`` read with ``read_mjcf``, as the solver sweep simulates it: a floating robot
+    without a floor of its own stands on a ground plane, lifted where its colliders start below it
+    (robosuite's spot and gr1 are authored around their base, feet under z = 0)."""
+    import mujoco
+
+    from articula.core.mjcf.reader import read_mjcf
+    from articula.core.model import Pose
+    from articula.sim.preflight import floating_robots
+
+    path = mujoco_robot(name)
+    scene = read_mjcf(path).scene
+    model = mujoco.MjModel.from_xml_path(path)
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    world_planes = [g for g in range(model.ngeom)
+                    if model.geom_type[g] == mujoco.mjtGeom.mjGEOM_PLANE and model.geom_bodyid[g] == 0]
+    if world_planes or not floating_robots(scene):
+        return scene
+    scene.settings.ground_plane = True
+    colliding = [g for g in range(model.ngeom) if model.geom_bodyid[g] != 0
+                 and (model.geom_contype[g] or model.geom_conaffinity[g])]
+    lowest = min((data.geom_xpos[g][2] - model.geom_rbound[g] for g in colliding), default=0.0)
+    if lowest < 0.0:
+        for body in scene.bodies:
+            (x, y, z), rotation = body.pose.pos, body.pose.rot
+            body.pose = Pose((x, y, z - lowest + 0.01), rotation)
+    return scene

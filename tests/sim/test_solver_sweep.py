@@ -1,0 +1,95 @@
+"""Real MuJoCo robots nobody here wrote (`make mujoco-robots`), imported from MJCF and left untouched,
+floating robots on a ground plane: each simulates 1 s at its file's step without blowing up on every
+solver, or is refused up front with the reason; a limp fixed-base arm's end falls as far as on MuJoCo
+(within a factor of two). The whole sweep, with substep counts and Newton's own solvers, is
+bench/bench_solver_sweep.py (docs/simulation.md, "Which solver holds which robot")."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from articula.core.model import PhysicsScene
+from articula.sim import Simulation
+from articula.sim.preflight import MAX_SPLIT, SolverRefusal, floating_robots, split_steps
+
+sys.path.insert(0, str(Path(__file__).parent.parent))
+from robot_files import MUJOCO_ROBOT_FILES, mujoco_robot_scene as corpus_scene  # noqa: E402
+
+#: Further than this from its start after 1 s untouched, a body was flung away.
+FLUNG = 3.0
+#: Featherstone and XPBD are slow on the CPU (5-20 s a robot): one robot per cause the sweep found.
+NEWTON_SET = {
+    "FEATHERSTONE": ["go1", "jaco", "g1", "shadow_hand"],
+    "XPBD": ["go1", "jaco", "g1", "shadow_hand"],
+}
+
+
+def holds_one_second(scene: PhysicsScene, solver: str):
+    """Simulates 1 s untouched (SimulationDiverged fails the test) and checks nothing was flung away;
+    returns the notes, or the refusal when the solver refused up front."""
+    try:
+        sim = Simulation(scene, device="cpu", solver=solver)
+    except SolverRefusal as refusal:
+        assert "needs MuJoCo" in str(refusal)
+        return refusal
+    start = sim.body_poses()
+    for _ in range(25):
+        sim.advance(0.04)
+    poses = sim.body_poses()
+    assert np.isfinite(poses).all()
+    moved = np.linalg.norm(poses[:, :3] - start[:, :3], axis=1)
+    assert moved.max() < FLUNG, f"{sim.body_names[int(moved.argmax())]} flung {moved.max():.1f} m"
+    notes = sim.notes
+    sim.close()
+    return notes
+
+
+@pytest.mark.parametrize("name", sorted(MUJOCO_ROBOT_FILES))
+def test_every_corpus_robot_holds_one_second_on_mujoco(name):
+    assert isinstance(holds_one_second(corpus_scene(name), "MUJOCO"), list)
+
+
+@pytest.mark.parametrize("solver,name", [(s, n) for s, names in NEWTON_SET.items() for n in names])
+def test_corpus_robots_hold_one_second_on_featherstone_and_xpbd_or_are_refused(solver, name):
+    holds_one_second(corpus_scene(name), solver)
+
+
+def test_floating_robots_are_split_into_short_solver_steps_and_refused_past_eight():
+    scene = corpus_scene("go1")
+    assert split_steps(scene, "FEATHERSTONE", 0.002)[0] == 2
+    assert split_steps(scene, "XPBD", 0.001) == (1, [])
+    assert split_steps(scene, "MUJOCO", 0.01) == (1, [])
+    with pytest.raises(SolverRefusal, match=r"needs MuJoCo, or 10 substeps .*floating robot 'trunk'"):
+        Simulation(scene, device="cpu", solver="XPBD", dt=0.01)
+    fixed = corpus_scene("xarm7")
+    assert not floating_robots(fixed) and split_steps(fixed, "XPBD", 0.002 * MAX_SPLIT * 2)[0] == 1
+
+
+def test_featherstone_repairs_light_links_and_out_of_limit_starts_with_a_note():
+    scene = corpus_scene("jaco")
+    sim = Simulation(scene, device="cpu", solver="FEATHERSTONE")
+    assert any("armature added" in n and "'j2s7s300_joint_7'" in n for n in sim.notes), sim.notes
+    outside = [n for n in sim.notes if "starts it at its nearest limit" in n]
+    assert len(outside) == 3 and "'j2s7s300_joint_2'" in outside[0]
+    q = sim.joint_positions()
+    assert q[("j2s7s300_joint_2", "rotZ")] == pytest.approx(0.820305, abs=1e-5)  # its lower limit
+
+
+def end_drop(name: str, solver: str, seconds: float = 0.5) -> float:
+    sim = Simulation(corpus_scene(name), device="cpu", solver=solver)
+    start = sim.body_poses()[-1, 2]
+    sim.advance(seconds)
+    drop = float(start - sim.body_poses()[-1, 2])
+    sim.close()
+    return drop
+
+
+@pytest.mark.parametrize("name", ["xarm7", "ur5e"])
+def test_a_limp_fixed_base_arm_falls_as_far_as_on_mujoco(name):
+    reference = end_drop(name, "MUJOCO")
+    assert reference > 0.2  # a real fall, not a balanced arm
+    for solver in ("FEATHERSTONE", "XPBD"):
+        drop = end_drop(name, solver)
+        assert reference / 2 < drop < reference * 2, f"{solver}: {drop:.3f} m against MuJoCo's {reference:.3f} m"
