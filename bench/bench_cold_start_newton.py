@@ -38,6 +38,7 @@ import articula.sim.kernel_warmup, articula.sim.picking  # what the warm-up impo
 if sys.argv[3] == "without":
     shipped_kernels.SEARCH_DIRS = ()
 scene = read_mjcf(sys.argv[1]).scene
+scene.settings.steps_per_second = 1000  # where Featherstone and XPBD hold a floating robot (sim.preflight)
 log = io.StringIO()
 started = time.perf_counter()
 with contextlib.redirect_stdout(log):
@@ -48,8 +49,8 @@ with contextlib.redirect_stdout(log):
 done = time.perf_counter()
 loads = [line.rstrip().rsplit("(", 1)[-1].rstrip(")") for line in log.getvalue().splitlines()
          if line.startswith("Module ")]
-print(json.dumps({{"start": done - started, "compiled": loads.count("compiled"), "cached": loads.count("cached"),
-                  "prebuilt": shipped_kernels.seeded_set() is not None}}))
+print(json.dumps({{"start": done - started, "compiled": loads.count("compiled"),
+                  "cached": loads.count("cached"), "prebuilt": shipped_kernels.seeded_set() is not None}}))
 """.format(fps=FPS)
 
 
@@ -63,9 +64,9 @@ def start(path: str, solver: str, mechanism: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def main() -> None:
+def main(solvers: list[str]) -> None:
     name, path = robot_file()
-    for solver in SOLVERS:
+    for solver in solvers or SOLVERS:
         runs = {}
         for mechanism in ("with", "without"):
             run = runs[mechanism] = start(path, solver, mechanism)
@@ -80,4 +81,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main([s.upper() for s in sys.argv[1:]])  # the solvers (default: both)
