@@ -62,6 +62,12 @@ def _padded(values: tuple[float, ...], size: int = 3) -> tuple[float, ...]:
     return tuple(values[:size]) + (0.0,) * max(0, size - len(values))
 
 
+def _shifted(affine: tuple[float, float, float], length_offset: float) -> tuple[float, float, float]:
+    """(a0, a1, a2) of a0 + a1 * length + a2 * velocity for a length measured ``length_offset``
+    short: the kernel reads Newton's coordinates, which count from the authored pose."""
+    return (affine[0] + affine[1] * length_offset, affine[1], affine[2])
+
+
 def is_servo(actuator: Actuator) -> bool:
     return actuator.kind in (ActuatorKind.POSITION, ActuatorKind.VELOCITY) and actuator.gear != 0.0
 
@@ -251,6 +257,7 @@ class ActuatorSlot:
     replica: int
     route: str
     index: int = -1
+    target_offset: float = 0.0  # the DOF's reference: Newton's targets count from the authored pose
 
 
 def _dof_axis(scene: PhysicsScene, joint_name: str, axis: Optional[str]) -> Optional[str]:
@@ -264,9 +271,10 @@ def _dof_axis(scene: PhysicsScene, joint_name: str, axis: Optional[str]) -> Opti
 def route_actuators(scene: PhysicsScene, solver: Solver, dofs: Mapping, replicas: int,
                     mujoco_rows: Mapping[tuple[str, int], int], notes: list[str]):
     """Every actuator of every replica as an :class:`ActuatorSlot`, and the kernel rows
-    (``(actuator, [(q index, qd index, coef)])``) for FEATHERSTONE/XPBD."""
+    (``(actuator, [(q index, qd index, coef)], length offset)``) for FEATHERSTONE/XPBD: Newton's
+    joint coordinates count from the authored pose, the file's from it less each DOF's reference."""
     slots: list[ActuatorSlot] = []
-    kernel_rows: list[tuple[Actuator, list[tuple[int, int, float]]]] = []
+    kernel_rows: list[tuple[Actuator, list[tuple[int, int, float]], float]] = []
     said: set[str] = set()
 
     def note(actuator: Actuator, text: str):
@@ -291,11 +299,13 @@ def route_actuators(scene: PhysicsScene, solver: Solver, dofs: Mapping, replicas
                 if actuator is drive_servo(dof, solver) and info.q_index >= 0:
                     position = actuator.kind == ActuatorKind.POSITION
                     slots.append(ActuatorSlot(actuator, replica, "drive",
-                                              info.q_index if position else info.qd_index))
+                                              info.q_index if position else info.qd_index,
+                                              info.dof.reference if position else 0.0))
                     continue
                 entries = [(info.q_index, info.qd_index, 1.0)]
+                references = [info.dof.reference]
             else:
-                entries = []
+                entries, references = [], []
                 for tj in tendon.joints:
                     axis = _dof_axis(scene, tj.joint, tj.axis)
                     info = dofs.get((tj.joint, axis, replica)) if axis else None
@@ -303,6 +313,7 @@ def route_actuators(scene: PhysicsScene, solver: Solver, dofs: Mapping, replicas
                         entries = None
                         break
                     entries.append((info.q_index, info.qd_index, tj.coef))
+                    references.append(info.dof.reference)
                 if entries is None:
                     note(actuator, f"tendon {tendon.name!r} has a joint that is not simulated; not simulated")
                     slots.append(ActuatorSlot(actuator, replica, "none"))
@@ -316,7 +327,8 @@ def route_actuators(scene: PhysicsScene, solver: Solver, dofs: Mapping, replicas
                 note(actuator, f"its activation dynamics ({actuator.dyn_type}) are not simulated on "
                                f"{solver.value}: the control acts at once")
             slots.append(ActuatorSlot(actuator, replica, "kernel", len(kernel_rows)))
-            kernel_rows.append((actuator, entries))
+            length_at_zero = sum(c * r for (_, _, c), r in zip(entries, references))
+            kernel_rows.append((actuator, entries, actuator.gear * length_at_zero))
     if solver != Solver.MUJOCO:
         for tendon in scene.tendons:
             limited = math.isfinite(tendon.lower) or math.isfinite(tendon.upper)
@@ -384,22 +396,22 @@ class ActuatorForces:
     def __init__(self, rows: list[tuple[Actuator, list[tuple[int, int, float]]]], device):
         self.device = device
         self.count = len(rows)
-        self.ctrl_host = np.array([clamp_control(a, a.control) for a, _ in rows], dtype=np.float32)
+        self.ctrl_host = np.array([clamp_control(a, a.control) for a, _, _ in rows], dtype=np.float32)
         if not rows:
             return
-        starts = np.cumsum([0] + [len(e) for _, e in rows])
-        flat = [entry for _, e in rows for entry in e]
+        starts = np.cumsum([0] + [len(e) for _, e, _ in rows])
+        flat = [entry for _, e, _ in rows for entry in e]
         ints = lambda v: wp.array(np.asarray(v, dtype=np.int32), dtype=int, device=device)  # noqa: E731
         floats = lambda v: wp.array(np.asarray(v, dtype=np.float32), dtype=float, device=device)  # noqa: E731
         self.ctrl = floats(self.ctrl_host)
         self.start, self.q, self.qd = ints(starts), ints([e[0] for e in flat]), ints([e[1] for e in flat])
         self.coef = floats([e[2] for e in flat])
-        self.gear = floats([a.gear for a, _ in rows])
-        self.gain = wp.array([_padded(a.gain if a.gain_type == "affine" else a.gain[:1]) for a, _ in rows],
-                             dtype=wp.vec3, device=device)
-        self.bias = wp.array([_padded(a.bias) for a, _ in rows], dtype=wp.vec3, device=device)
-        low = [a.force_range[0] if a.force_range else -np.inf for a, _ in rows]
-        high = [a.force_range[1] if a.force_range else np.inf for a, _ in rows]
+        self.gear = floats([a.gear for a, _, _ in rows])
+        gains = [_shifted(_padded(a.gain if a.gain_type == "affine" else a.gain[:1]), o) for a, _, o in rows]
+        self.gain = wp.array(gains, dtype=wp.vec3, device=device)
+        self.bias = wp.array([_shifted(_padded(a.bias), o) for a, _, o in rows], dtype=wp.vec3, device=device)
+        low = [a.force_range[0] if a.force_range else -np.inf for a, _, _ in rows]
+        high = [a.force_range[1] if a.force_range else np.inf for a, _, _ in rows]
         self.low, self.high = floats(low), floats(high)
 
     def upload(self):
@@ -465,7 +477,7 @@ class Controls:
         elif slot.route == "kernel":
             self.forces.ctrl_host[slot.index] = value
         elif slot.route == "drive":
-            target = value / slot.actuator.gear
+            target = value / slot.actuator.gear - slot.target_offset
             if slot.actuator.kind == ActuatorKind.POSITION:
                 self.targets[slot.index] = target
                 return "targets"

@@ -416,10 +416,8 @@ class NewtonSensorReader(SensorReader):
 
     # joint sensors
     def _jointpos(self, sensor, replica):
-        """The file's coordinate: Newton's (0 at the authored pose) plus the DOF's ``reference``."""
-        values, dofs = self.sim.joint_positions(replica), self.sim.built.dofs
-        return np.array([values[key] + dofs[(*key, replica)].dof.reference
-                         for key in self._joint_dofs(sensor.target)])
+        values = self.sim.joint_positions(replica)  # the file's coordinate
+        return np.array([values[key] for key in self._joint_dofs(sensor.target)])
 
     def _jointvel(self, sensor, replica):
         values = self.sim.joint_velocities(replica)

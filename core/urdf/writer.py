@@ -430,7 +430,9 @@ class _Writer:
                 ET.SubElement(element, "limit", {"effort": _num(effort), "velocity": _num(velocity)})
         else:
             limited = dof.motion == DofMotion.LIMITED
-            lower, upper = (dof.lower, dof.upper) if limited else (-UNLIMITED, UNLIMITED)
+            # URDF's zero is the authored pose; the description's is the file's reference
+            lower, upper = (dof.lower - dof.reference, dof.upper - dof.reference) if limited \
+                else (-UNLIMITED, UNLIMITED)
             lower, upper = (max(lower, -UNLIMITED), min(upper, UNLIMITED))
             ET.SubElement(element, "limit", {"lower": _num(lower), "upper": _num(upper),
                                              "effort": _num(effort), "velocity": _num(velocity)})
@@ -471,7 +473,8 @@ class _Writer:
             ET.SubElement(actuator_element, "mechanicalReduction").text = _num(gear)
             element = ET.SubElement(self.ros2_control(), "joint", {"name": name})
             ET.SubElement(element, "command_interface", {"name": interface})
-            for state, value in (("position", dof.initial_position), ("velocity", dof.initial_velocity)):
+            start = dof.initial_position - dof.reference
+            for state, value in (("position", start), ("velocity", dof.initial_velocity)):
                 state_element = ET.SubElement(element, "state_interface", {"name": state})
                 ET.SubElement(state_element, "param", {"name": "initial_value"}).text = _num(value)
 

@@ -358,7 +358,8 @@ def _drive_mirrors(dof: Dof, drive: Optional[dict]) -> bool:
         return False
     return (dof.drive_type.value == "FORCE" and _close32(dof.drive_stiffness, drive["stiffness"])
             and _close32(dof.drive_damping, drive["damping"])
-            and _close32(dof.target_position, drive["target_position"])
+            # compared as written, in the joint frames (less the reference), where float32 rounds it
+            and _close32(dof.target_position - dof.reference, drive["target_position"] - dof.reference)
             and _close32(dof.target_velocity, drive["target_velocity"])
             and (math.isinf(dof.max_effort) or _close32(dof.max_effort, drive["max_force"])))
 

@@ -104,7 +104,8 @@ def test_slide_ref_shifts_limits_and_negative_axis(arm):
     assert elbow.type == JointType.PRISMATIC
     assert quat_rotate(elbow.local_pose1.rot, (1.0, 0.0, 0.0)) == pytest.approx((0.0, 0.0, -1.0))
     d = elbow.dofs[0]
-    assert (d.lower, d.upper) == pytest.approx((-0.15, 0.15))  # range - ref, as Newton
+    assert (d.lower, d.upper) == pytest.approx((-0.1, 0.2))  # the file's coordinate, as MuJoCo
+    assert d.reference == pytest.approx(0.05)
 
 
 def test_ball_joint_cone(arm):

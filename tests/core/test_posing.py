@@ -32,7 +32,7 @@ def mujoco_state(scene, model, qpos) -> tuple[dict, dict]:
         elif kind in (HINGE, SLIDE):
             joint = by_name[name]
             assert joint.type in (JointType.REVOLUTE, JointType.PRISMATIC)
-            positions[(name, joint.dofs[0].axis.value)] = float(qpos[adr] - model.qpos0[adr])
+            positions[(name, joint.dofs[0].axis.value)] = float(qpos[adr])  # the file's coordinate
     return positions, roots
 
 

@@ -1,6 +1,7 @@
 """MuJoCo's joint reference ``mjc:ref``: limits are absolute in MuJoCo and the authored pose is the
-joint at ``ref``; the description's zero is the authored pose, so limits shift by -ref (degrees
-unless the scene's ``mjc:compiler:angle`` says radians), exactly as Newton's add_usd reads them."""
+joint at ``ref`` (degrees unless the scene's ``mjc:compiler:angle`` says radians). The description
+keeps the file's coordinate: limits as authored, ``Dof.reference`` = ref; Newton's add_usd shifts
+the limits by -ref itself, and reads our export as it reads the original."""
 
 import math
 
@@ -28,13 +29,13 @@ def _pendulum_with_ref(ref: float, compiler_angle=None):
 
 @pytest.mark.parametrize("ref, compiler_angle, shift", [(10.0, None, math.radians(10.0)),
                                                          (0.25, "radian", 0.25)])
-def test_limits_shift_by_the_reference(ref, compiler_angle, shift):
+def test_limits_stay_in_the_files_coordinate_and_the_reference_is_kept(ref, compiler_angle, shift):
     scene, stage, name = _pendulum_with_ref(ref, compiler_angle)
     dof = scene.joints[0].dofs[0]
     assert math.isfinite(dof.lower) and math.isfinite(dof.upper)
     read = read_usd(stage).scene.joints[0].dofs[0]
-    assert read.lower == pytest.approx(dof.lower - shift, abs=1e-6)
-    assert read.upper == pytest.approx(dof.upper - shift, abs=1e-6)
+    assert (read.lower, read.upper) == pytest.approx((dof.lower, dof.upper), abs=1e-6)
+    assert read.reference == pytest.approx(shift, abs=1e-9)
 
 
 def test_newton_reads_the_same_limits_from_the_original_and_our_export():

@@ -92,3 +92,15 @@ def test_featherstone_starts_at_the_reference_and_holds_the_same_angle(robot):
     for _ in range(int(SECONDS / model.opt.timestep)):
         mujoco.mj_step(model, data)
     assert held == pytest.approx(float(data.sensordata[0]), abs=5e-3)  # MuJoCo's angle of the file
+
+
+@pytest.mark.parametrize("solver", ["MUJOCO", "FEATHERSTONE"])
+def test_a_control_set_while_running_is_the_files_angle(robot, solver):
+    """Newton's targets count from the authored pose: a ctrl set at run time is shifted by the
+    reference as the start's is, and joint_positions reads the file's coordinate back."""
+    scene, _ = robot
+    sim = Simulation(scene, device="cpu", solver=solver)
+    sim.set_controls({"servo": 0.6})
+    for _ in range(int(SECONDS * 24)):
+        sim.advance(1.0 / 24)
+    assert sim.joint_positions()[("hinge", "rotY")] == pytest.approx(0.6, abs=5e-3)
