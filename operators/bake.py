@@ -85,6 +85,8 @@ class ARTICULA_OT_bake(bpy.types.Operator):
             return self._failed(error)
         for note in job.session.sim.notes:
             self.report({"WARNING"}, note)
+        for name in job.session.animation.not_simulated(job.session.sim):
+            self.report({"WARNING"}, f"actuator {name!r}: its keyed control is not simulated on this solver")
         replicas = job.session.sim.replicas
         shown = f"; replicas 1-{replicas - 1} baked for display only (instances)" if replicas > 1 else ""
         self.report({"INFO"}, f"Baked {len(job.session.writer.objects)} bodies of replica 0 to keyframes over "

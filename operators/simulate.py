@@ -208,6 +208,8 @@ class ARTICULA_OT_simulate(bpy.types.Operator):
             return None
         for note in loop.session.sim.notes:
             self.report({"WARNING"}, note)
+        for name in loop.session.animation.not_simulated(loop.session.sim):
+            self.report({"WARNING"}, f"actuator {name!r}: its keyed control is not simulated on this solver")
         return loop
 
     def execute(self, context):

@@ -330,6 +330,12 @@ def route_actuators(scene: PhysicsScene, solver: Solver, dofs: Mapping, replicas
             length_at_zero = sum(c * r for (_, _, c), r in zip(entries, references))
             kernel_rows.append((actuator, entries, actuator.gear * length_at_zero))
     if solver != Solver.MUJOCO:
+        for actuator in scene.frame_actuators:
+            note(actuator, f"its transmission ({actuator.target_kind} {actuator.target!r}) is simulated on "
+                           f"MUJOCO only")
+        for tendon in scene.spatial_tendons:
+            for actuator in tendon.actuators:
+                note(actuator, f"spatial tendon {tendon.name!r} is simulated on MUJOCO only")
         for tendon in scene.tendons:
             limited = math.isfinite(tendon.lower) or math.isfinite(tendon.upper)
             if tendon.stiffness or tendon.damping or limited:

@@ -66,9 +66,10 @@ class SpecLayout:
                 qpos = -1 if ball else int(m.jnt_qposadr[j])
                 dof_address = int(m.jnt_dofadr[j]) + (component if ball else 0)
                 self.dofs[(joint_name, dof.axis.value)] = DofSlot(j, qpos, dof_address, ball)
-        self.actuators = {a.name: i for a, *_ in scene.actuators()
-                          if (i := _id(m, obj.mjOBJ_ACTUATOR, a.name)) >= 0}
-        self.actuator_of = {a.name: a for a, *_ in scene.actuators()}
+        every = [a for a, *_ in scene.actuators()] + list(scene.frame_actuators) \
+            + [a for tendon in scene.spatial_tendons for a in tendon.actuators]  # sites, bodies, balls too
+        self.actuators = {a.name: i for a in every if (i := _id(m, obj.mjOBJ_ACTUATOR, a.name)) >= 0}
+        self.actuator_of = {a.name: a for a in every}
         self.drives: dict[tuple[str, str], DriveSlot] = {}
         for joint in scene.joints:
             for dof in joint.active_dofs():

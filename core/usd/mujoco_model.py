@@ -413,6 +413,8 @@ class _ModelWriter:
         existing = self._blender_prim(camera.name, "Camera")
         if existing is not None:
             self._name_blender_prim(existing, camera.name)
+            if camera.mode in (CameraMode.TARGETBODY, CameraMode.TARGETBODYCOM):
+                self._authored_camera_pose(camera)
             prim = self._spec_prim(existing)
         else:
             path = self._named_path(self._parent(camera.body), camera.name)
@@ -433,6 +435,14 @@ class _ModelWriter:
             prim.set(CAMERA + "resolution", T.Int2, Gf.Vec2i(*camera.resolution), custom=True, uniform=True)
         prim.done()
         self.camera_paths[camera.name] = prim.path
+
+    def _authored_camera_pose(self, camera: Camera) -> None:
+        """Blender wrote a target-body camera as its Track To turns it: its own pose instead."""
+        path = self.object_paths[camera.name]
+        spec = self.w.layer.GetPrimAtPath(path)
+        for prop in [p for p in spec.properties if p.name.startswith("xformOp")]:
+            spec.RemoveProperty(prop)
+        self._set_local_pose(self._spec_prim(path), self._pose_at(path, camera.body, camera.pose))
 
     def _blender_prim(self, name: str, type_name: str) -> Optional[Sdf.Path]:
         """The prim of ``type_name`` Blender's exporter wrote for the object ``name`` (at its path or

@@ -93,7 +93,8 @@ def every_field_scene() -> PhysicsScene:
                     drive_type=DriveType.ACCELERATION, drive_stiffness=80.0, drive_damping=4.5,
                     target_position=0.375, target_velocity=-0.5, max_effort=25.0, armature=0.0125,
                     static_friction=0.75, dynamic_friction=0.5, viscous_damping=0.0625, velocity_limit=6.5,
-                    spring_stiffness=3.5, limit_margin=0.03125, reference=0.25)
+                    spring_stiffness=3.5, limit_margin=0.03125, reference=0.25,
+                    initial_position=0.25)  # at rest: the authored pose is the reference
     hinge = Joint("hinge", JointType.REVOLUTE, "base", "arm",
                   local_pose0=Pose((0.0, 0.125, 0.5), quat_from_axis_angle((0.0, 1.0, 0.0), 0.3)),
                   local_pose1=Pose((0.0, 0.0, -0.125)), axis="Y", dofs=[every_dof],

@@ -97,8 +97,6 @@ def body_object(scene, m, body: int):
     return scene.objects[m.body(body).name or f"body_{body - 1}"]
 
 
-@pytest.mark.xfail(strict=True, reason="MuJoCo on the CPU sets the controls of the actuators "
-                   "sim/mujoco_layout.py's SpecLayout counts: those on DOFs and fixed tendons only, so far")
 @pytest.mark.parametrize("robot", list(ROBOTS))
 def test_keyed_controls_drive_the_mujoco_bake_as_mujoco_runs_the_file(clean_scene, tmp_path, robot):
     file = robot_file(robot, tmp_path)
