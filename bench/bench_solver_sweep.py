@@ -211,8 +211,20 @@ def main() -> int:
     parser.add_argument("--table", help="write the Markdown table here after every robot")
     parser.add_argument("--jsonl", help="append each robot's results here")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per robot")
+    parser.add_argument("--render", nargs="+", help="only write the table of these JSONL files (--table)")
     parser.add_argument("--one", help=argparse.SUPPRESS)  # the child process: one robot, JSON on stdout
     args = parser.parse_args()
+    if args.render:
+        rows = {}
+        for name in args.render:
+            with open(name) as f:
+                rows.update((row["robot"], row) for row in map(json.loads, f) if "error" not in row)
+        text = table([rows[n] for n in MUJOCO_ROBOT_FILES if n in rows])
+        if args.table:
+            with open(args.table, "w") as f:
+                f.write(text)
+        print(text)
+        return 0
     if args.one:
         path = os.path.join(MUJOCO_ROBOTS, MUJOCO_ROBOT_FILES[args.one][1])
         row = sweep_robot(args.one, path, args.max_substeps, not args.no_newton)

@@ -95,9 +95,18 @@ def mujoco_robot_scene(name: str):
     scene.settings.ground_plane = True
     colliding = [g for g in range(model.ngeom) if model.geom_bodyid[g] != 0
                  and (model.geom_contype[g] or model.geom_conaffinity[g])]
-    lowest = min((data.geom_xpos[g][2] - model.geom_rbound[g] for g in colliding), default=0.0)
+    lowest = min((_lowest_point(model, data, g) for g in colliding), default=0.0)
     if lowest < 0.0:
         for body in scene.bodies:
             (x, y, z), rotation = body.pose.pos, body.pose.rot
             body.pose = Pose((x, y, z - lowest + 0.01), rotation)
     return scene
+
+
+def _lowest_point(model, data, geom: int) -> float:
+    """The lowest world z of a geom's bounding box (MuJoCo's geom_aabb: centre and half sizes, geom frame)."""
+    import numpy as np
+
+    centre, half = model.geom_aabb[geom][:3], model.geom_aabb[geom][3:]
+    up = data.geom_xmat[geom].reshape(3, 3)[2]  # world z in the geom's frame
+    return float(data.geom_xpos[geom][2] + up @ centre - np.abs(up) @ half)
