@@ -64,7 +64,7 @@ def device_for(asked: str = "auto", solver: Solver | str | None = None,
         return choice
     import warp as wp
 
-    from .simulation import _init_warp
+    from .shipped_kernels import init_warp
 
-    _init_warp()
+    init_warp()
     return choose_device(asked, solver, replicas, wp.is_cuda_available(), MUJOCO_CUDA_CROSSOVER_REPLICAS)

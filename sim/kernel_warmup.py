@@ -1,6 +1,6 @@
-"""The simulations that load every Warp kernel a Newton solver's run uses, for ``warm_kernels`` and
-``tools/build_kernels.py``: the primitives' warm-up scene (``sim.simulation``) and a second scene with
-what it lacks (a triangle mesh and a convex hull on the ground, a mimic joint), each stepped, read
+"""The simulations that load every Warp kernel a Newton solver's run uses, for ``warm_kernels`` (and
+so ``tools/build_kernels.py``): the primitives' warm-up scene (``sim.simulation``) and a second scene
+with what it lacks (a triangle mesh and a convex hull on the ground, a mimic joint), each stepped, read
 back and grabbed as Simulate does."""
 
 from __future__ import annotations
@@ -39,19 +39,13 @@ def meshes_and_mimic_scene() -> PhysicsScene:
     return scene
 
 
-def warmup_scenes() -> list[PhysicsScene]:
-    from .simulation import _warmup_scene
-
-    return [_warmup_scene(), meshes_and_mimic_scene()]
-
-
-def run_warmup(solver, device: str) -> None:
-    """Simulate each warm-up scene two steps on ``solver`` and ``device``, read it back, and grab it."""
+def run_warmup(simulation, scenes: list[PhysicsScene], solver, device: str) -> None:
+    """Simulate each of ``scenes`` two steps with ``simulation`` (``sim.simulation.Simulation``) on
+    ``solver`` and ``device``, read it back, and grab it."""
     from .picking import Grab
-    from .simulation import Simulation
 
-    for scene in warmup_scenes():
-        sim = Simulation(scene, device=device, solver=solver, warm=False)
+    for scene in scenes:
+        sim = simulation(scene, device=device, solver=solver, warm=False)
         if "base" in sim.kinematic_keys:  # the kinematic root's kernels
             sim.set_kinematic_poses({"base": Pose((0.1, 0.0, 1.0))})
         sim.advance(2.0 * sim.dt, check=False)

@@ -103,6 +103,13 @@ def use_portable_cpu_flags() -> Optional[tuple[Path, dict]]:
     return found
 
 
+def init_warp() -> None:
+    """Warp started, its cache seeded with the shipped kernels that fit (once a process)."""
+    wp.config.quiet = True  # Warp's per-module log lines would flood Blender's console
+    wp.init()
+    seed_warp_cache()
+
+
 def seed_warp_cache() -> int:
     """Copy the shipped module files Warp's kernel cache lacks into it; how many module folders got
     files (0 when there is no shipped set for this platform, or the cache has them all)."""

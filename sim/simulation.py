@@ -72,9 +72,7 @@ def on_mujoco_c(scene: PhysicsScene, device: str = "auto", solver: Solver | str 
 
 
 def _init_warp():
-    wp.config.quiet = True  # Warp's per-module log lines would flood Blender's console
-    wp.init()
-    shipped_kernels.seed_warp_cache()  # the CPU kernels built ahead of time, where they fit (once a process)
+    shipped_kernels.init_warp()  # and the CPU kernels built ahead of time copied in, where they fit
 
 
 def _kernel_marker(solver: Solver, device: str) -> str:
@@ -135,9 +133,9 @@ def warm_kernels(solver: Solver | str, device: str = "auto", on_status=None) -> 
     if on_status:
         on_status(KERNELS_BUILDING)
     log.info(KERNELS_BUILDING)
-    from .kernel_warmup import run_warmup
+    from .kernel_warmup import meshes_and_mimic_scene, run_warmup
 
-    run_warmup(solver, device)  # the warm-up scenes stepped, read back and grabbed
+    run_warmup(Simulation, [_warmup_scene(), meshes_and_mimic_scene()], solver, device)  # stepped, grabbed
     _mark_kernels_built(solver, device)
     return True
 

@@ -3,8 +3,8 @@
     .venv/bin/python tools/build_kernels.py                   # -> .cache/kernels/<Warp's CPU cache key>/
 
 A child process with an empty ``WARP_CACHE_PATH`` and Warp's CPU flags without ``-march=native`` (objects
-any CPU of the platform runs) simulates ``sim.kernel_warmup``'s scenes on Featherstone and XPBD, with the
-package imported as ``articula`` (a checkout, pip) and as Blender names an installed extension
+any CPU of the platform runs) runs ``warm_kernels`` (``sim.kernel_warmup``'s scenes) on Featherstone and
+XPBD, with the package imported as ``articula`` (a checkout, pip) and as Blender names an installed extension
 (``bl_ext.<repo>.articula``: Articula's own modules are named after their package). The objects and
 metadata of every module it loaded (not their C++ sources) are kept, with a manifest naming Warp, Newton,
 the flags and the platform; ``sim.shipped_kernels`` seeds Warp's cache from them at the first simulation,
@@ -72,10 +72,12 @@ def warm_up(flags: str, loaded_list: Path) -> None:
     for package in ("articula", *BLENDER_PACKAGES):
         if package != "articula":
             import_as(package)
-        warmup = importlib.import_module(f"{package}.sim.kernel_warmup")
+        simulation = importlib.import_module(f"{package}.sim.simulation")
         for solver in SOLVERS:
             started = time.perf_counter()
-            warmup.run_warmup(solver, "cpu")
+            assert simulation.warm_kernels(solver, "cpu")  # its warm-up scenes, as a first run does
+            # The "built" marker would stop the next package name's run: Articula's modules compile per name.
+            os.remove(simulation._kernel_marker(simulation.Solver(solver), "cpu"))
             print(f"{package} {solver}: {time.perf_counter() - started:.1f} s", flush=True)
     from warp._src.context import user_modules
 
