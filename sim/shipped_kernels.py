@@ -81,7 +81,11 @@ def mismatch(manifest: Optional[dict], warp_flags: Optional[str]) -> Optional[st
 def shipped_set() -> Optional[tuple[Path, dict]]:
     """The folder and manifest of the shipped kernels that fit this process, or None."""
     flags = wp.config.cpu_compiler_flags
-    key = cpu_key(portable_flags(flags))
+    try:
+        key = cpu_key(portable_flags(flags))
+    except RuntimeError as error:  # no LLVM in this Warp: no CPU kernels at all, nothing to seed
+        log.warning("Articula's prebuilt Warp kernels are not used: %s", error)
+        return None
     for base in SEARCH_DIRS:
         folder = base / key
         if not folder.is_dir():

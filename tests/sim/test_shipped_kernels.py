@@ -149,3 +149,13 @@ def test_a_foreign_set_is_skipped_with_a_warning(tmp_path, monkeypatch, caplog):
     with caplog.at_level("WARNING"):
         assert shipped_kernels.shipped_set() is None
     assert "built for newton 0.1.0" in caplog.text
+
+
+def test_a_warp_without_its_cpu_compiler_seeds_nothing(monkeypatch, caplog):
+    def no_llvm(flags):
+        raise RuntimeError("Cannot identify the CPU cache target because the LLVM backend is unavailable.")
+
+    monkeypatch.setattr(shipped_kernels, "cpu_key", no_llvm)
+    with caplog.at_level("WARNING"):
+        assert shipped_kernels.shipped_set() is None
+    assert "LLVM backend is unavailable" in caplog.text
