@@ -33,14 +33,11 @@ class KernelWait:
         device, their build started; None when an earlier run built them."""
         from ..sim.kernel_build import KernelBuild
 
-        from ..sim.device_choice import device_for
-
         wanted = context.scene.articula.solver if solver in (None, "SCENE") else solver
-        asked = simulation_device(context)
-        build = KernelBuild.start(wanted, asked)
+        build = KernelBuild.start(wanted, simulation_device(context))
         if build is None:
             return None
-        return cls(build, report, device_for(asked, build.solver).reason)  # as the simulation will resolve it
+        return cls(build, report, device_choice(context, build.solver).reason)
 
     def handle(self, event_type: str, value: str = "PRESS") -> str:
         if event_type == "ESC" and value == "PRESS":
@@ -68,11 +65,29 @@ class KernelWait:
         return f"{what}{why}: {self.build.seconds:.0f} s  |  Esc stop waiting"
 
 
+def device_choice(context, solver):
+    """The device the simulation of ``solver`` will run on, and why, as ``sim.simulation`` resolves it:
+    MuJoCo by the scene's replicas, Featherstone and XPBD without them (a GPU wherever there is one)."""
+    from ..core.model import Solver
+    from ..sim.device_choice import device_for
+    from ..sim.simulation import solver_to_run
+
+    solver = solver_to_run(solver)
+    replicas = context.scene.articula.replicas if solver == Solver.MUJOCO else None
+    return device_for(simulation_device(context), solver, replicas)
+
+
 def wait_for_kernels(context, solver: Optional[str], report, action: str) -> tuple[bool, Optional[KernelWait]]:
     """:meth:`KernelWait.needed` for an operator: ``(False, None)`` after reporting why it cannot
-    ``action`` (no CUDA device where one is preferred, say), else ``(True, the wait or None)``."""
+    ``action`` (no CUDA device where one is preferred, say), else ``(True, the wait or None)``; the
+    device chosen and why go to the status bar as an info report."""
     try:
-        return True, KernelWait.needed(context, solver, report)
+        wait = KernelWait.needed(context, solver, report)
+        wanted = context.scene.articula.solver if solver in (None, "SCENE") else solver
+        choice = device_choice(context, wanted)
     except Exception as error:
         report({"ERROR"}, f"Cannot {action}: {plain(error)}")
         return False, None
+    where = "the CPU" if choice.device == "cpu" else f"the GPU ({choice.device})"
+    report({"INFO"}, f"Articula simulates on {where}: {choice.reason}")
+    return True, wait
