@@ -3,7 +3,7 @@
 Featherstone and XPBD on the CPU load about two dozen Warp modules (Newton's solvers, its collision
 pipeline, picking, Articula's own drives); compiling them takes about three minutes on two cores.
 ``tools/build_kernels.py`` (``make kernels``) compiles them once, portable (no ``-march=native``), into
-``.cache/kernels/<key>/``; the linux-x64 extension zip carries that folder as ``kernels/<key>/``.
+``.cache/kernels/<key>/``; the linux-x64 extension zip carries that folder as ``sim/kernels/<key>/``.
 
 At the first simulation :func:`seed_warp_cache` copies the shipped module folders that Warp's kernel
 cache lacks into it; Warp then finds them as ordinary cache hits. Nothing stale or foreign is loaded:
@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 #: Where a shipped set is looked for: in the extension zip, then as `make kernels` leaves it in a checkout.
-SEARCH_DIRS = (PACKAGE_ROOT / "kernels", PACKAGE_ROOT / ".cache" / "kernels")
+SEARCH_DIRS = (Path(__file__).resolve().parent / "kernels", PACKAGE_ROOT / ".cache" / "kernels")
 MANIFEST_NAME = "articula-kernels.json"
 NATIVE_FLAG = "-march=native"
 

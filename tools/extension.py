@@ -14,7 +14,7 @@ per platform installs on all of them; Blender installs the one matching its Pyth
 Each platform's zip is built from its own staged copy of the package, whose manifest lists only that
 platform and its wheels, so a single-platform build does not need the other platforms' wheels. A zip
 also carries the Warp CPU kernels built ahead of time for its platform (``make kernels``:
-``tools/build_kernels.py`` -> ``.cache/kernels/<key>/``, as ``kernels/<key>/``), never another's.
+``tools/build_kernels.py`` -> ``.cache/kernels/<key>/``, as ``sim/kernels/<key>/``), never another's.
 """
 
 import json
@@ -37,7 +37,7 @@ DIST_DIR = ROOT / "dist"
 STAGE_SKIP = {"dist", "wheels", "out"}
 # Prebuilt Warp kernels (tools/build_kernels.py), a folder per Warp CPU cache key; where a zip holds them.
 KERNEL_SETS = ROOT / ".cache" / "kernels"
-ZIP_KERNELS = "kernels"
+ZIP_KERNELS = "sim/kernels"  # inside a package: a zip's top level holds packages, manifest, license, wheels
 KERNEL_MANIFEST = "articula-kernels.json"
 
 
@@ -180,7 +180,7 @@ def kernel_sets_for(platform: str, manifest: dict, sets_dir: Path = KERNEL_SETS)
 
 
 def stage_kernels(stage_dir: Path, platforms: list[str], sets_dir: Path = KERNEL_SETS) -> list[Path]:
-    """Copy the kernel sets of a single-platform stage into its ``kernels/``; the sets copied."""
+    """Copy the kernel sets of a single-platform stage into its ``sim/kernels/``; the sets copied."""
     if len(platforms) != 1:
         return []  # one zip per platform is split from this stage: no platform's objects may go to all
     sets = kernel_sets_for(platforms[0], read_manifest(), sets_dir)
