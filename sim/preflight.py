@@ -155,3 +155,54 @@ def split_steps(scene: PhysicsScene, solver: Solver, dt: float) -> tuple[int, li
         raise SolverRefusal(f"this robot needs MuJoCo, or {split} substeps (steps per second "
                             f"{math.ceil(1.0 / longest)}): {why}")
     return split, [f"{why}: each step is split into {split} solver steps"]
+
+
+#: Two bodies that start further inside each other than this (m) are thrown apart at once by Featherstone's
+#: explicit contact spring. Measured on the corpus: robosuite's robotiq_gripper_140 (knuckles 11.8 mm
+#: inside its fingers, which MuJoCo's soft contacts ease apart) went NaN in the first frame at every
+#: substep count up to 8; robosuite's panda (5.7 mm) and dm_control's jaco_arm (7.5 mm) hold.
+START_OVERLAP_LIMIT = 0.010
+
+
+def deepest_start_overlap(model: newton.Model, state: newton.State, contacts) -> tuple[float, str, str] | None:
+    """(depth, body, body) of the deepest overlap between two moving bodies in ``contacts`` (collided at
+    ``state``), or None when none overlap."""
+    count = int(contacts.rigid_contact_count.numpy()[0])
+    if not count:
+        return None
+    shape_body = model.shape_body.numpy()
+    body_a = shape_body[contacts.rigid_contact_shape0.numpy()[:count]]
+    body_b = shape_body[contacts.rigid_contact_shape1.numpy()[:count]]
+    between_bodies = (body_a >= 0) & (body_b >= 0) & (body_a != body_b)
+    if not between_bodies.any():
+        return None
+    body_q = state.body_q.numpy()
+    point_a = _to_world(body_q[body_a], contacts.rigid_contact_point0.numpy()[:count])
+    point_b = _to_world(body_q[body_b], contacts.rigid_contact_point1.numpy()[:count])
+    depth = -np.einsum("ij,ij->i", contacts.rigid_contact_normal.numpy()[:count], point_b - point_a)
+    depth[~between_bodies] = -np.inf
+    deepest = int(np.argmax(depth))
+    if depth[deepest] <= 0.0:
+        return None
+    labels = model.body_label
+    return float(depth[deepest]), labels[body_a[deepest]], labels[body_b[deepest]]
+
+
+def _to_world(body_q: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Body-frame points to world space (body_q rows: px, py, pz, qx, qy, qz, qw)."""
+    v, w = body_q[:, 3:6], body_q[:, 6:7]
+    t = 2.0 * np.cross(v, points)
+    return body_q[:, :3] + points + w * t + np.cross(v, t)
+
+
+def refuse_start_overlap(model: newton.Model, state: newton.State, pipeline, contacts) -> None:
+    """Raises :class:`SolverRefusal` when two bodies start overlapping past :data:`START_OVERLAP_LIMIT`
+    (Featherstone only: XPBD projects them apart, MuJoCo eases them apart)."""
+    if pipeline is None:
+        return
+    pipeline.collide(state, contacts)
+    overlap = deepest_start_overlap(model, state, contacts)
+    if overlap is not None and overlap[0] > START_OVERLAP_LIMIT:
+        depth, a, b = overlap
+        raise SolverRefusal(f"this robot needs MuJoCo, or XPBD: bodies {a!r} and {b!r} start {depth * 1000:.0f} mm "
+                            "inside each other, and FEATHERSTONE's contact spring throws them apart at once")

@@ -36,7 +36,7 @@ from .frame_steps import FrameSteps
 from .friction import JointEffects
 from .kinematic import KinematicDriver
 from .mujoco_spec import MUJOCO_CUDA_CROSSOVER_REPLICAS, MuJoCoSimulation, spec_refusal
-from .preflight import featherstone_settings, split_steps
+from .preflight import featherstone_settings, refuse_start_overlap, split_steps
 from .wrenches import AppliedWrenches, WrenchSource
 
 log = logging.getLogger(__name__)
@@ -275,6 +275,8 @@ class Simulation(FrameSteps):
         uses_newton_contacts = self.solver_kind != Solver.MUJOCO and model.shape_contact_pair_count > 0
         self.pipeline = newton.CollisionPipeline(model) if uses_newton_contacts else None
         self.contacts = self.pipeline.contacts() if self.pipeline else None
+        if self.solver_kind == Solver.FEATHERSTONE:
+            refuse_start_overlap(model, self._state_0, self.pipeline, self.contacts)
         dofs = list(self.built.dofs.values())
         needs_inertia = any(d.dof.static_friction or d.dof.dynamic_friction for d in dofs) or \
             any(d.dof.drive_type.value == "ACCELERATION" for d in dofs)

@@ -21,8 +21,8 @@ from robot_files import MUJOCO_ROBOT_FILES, mujoco_robot_scene as corpus_scene  
 FLUNG = 3.0
 #: Featherstone and XPBD are slow on the CPU (5-20 s a robot): one robot per cause the sweep found.
 NEWTON_SET = {
-    "FEATHERSTONE": ["go1", "jaco", "g1", "shadow_hand"],
-    "XPBD": ["go1", "jaco", "g1", "shadow_hand"],
+    "FEATHERSTONE": ["go1", "jaco", "gr1", "shadow_hand", "robotiq_gripper_140"],
+    "XPBD": ["go1", "jaco", "g1", "inspire_left_hand"],
 }
 
 
@@ -93,3 +93,9 @@ def test_a_limp_fixed_base_arm_falls_as_far_as_on_mujoco(name):
     for solver in ("FEATHERSTONE", "XPBD"):
         drop = end_drop(name, solver)
         assert reference / 2 < drop < reference * 2, f"{solver}: {drop:.3f} m against MuJoCo's {reference:.3f} m"
+
+
+def test_featherstone_refuses_a_gripper_whose_links_start_inside_each_other():
+    with pytest.raises(SolverRefusal, match=r"needs MuJoCo, or XPBD: bodies 'right_inner_finger' and "
+                                            r"'right_inner_knuckle' start 12 mm inside each other"):
+        Simulation(corpus_scene("robotiq_gripper_140"), device="cpu", solver="FEATHERSTONE")
