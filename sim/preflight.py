@@ -126,10 +126,11 @@ class SolverRefusal(SimulationBuildError):
     with what would (MuJoCo, or a shorter step)."""
 
 
-#: The longest solver step (s) at which the solver held every floating robot of the sweep, limp on the
-#: ground (docs/simulation.md, "Which solver holds which robot"). A floating robot is stepped this short
-#: by itself: the step asked for is split into that many solver steps.
-FLOATING_ON_CONTACT_STEP = {Solver.FEATHERSTONE: 1.0e-3, Solver.XPBD: 1.0e-3}
+#: The longest solver step (s) at which the solver held the floating robots of the sweep, limp on the
+#: ground (docs/simulation.md, "Which solver holds which robot"): Featherstone needed 0.5 ms for robosuite's
+#: gr1 (diverged at 2 and 1 ms), 1 ms for mjlab's g1; XPBD 1 ms for go1 and gr1 (diverged at 2 ms). A
+#: floating robot is stepped this short by itself: the step asked for is split into solver steps.
+FLOATING_ON_CONTACT_STEP = {Solver.FEATHERSTONE: 0.5e-3, Solver.XPBD: 1.0e-3}
 #: Most solver steps Articula splits one step into by itself; a robot that needs more is refused.
 MAX_SPLIT = 8
 

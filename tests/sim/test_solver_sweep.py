@@ -58,7 +58,8 @@ def test_corpus_robots_hold_one_second_on_featherstone_and_xpbd_or_are_refused(s
 
 def test_floating_robots_are_split_into_short_solver_steps_and_refused_past_eight():
     scene = corpus_scene("go1")
-    assert split_steps(scene, "FEATHERSTONE", 0.002)[0] == 2
+    assert split_steps(scene, "FEATHERSTONE", 0.002)[0] == 4
+    assert split_steps(scene, "XPBD", 0.002)[0] == 2
     assert split_steps(scene, "XPBD", 0.001) == (1, [])
     assert split_steps(scene, "MUJOCO", 0.01) == (1, [])
     with pytest.raises(SolverRefusal, match=r"needs MuJoCo, or 10 substeps .*floating robot 'trunk'"):
