@@ -371,12 +371,6 @@ class _TemplateBuilder:
             if self.solver == Solver.XPBD:  # only a body the world holds may stay massless
                 mass = _mass_properties(self.scene, body, self.notes, name in self.welded_to_world,
                                         self.massless)
-                if mass.mass <= 0.0 and not body.kinematic:
-                    # XPBD's fixed joint between two bodies of no inverse mass went NaN in its first
-                    # steps (robosuite's inspire hand: a palm welded to the world through massless
-                    # mounts); the world holds this one, so its mass changes no motion.
-                    mass = MassProperties(mass=FALLBACK_MASS, center_of_mass=mass.center_of_mass,
-                                          diagonal_inertia=(FALLBACK_INERTIA,) * 3)
             else:
                 mass = _mass_properties(self.scene, body, self.notes, _is_welded(articulation, name))
             balanced = balance_inertia(mass)
