@@ -184,6 +184,8 @@ def table(rows: list[dict]) -> str:
         [f"newton_{s}" for s in NEWTON_SOLVERS]
     header = ["robot", "kind", "step", "MuJoCo", "Featherstone", "XPBD", "Featherstone needs", "XPBD needs",
               "Newton's Featherstone", "Newton's XPBD"]
+    if not any(row.get(f"newton_{s}") for row in rows for s in NEWTON_SOLVERS):  # --no-newton
+        solvers, header = solvers[:-len(NEWTON_SOLVERS)], header[:-len(NEWTON_SOLVERS)]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
         lines.append("| " + " | ".join([row["robot"], row.get("kind", ""), f"{row['dt'] * 1000:g} ms"]
