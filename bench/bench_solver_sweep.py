@@ -198,15 +198,16 @@ def table(rows: list[dict]) -> str:
         refused = sum(1 for r in held if r[solver].get("refused"))
         anywhere = sum(1 for r in held if r[solver]["holds"])
         if held:
-            lines.append(f"- {title}: {at_one}/{total} hold as asked, {anywhere}/{total} at some substep count, "
-                         f"{refused} refused up front")
+            lines.append(f"- {title}: {at_one}/{total} hold as asked, {anywhere}/{total} at some substep "
+                         f"count, {refused} refused up front")
     return "\n".join(lines) + "\n"
 
 
 def main() -> int:
     from robot_files import MUJOCO_ROBOT_FILES, MUJOCO_ROBOTS
 
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--robots", help="comma-separated names (default: all)")
     parser.add_argument("--max-substeps", type=int, default=8)
     parser.add_argument("--no-newton", action="store_true", help="skip Newton's own solvers on the file")

@@ -1,4 +1,7 @@
-"""Before a Newton simulation steps: settings Featherstone keeps stable at the step it runs.
+"""Before a Newton simulation steps: settings Featherstone keeps stable at the step it runs, the solver
+steps a floating robot needs (the step split by itself), and what Featherstone or XPBD cannot hold, refused
+up front with what would hold it (:class:`SolverRefusal`). The numbers come from the solver sweep
+(bench/bench_solver_sweep.py; docs/simulation.md, "Which solver holds which robot").
 
 Featherstone integrates joint forces explicitly (semi-implicit Euler in joint space): a spring ``k`` and a
 damper ``c`` on a DOF of effective inertia ``I`` stay stable while ``sqrt(k / I) * dt`` and ``c * dt / I``
@@ -118,7 +121,8 @@ def featherstone_settings(model: newton.Model, dofs: dict, dt: float) -> list[st
         return []
     listed = ", ".join(f"{joint!r} ({axis}) +{amount:.2g}" for (joint, axis), amount in sorted(added.items()))
     return [f"FEATHERSTONE steps joint springs and dampers explicitly: armature added where one would outrun "
-            f"the {dt * 1000:g} ms step on a light link (as MuJoCo's balanceinertia repairs inertias): {listed}"]
+            f"the {dt * 1000:g} ms step on a light link (as MuJoCo's balanceinertia repairs inertias): "
+            f"{listed}"]
 
 
 class SolverRefusal(SimulationBuildError):
@@ -165,7 +169,8 @@ def split_steps(scene: PhysicsScene, solver: Solver, dt: float) -> tuple[int, li
 START_OVERLAP_LIMIT = 0.010
 
 
-def deepest_start_overlap(model: newton.Model, state: newton.State, contacts) -> tuple[float, str, str] | None:
+def deepest_start_overlap(model: newton.Model, state: newton.State,
+                          contacts) -> tuple[float, str, str] | None:
     """(depth, body, body) of the deepest overlap between two moving bodies in ``contacts`` (collided at
     ``state``), or None when none overlap."""
     count = int(contacts.rigid_contact_count.numpy()[0])
@@ -205,5 +210,5 @@ def refuse_start_overlap(model: newton.Model, state: newton.State, pipeline, con
     overlap = deepest_start_overlap(model, state, contacts)
     if overlap is not None and overlap[0] > START_OVERLAP_LIMIT:
         depth, a, b = overlap
-        raise SolverRefusal(f"this robot needs MuJoCo, or XPBD: bodies {a!r} and {b!r} start {depth * 1000:.0f} mm "
-                            "inside each other, and FEATHERSTONE's contact spring throws them apart at once")
+        raise SolverRefusal(f"this robot needs MuJoCo, or XPBD: bodies {a!r} and {b!r} start "
+                            f"{depth * 1000:.0f} mm inside each other, and FEATHERSTONE's contact spring throws them apart at once")

@@ -31,7 +31,8 @@ def duck_mjcf(folder) -> str:
     return str(path)
 
 
-MUJOCO_ROBOTS = os.environ.get("ARTICULA_MUJOCO_ROBOTS", os.path.expanduser("~/.cache/articula/mujoco_robots"))
+MUJOCO_ROBOTS = os.environ.get("ARTICULA_MUJOCO_ROBOTS",
+                               os.path.expanduser("~/.cache/articula/mujoco_robots"))
 _ROBOSUITE = "robosuite/robosuite/models/assets"
 _GYM_ROBOTICS = "gymnasium-robotics/gymnasium_robotics/envs/assets"
 _DM_CONTROL = "dm_control/dm_control"
@@ -47,7 +48,8 @@ MUJOCO_ROBOT_FILES = {
     "g1": ("humanoid", "mjlab/mjlab/asset_zoo/robots/unitree_g1/xmls/g1.xml"),
     "yam": ("arm", "mjlab/mjlab/asset_zoo/robots/i2rt_yam/xmls/yam.xml"),
     **{name: ("arm", f"{_ROBOSUITE}/robots/{name}/robot.xml")
-       for name in ("panda", "iiwa", "jaco", "kinova3", "sawyer", "ur5e", "xarm7", "baxter", "tiago", "spot_arm")},
+       for name in ("panda", "iiwa", "jaco", "kinova3", "sawyer", "ur5e", "xarm7", "baxter", "tiago",
+                    "spot_arm")},
     "spot": ("quadruped", f"{_ROBOSUITE}/robots/spot/robot.xml"),
     "gr1": ("humanoid", f"{_ROBOSUITE}/robots/gr1/robot.xml"),
     **{name: ("hand", f"{_ROBOSUITE}/grippers/{name}.xml")

@@ -93,7 +93,8 @@ def test_a_limp_fixed_base_arm_falls_as_far_as_on_mujoco(name):
     assert reference > 0.2  # a real fall, not a balanced arm
     for solver in ("FEATHERSTONE", "XPBD"):
         drop = end_drop(name, solver)
-        assert reference / 2 < drop < reference * 2, f"{solver}: {drop:.3f} m against MuJoCo's {reference:.3f} m"
+        assert reference / 2 < drop < reference * 2, \
+            f"{solver}: {drop:.3f} m against MuJoCo's {reference:.3f} m"
 
 
 def test_featherstone_refuses_a_gripper_whose_links_start_inside_each_other():
