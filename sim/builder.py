@@ -371,6 +371,10 @@ class _TemplateBuilder:
             if self.solver == Solver.XPBD:  # only a body the world holds may stay massless
                 mass = _mass_properties(self.scene, body, self.notes, name in self.welded_to_world,
                                         self.massless)
+                if name in self.welded_to_world and not body.kinematic:
+                    # Static, as the world holds it: XPBD's fixed joint from a massless mount to a body
+                    # with mass went NaN in the first step (robosuite's inspire, fourier and jaco hands).
+                    mass = MassProperties(mass=0.0)
             else:
                 mass = _mass_properties(self.scene, body, self.notes, _is_welded(articulation, name))
             balanced = balance_inertia(mass)

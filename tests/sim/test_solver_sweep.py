@@ -22,7 +22,7 @@ FLUNG = 3.0
 #: Featherstone and XPBD are slow on the CPU (5-20 s a robot): one robot per cause the sweep found.
 NEWTON_SET = {
     "FEATHERSTONE": ["go1", "jaco", "gr1", "shadow_hand", "robotiq_gripper_140"],
-    "XPBD": ["go1", "jaco", "gr1", "shadow_hand"],
+    "XPBD": ["go1", "jaco", "gr1", "inspire_left_hand"],
 }
 
 
