@@ -34,7 +34,7 @@ class KernelWait:
         from ..sim.kernel_build import KernelBuild
 
         wanted = context.scene.articula.solver if solver in (None, "SCENE") else solver
-        build = KernelBuild.start(wanted, simulation_device(context))
+        build = KernelBuild.start(wanted, simulation_device(context), context.scene.articula.replicas)
         if build is None:
             return None
         return cls(build, report, device_choice(context, build.solver).reason)
@@ -67,14 +67,12 @@ class KernelWait:
 
 def device_choice(context, solver):
     """The device the simulation of ``solver`` will run on, and why, as ``sim.simulation`` resolves it:
-    MuJoCo by the scene's replicas, Featherstone and XPBD without them (a GPU wherever there is one)."""
-    from ..core.model import Solver
+    by the scene's replicas against each solver's crossover."""
     from ..sim.device_choice import device_for
     from ..sim.simulation import solver_to_run
 
     solver = solver_to_run(solver)
-    replicas = context.scene.articula.replicas if solver == Solver.MUJOCO else None
-    return device_for(simulation_device(context), solver, replicas)
+    return device_for(simulation_device(context), solver, context.scene.articula.replicas)
 
 
 def wait_for_kernels(context, solver: Optional[str], report, action: str) -> tuple[bool, Optional[KernelWait]]:

@@ -33,11 +33,12 @@ class KernelBuild:
                                         daemon=True)
 
     @classmethod
-    def start(cls, solver: Solver | str, device: str = "auto") -> Optional["KernelBuild"]:
+    def start(cls, solver: Solver | str, device: str = "auto",
+              replicas: Optional[int] = 1) -> Optional["KernelBuild"]:
         """The build of ``solver``'s kernels on ``device`` (the running one if any), or None when an
         earlier run built them."""
         solver = solver_to_run(solver)
-        device = resolve_device(device, solver)
+        device = resolve_device(device, solver, replicas)  # where the simulation of them will run
         if kernels_cached(solver, device):
             return None
         key = (solver, device_kind(device))

@@ -50,8 +50,8 @@ def resolve_device(device: str = "auto", solver: Solver | str | None = None,
 
     MuJoCo on "auto" stays on the CPU, its C library stepping a robot in microseconds, unless there
     are at least :data:`sim.mujoco_spec.MUJOCO_CUDA_CROSSOVER_REPLICAS` replicas and a GPU; Featherstone
-    and XPBD below :data:`NEWTON_CUDA_CROSSOVER_REPLICAS` replicas when the caller gives ``replicas``
-    (without it, CUDA wherever present)."""
+    and XPBD below :data:`NEWTON_CUDA_CROSSOVER_REPLICAS` replicas (a caller that does not know the
+    count, ``replicas`` None, gets CUDA wherever present)."""
     return device_for(device, solver, replicas).device
 
 
@@ -236,7 +236,7 @@ class Simulation(FrameSteps):
             self.solver_kind = Solver.FEATHERSTONE
         if self.solver_kind == Solver.MUJOCO:
             check_depth_for_mujoco(scene)
-        self.device = resolve_device(device)
+        self.device = resolve_device(device, self.solver_kind, scene.settings.replicas)
         self.dt = (dt or 1.0 / scene.settings.steps_per_second) / max(1, int(substeps))
         # Solver steps per step: a robot this solver holds only at a shorter step (sim.preflight).
         self.split, self._split_notes = split_steps(scene, self.solver_kind, self.dt)
