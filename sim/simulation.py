@@ -36,7 +36,7 @@ from .frame_steps import FrameSteps
 from .friction import JointEffects
 from .kinematic import KinematicDriver
 from .mujoco_spec import MUJOCO_CUDA_CROSSOVER_REPLICAS, MuJoCoSimulation, spec_refusal
-from .preflight import featherstone_settings, refuse_start_overlap, split_steps
+from .preflight import featherstone_settings, refuse_start_overlap, refuse_unheld_robot, split_steps
 from .wrenches import AppliedWrenches, WrenchSource
 
 log = logging.getLogger(__name__)
@@ -238,6 +238,7 @@ class Simulation(FrameSteps):
             check_depth_for_mujoco(scene)
         self.device = resolve_device(device, self.solver_kind, scene.settings.replicas)
         self.dt = (dt or 1.0 / scene.settings.steps_per_second) / max(1, int(substeps))
+        refuse_unheld_robot(scene, self.solver_kind)  # before building: said up front (sim.preflight)
         # Solver steps per step: a robot this solver holds only at a shorter step (sim.preflight).
         self.split, self._split_notes = split_steps(scene, self.solver_kind, self.dt)
         self.solver_dt = self.dt / self.split
