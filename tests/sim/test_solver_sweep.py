@@ -12,7 +12,8 @@ import pytest
 
 from articula.core.model import PhysicsScene
 from articula.sim import Simulation
-from articula.sim.preflight import MAX_SPLIT, SolverRefusal, floating_robots, split_steps
+from articula.sim.preflight import (MAX_SPLIT, SolverRefusal, floating_robots, refuse_unheld_robot,
+                                    split_steps)
 
 sys.path.insert(0, str(Path(__file__).parent.parent))
 from robot_files import MUJOCO_ROBOT_FILES, mujoco_robot_scene as corpus_scene  # noqa: E402
@@ -22,7 +23,7 @@ FLUNG = 3.0
 #: Featherstone and XPBD are slow on the CPU (5-20 s a robot): one robot per cause the sweep found.
 NEWTON_SET = {
     "FEATHERSTONE": ["go1", "jaco", "gr1", "shadow_hand", "robotiq_gripper_140"],
-    "XPBD": ["go1", "jaco", "gr1", "inspire_left_hand"],
+    "XPBD": ["go1", "jaco", "gr1", "inspire_left_hand", "spot_arm"],
 }
 
 
@@ -101,3 +102,20 @@ def test_featherstone_refuses_a_gripper_whose_links_start_inside_each_other():
     with pytest.raises(SolverRefusal, match=r"needs MuJoCo, or XPBD: bodies 'right_inner_finger' and "
                                             r"'right_inner_knuckle' start 12 mm inside each other"):
         Simulation(corpus_scene("robotiq_gripper_140"), device="cpu", solver="FEATHERSTONE")
+
+
+def test_xpbd_makes_a_link_lighter_than_a_gram_a_gram_with_a_note():
+    sim = Simulation(corpus_scene("spot_arm"), device="cpu", solver="XPBD")
+    light = [n for n in sim.notes if "lighter than 0.001 kg" in n]
+    assert len(light) == 1 and "'arm_link_hr0' (1e-06 kg)" in light[0], sim.notes
+    link = sim.model.body_label.index("arm_link_hr0")
+    assert sim.model.body_mass.numpy()[link] == pytest.approx(1e-3)
+    sim.close()
+
+
+def test_xpbd_refuses_a_floating_robot_jointed_mostly_by_three_axis_joints_up_front():
+    with pytest.raises(SolverRefusal, match=r"needs MuJoCo, or Featherstone: floating robot 'root' turns "
+                                            r"10 of its 31 bodies about three axes each"):
+        Simulation(corpus_scene("humanoid_CMU"), device="cpu", solver="XPBD")
+    for name in ("dog", "adroit_hand", "go1"):  # one such body at most: not refused
+        refuse_unheld_robot(corpus_scene(name), "XPBD")
