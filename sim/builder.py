@@ -372,7 +372,10 @@ class _TemplateBuilder:
             if self.solver == Solver.XPBD:  # only a body the world holds may stay massless
                 mass = _mass_properties(self.scene, body, self.notes, name in self.welded_to_world,
                                         self.massless)
-                if name in self.welded_to_world and not body.kinematic:
+                # A root of 1 g or more keeps its fixed joint to the world: made static, mjlab's yam
+                # diverged when its limp arm folded onto its base (0.96 s), and held with the joint.
+                held_root = articulation.parents.get(name) is None and mass.mass >= FALLBACK_MASS
+                if name in self.welded_to_world and not body.kinematic and not held_root:
                     # Static, as the world holds it: XPBD's fixed joint from a massless mount to a body
                     # with mass went NaN in the first step (robosuite's inspire, fourier and jaco hands).
                     mass = MassProperties(mass=0.0)
