@@ -118,7 +118,8 @@ def test_simulation_starts_from_a_files_initial_joint_positions():
     state = model.state()
     newton.eval_fk(model, model.joint_q, model.joint_qd, state)
     reference = {_leaf(label): state.body_q.numpy()[i][:3] for i, label in enumerate(model.body_label)}
-    sim = Simulation(scene, device="cpu", solver="FEATHERSTONE")
+    # MuJoCo: Featherstone starts the feet this file starts outside their limits at the limits (sim.builder)
+    sim = Simulation(scene, device="cpu", solver="MUJOCO")
     ours = dict(zip(sim.body_names, sim.body_poses()[:, :3]))
     moved = max(np.linalg.norm(reference[n] - np.array(scene.body(n).pose.pos)) for n in reference)
     assert moved > 0.01  # the written state is not the written body poses
