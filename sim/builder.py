@@ -633,8 +633,9 @@ def build_model(scene: PhysicsScene, solver: Solver | str | None = None, device=
                      f"bodies simulated with {FALLBACK_MASS} kg and {FALLBACK_INERTIA} kg*m^2 "
                      f"(as MuJoCo's balanceinertia repairs inertias): {', '.join(sorted(set(massless)))}")
     if light:
-        notes.append(f"XPBD's joints diverge between a link this light and its neighbours: bodies lighter "
-                     f"than {FALLBACK_MASS} kg simulated with {FALLBACK_MASS} kg, their inertia scaled alike: "
+        notes.append(f"XPBD's joints diverge between a link this light and its neighbours: bodies "
+                     f"lighter than {FALLBACK_MASS} kg simulated with {FALLBACK_MASS} kg, their inertia "
+                     f"scaled alike: "
                      + ", ".join(f"{name!r} ({mass:.2g} kg)" for name, mass in sorted(light.items())))
     if balanced:
         notes.append("inertias on or past the triangle inequality (A + B >= C), which MuJoCo refuses, are "
