@@ -707,21 +707,27 @@ def _set_initial_state(builder: newton.ModelBuilder, q: int, qd: int, dof: Dof) 
         builder.joint_qd[qd] = dof.initial_velocity
 
 
-def dof_inertia(model: newton.Model) -> np.ndarray:
-    """Each DOF's joint-space inertia at the model's initial pose (mass matrix diagonal + armature)."""
+def mass_matrix_blocks(model: newton.Model):
+    """(first DOF, last DOF + 1, the articulation's joint-space mass matrix) for each articulation, at
+    the model's initial pose (armature included); nothing where Newton gives no mass matrix."""
     state = model.state()
     newton.eval_fk(model, model.joint_q, model.joint_qd, state)
-    inertia = np.ones(model.joint_dof_count)
     H = newton.eval_mass_matrix(model, state)
     if H is None:
-        return inertia
+        return
     H = H.numpy()
     art_start = model.articulation_start.numpy()
     qd_start = model.joint_qd_start.numpy()
     for a in range(model.articulation_count):
         first, last = qd_start[art_start[a]], qd_start[art_start[a + 1]]
-        n = last - first
-        inertia[first:last] = np.diagonal(H[a])[:n]
+        yield first, last, H[a][: last - first, : last - first].astype(np.float64)
+
+
+def dof_inertia(model: newton.Model) -> np.ndarray:
+    """Each DOF's joint-space inertia at the model's initial pose (mass matrix diagonal + armature)."""
+    inertia = np.ones(model.joint_dof_count)
+    for first, last, block in mass_matrix_blocks(model):
+        inertia[first:last] = np.diagonal(block)
     return np.maximum(inertia, 1e-9)
 
 

@@ -21,7 +21,7 @@ import newton
 
 from ..core.articulation import find_articulations
 from ..core.model import DofMotion, PhysicsScene, Solver
-from .builder import HARD_LIMIT_KD, HARD_LIMIT_KE, SimulationBuildError
+from .builder import HARD_LIMIT_KD, HARD_LIMIT_KE, SimulationBuildError, mass_matrix_blocks
 
 #: A hard limit's spring on Featherstone: natural frequency times step (critically damped). One DOF alone
 #: is stable below 2, but limits, contacts and the pose change the inertia each meets: go1 limp on the
@@ -33,18 +33,8 @@ def effective_inertia(model: newton.Model) -> np.ndarray:
     """Each DOF's effective inertia at the model's initial pose: 1 / (H^-1)_ii, what a torque on the
     DOF alone meets when every other DOF of its articulation is free (a knee of a floating robot meets
     less than the mass matrix's diagonal)."""
-    state = model.state()
-    newton.eval_fk(model, model.joint_q, model.joint_qd, state)
     inertia = np.ones(model.joint_dof_count)
-    H = newton.eval_mass_matrix(model, state)
-    if H is None:
-        return inertia
-    H = H.numpy()
-    art_start = model.articulation_start.numpy()
-    qd_start = model.joint_qd_start.numpy()
-    for a in range(model.articulation_count):
-        first, last = qd_start[art_start[a]], qd_start[art_start[a + 1]]
-        block = H[a][: last - first, : last - first].astype(np.float64)
+    for first, last, block in mass_matrix_blocks(model):
         try:
             inertia[first:last] = 1.0 / np.diagonal(np.linalg.inv(block))
         except np.linalg.LinAlgError:
