@@ -2,36 +2,15 @@
 ``limit_margin``, exported back through the operators as the file had them (qpos0, ranges, margins,
 keyframes), and a keyframe applied in the file's coordinate stands where MuJoCo puts it."""
 
+from pathlib import Path
+
 import bpy
 import numpy as np
 import pytest
 
 mujoco = pytest.importorskip("mujoco")
 
-REF_ROBOT = """
-<mujoco model="refbot">
-  <compiler angle="radian"/>
-  <worldbody>
-    <body name="base">
-      <geom type="box" size="0.1 0.1 0.1" mass="1"/>
-      <body name="arm" pos="0 0 0.3">
-        <joint name="hinge" type="hinge" axis="0 1 0" ref="0.4" range="-0.5 1.2" margin="0.01"/>
-        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03" mass="0.5"/>
-        <body name="slider" pos="0.3 0 0">
-          <joint name="slide" type="slide" axis="1 0 0" ref="0.05" range="-0.1 0.2" margin="0.002"/>
-          <geom type="box" size="0.03 0.03 0.03" mass="0.2"/>
-        </body>
-      </body>
-    </body>
-  </worldbody>
-  <actuator>
-    <position name="servo" joint="hinge" kp="50" kv="2" ctrlrange="-0.5 1.2"/>
-  </actuator>
-  <keyframe>
-    <key name="home" qpos="0.7 0.1" ctrl="0.9"/>
-  </keyframe>
-</mujoco>
-"""
+REF_ROBOT = (Path(__file__).parents[1] / "data" / "refbot.xml").read_text()  # the core tier's robot too
 
 
 @pytest.fixture

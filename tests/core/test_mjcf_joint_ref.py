@@ -20,34 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 CONVERTER = os.path.join(ROOT, ".venv-converter", "bin", "mujoco_usd_converter")
 
 #: A hinge with ref on a limited joint with a position servo, a slide with ref; both with a limit margin.
-REF_ROBOT = """
-<mujoco model="refbot">
-  <compiler angle="radian"/>
-  <worldbody>
-    <body name="base">
-      <geom type="box" size="0.1 0.1 0.1" mass="1"/>
-      <body name="arm" pos="0 0 0.3">
-        <joint name="hinge" type="hinge" axis="0 1 0" ref="0.4" range="-0.5 1.2" margin="0.01"/>
-        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03" mass="0.5"/>
-        <body name="slider" pos="0.3 0 0">
-          <joint name="slide" type="slide" axis="1 0 0" ref="0.05" range="-0.1 0.2" margin="0.002"/>
-          <geom type="box" size="0.03 0.03 0.03" mass="0.2"/>
-        </body>
-      </body>
-    </body>
-  </worldbody>
-  <actuator>
-    <position name="servo" joint="hinge" kp="50" kv="2" ctrlrange="-0.5 1.2"/>
-  </actuator>
-  <sensor>
-    <jointpos name="hinge_pos" joint="hinge"/>
-    <jointpos name="slide_pos" joint="slide"/>
-  </sensor>
-  <keyframe>
-    <key name="home" qpos="0.7 0.1" ctrl="0.9"/>
-  </keyframe>
-</mujoco>
-"""
+REF_ROBOT = open(os.path.join(ROOT, "tests", "data", "refbot.xml")).read()
 
 
 @pytest.fixture
