@@ -129,8 +129,9 @@ def run_newton(path: str, solver: str, substeps: int, ground: bool, dt: float) -
     return result
 
 
-def sweep_robot(name: str, path: str, max_substeps: int, newton_own: bool) -> dict:
-    """Every solver on one robot; Featherstone and XPBD at 1, 2, 4, ... substeps until they hold."""
+def sweep_robot(name: str, path: str, max_substeps: int, newton_own: bool, needs: bool = True) -> dict:
+    """Every solver on one robot; Featherstone and XPBD at 1, 2, 4, ... substeps until they hold (without
+    ``needs``: as shipped only, and Newton's own)."""
     import mujoco
 
     dt = mujoco.MjModel.from_xml_path(path).opt.timestep
@@ -138,7 +139,8 @@ def sweep_robot(name: str, path: str, max_substeps: int, newton_own: bool) -> di
     row = {"robot": name, "dt": dt, "ground": ground}
     row["MUJOCO"] = _climb(lambda n: run_articula(name, "MUJOCO", n), 1)
     for solver in SOLVERS[1:]:
-        row[solver] = _climb(lambda n: run_articula(name, solver, n, raw=True), max_substeps)
+        if needs:
+            row[solver] = _climb(lambda n: run_articula(name, solver, n, raw=True), max_substeps)
         shipped = _climb(lambda n: run_articula(name, solver, n), 1)
         row["shipped_" + solver] = shipped
     if newton_own:
@@ -184,8 +186,9 @@ def table(rows: list[dict]) -> str:
         [f"newton_{s}" for s in NEWTON_SOLVERS]
     header = ["robot", "kind", "step", "MuJoCo", "Featherstone", "XPBD", "Featherstone needs", "XPBD needs",
               "Newton's Featherstone", "Newton's XPBD"]
-    if not any(row.get(f"newton_{s}") for row in rows for s in NEWTON_SOLVERS):  # --no-newton
-        solvers, header = solvers[:-len(NEWTON_SOLVERS)], header[:-len(NEWTON_SOLVERS)]
+    kept = [i for i, s in enumerate(solvers) if any(row.get(s) for row in rows)]  # --no-newton, --no-needs
+    header = header[:3] + [header[3 + i] for i in kept]
+    solvers = [solvers[i] for i in kept]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
         lines.append("| " + " | ".join([row["robot"], row.get("kind", ""), f"{row['dt'] * 1000:g} ms"]
@@ -211,6 +214,8 @@ def main() -> int:
     parser.add_argument("--robots", help="comma-separated names (default: all)")
     parser.add_argument("--max-substeps", type=int, default=8)
     parser.add_argument("--no-newton", action="store_true", help="skip Newton's own solvers on the file")
+    parser.add_argument("--no-needs", action="store_true",
+                        help="Featherstone and XPBD as shipped only (skip the substep climb without the split)")
     parser.add_argument("--table", help="write the Markdown table here after every robot")
     parser.add_argument("--jsonl", help="append each robot's results here")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per robot")
@@ -230,15 +235,14 @@ def main() -> int:
         return 0
     if args.one:
         path = os.path.join(MUJOCO_ROBOTS, MUJOCO_ROBOT_FILES[args.one][1])
-        row = sweep_robot(args.one, path, args.max_substeps, not args.no_newton)
+        row = sweep_robot(args.one, path, args.max_substeps, not args.no_newton, not args.no_needs)
         print("SWEEP " + json.dumps(row))
         return 0
     names = args.robots.split(",") if args.robots else list(MUJOCO_ROBOT_FILES)
     rows = []
     for name in names:
         command = [sys.executable, __file__, "--one", name, "--max-substeps", str(args.max_substeps)]
-        if args.no_newton:
-            command.append("--no-newton")
+        command += [flag for flag, on in (("--no-newton", args.no_newton), ("--no-needs", args.no_needs)) if on]
         try:
             done = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout)
             found = [line for line in done.stdout.splitlines() if line.startswith("SWEEP ")]

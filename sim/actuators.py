@@ -276,6 +276,7 @@ def route_actuators(scene: PhysicsScene, solver: Solver, dofs: Mapping, replicas
     slots: list[ActuatorSlot] = []
     kernel_rows: list[tuple[Actuator, list[tuple[int, int, float]], float]] = []
     said: set[str] = set()
+    acting_at_once: dict[str, list[str]] = {}  # activation dynamics: names, one note for all
 
     def note(actuator: Actuator, text: str):
         if actuator.name not in said:
@@ -323,12 +324,14 @@ def route_actuators(scene: PhysicsScene, solver: Solver, dofs: Mapping, replicas
                 note(actuator, f"{reason}; not simulated on {solver.value}")
                 slots.append(ActuatorSlot(actuator, replica, "none"))
                 continue
-            if actuator.dyn_type != "none":
-                note(actuator, f"its activation dynamics ({actuator.dyn_type}) are not simulated on "
-                               f"{solver.value}: the control acts at once")
+            if actuator.dyn_type != "none" and replica == 0:
+                acting_at_once.setdefault(actuator.dyn_type, []).append(actuator.name)
             slots.append(ActuatorSlot(actuator, replica, "kernel", len(kernel_rows)))
             length_at_zero = sum(c * r for (_, _, c), r in zip(entries, references))
             kernel_rows.append((actuator, entries, actuator.gear * length_at_zero))
+    for dyn_type, names in acting_at_once.items():
+        notes.append(_listed_note(names, f"activation dynamics ({dyn_type}) are not simulated on "
+                                         f"{solver.value}: the control acts at once"))
     if solver != Solver.MUJOCO:
         for actuator in scene.frame_actuators:
             note(actuator, f"its transmission ({actuator.target_kind} {actuator.target!r}) is simulated on "
@@ -342,6 +345,18 @@ def route_actuators(scene: PhysicsScene, solver: Solver, dofs: Mapping, replicas
                 notes.append(f"tendon {tendon.name!r}: its spring, damper and length limits are simulated on "
                              f"MUJOCO only")
     return slots, kernel_rows
+
+
+#: A note that names many actuators names this many, then counts the rest.
+NAMED_IN_NOTE = 6
+
+
+def _listed_note(names: list[str], text: str) -> str:
+    if len(names) == 1:
+        return f"actuator {names[0]!r}: its {text}"
+    listed = ", ".join(repr(n) for n in names[:NAMED_IN_NOTE])
+    more = f" and {len(names) - NAMED_IN_NOTE} more" if len(names) > NAMED_IN_NOTE else ""
+    return f"{len(names)} actuators ({listed}{more}): their {text}"
 
 
 def _kernel_refusal(actuator: Actuator, entries) -> Optional[str]:

@@ -29,12 +29,12 @@ from .builder import HARD_LIMIT_KD, HARD_LIMIT_KE, SimulationBuildError, mass_ma
 LIMIT_OMEGA_DT = 0.2
 
 
-def effective_inertia(model: newton.Model) -> np.ndarray:
+def effective_inertia(model: newton.Model, blocks: list) -> np.ndarray:
     """Each DOF's effective inertia at the model's initial pose: 1 / (H^-1)_ii, what a torque on the
     DOF alone meets when every other DOF of its articulation is free (a knee of a floating robot meets
-    less than the mass matrix's diagonal)."""
+    less than the mass matrix's diagonal). ``blocks``: :func:`sim.builder.mass_matrix_blocks`."""
     inertia = np.ones(model.joint_dof_count)
-    for first, last, block in mass_matrix_blocks(model):
+    for first, last, block in blocks:
         try:
             inertia[first:last] = 1.0 / np.diagonal(np.linalg.inv(block))
         except np.linalg.LinAlgError:
@@ -59,8 +59,9 @@ def soften_hard_limits(model: newton.Model, dofs: dict, dt: float, inertia: np.n
     model.joint_limit_kd.assign(kd)
 
 
-#: Featherstone's explicit joint springs and dampers: largest sqrt(k / I) * dt and c * dt / I kept (stable
-#: below 2 for one DOF alone; halved for the DOFs coupled through the chain).
+#: Featherstone's explicit joint springs and dampers: largest sqrt(k / I) * dt and c * dt / I kept, for each
+#: DOF alone and for each mode of DOFs coupled through the chain (stable below 2; kept at half that, as
+#: the inertia each mode meets changes with the pose and with contacts).
 SPRING_OMEGA_DT = 0.5
 DAMPER_DT = 1.0
 
@@ -77,36 +78,102 @@ def _actuator_gains(dof) -> tuple[float, float]:
     return stiffness, damping
 
 
-def armature_for_explicit_step(model: newton.Model, dofs: dict, dt: float, inertia: np.ndarray) -> dict:
-    """Armature added to each DOF whose spring or damper would outrun Featherstone's explicit step on its
-    inertia (jaco's last link: 1e-6 kg*m^2 against a 0.01 N*m*s damper went NaN in the first step, at
-    any substep count up to 8); {(joint, axis): added kg*m^2 (or kg)}. MuJoCo integrates damping
-    implicitly, and real arms carry rotor inertia: an armature this small leaves the motion as it was.
-    Hard limits are left out (:func:`soften_hard_limits` scales them)."""
+def explicit_gains(model: newton.Model, dofs: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Each DOF's stiffness and damping that Featherstone applies explicitly: joint springs and dampers,
+    drives and position/velocity servos (hard limits are left out: :func:`soften_hard_limits` scales
+    them)."""
     stiffness = model.joint_target_ke.numpy() + model.joint_stiffness.numpy()
     damping = model.joint_target_kd.numpy() + model.joint_damping.numpy()
-    armature = model.joint_armature.numpy()
-    added = {}
-    for (joint, axis, replica), info in dofs.items():
-        i = info.qd_index
+    for info in dofs.values():
         servo_k, servo_c = _actuator_gains(info.dof)
-        k, c = stiffness[i] + servo_k, damping[i] + servo_c
-        needed = max(k * (dt / SPRING_OMEGA_DT) ** 2, c * dt / DAMPER_DT)
-        if needed > inertia[i]:
-            armature[i] += needed - inertia[i]
-            if replica == 0:
-                added[(joint, axis)] = needed - inertia[i]
-    if added:
-        model.joint_armature.assign(armature)
+        stiffness[info.qd_index] += servo_k
+        damping[info.qd_index] += servo_c
+    return stiffness, damping
+
+
+def _modes(block: np.ndarray, stiffness: np.ndarray, damping: np.ndarray, dt: float):
+    """(size, shape) of each mode of one articulation: size is sqrt(k / I) * dt / SPRING_OMEGA_DT or
+    c * dt / I / DAMPER_DT (generalized eigenvalues of its stiffness and damping against its mass matrix),
+    shape the DOFs' amplitudes in it."""
+    inverse = np.linalg.inv(np.linalg.cholesky(block))
+    for diagonal, size in ((stiffness, lambda e: np.sqrt(e) * dt / SPRING_OMEGA_DT),
+                           (damping, lambda e: e * dt / DAMPER_DT)):
+        values, vectors = np.linalg.eigh((inverse * diagonal) @ inverse.T)
+        yield from zip(size(np.maximum(values, 0.0)), (inverse.T @ vectors).T)
+
+
+def stiffest_mode(block: np.ndarray, stiffness: np.ndarray, damping: np.ndarray, dt: float) -> float:
+    """The largest mode of one articulation (:func:`_modes`): at most 1 where Featherstone's explicit step
+    holds them all."""
+    return max((size for size, _ in _modes(block, stiffness, damping, dt)), default=0.0)
+
+
+#: A DOF takes part in a mode whose amplitude there is at least this share of the mode's largest.
+MODE_SHARE = 0.1
+
+
+def armature_for_coupled_modes(block: np.ndarray, stiffness: np.ndarray, damping: np.ndarray,
+                                dt: float, per_dof: np.ndarray) -> np.ndarray:
+    """Armature for one articulation: ``per_dof`` (each DOF alone held), plus the least share ``t`` of
+    each sprung or damped DOF's own need that holds every coupled mode as well (dm_control's dog: the
+    stacked hinges of its scapula and shoulder, each held alone, made one mode at c * dt / I = 2.3).
+    Only the DOFs of the modes that outrun the step are given more; at t = 1 given to every DOF, the
+    armature alone bounds every mode."""
+    need = np.maximum(stiffness * (dt / SPRING_OMEGA_DT) ** 2, damping * dt / DAMPER_DT)
+    if not need.any():
+        return per_dof
+    try:
+        fast = [np.abs(shape) for size, shape in _modes(block + np.diag(per_dof), stiffness, damping, dt)
+                if size > 1.0 + 1e-9]
+    except np.linalg.LinAlgError:  # a chain of massless links: no mode to judge, each DOF held alone
+        return per_dof
+    if not fast:
+        return per_dof
+    taking_part = np.any([shape >= MODE_SHARE * shape.max() for shape in fast], axis=0)
+    for share in (need * taking_part, need):
+        def holds(t):
+            return stiffest_mode(block + np.diag(per_dof + t * share), stiffness, damping, dt) <= 1.0 + 1e-9
+
+        if holds(1.0):
+            low, high = 0.0, 1.0
+            for _ in range(30):
+                low, high = (low, (low + high) / 2) if holds((low + high) / 2) else ((low + high) / 2, high)
+            return per_dof + high * share
+    return per_dof + need
+
+
+#: Armature under this share of a DOF's effective inertia changes nothing anyone sees: added, not noted.
+NOTED_SHARE = 0.01
+
+
+def armature_for_explicit_step(model: newton.Model, dofs: dict, dt: float, blocks: list) -> dict:
+    """Armature added to each DOF whose spring or damper would outrun Featherstone's explicit step on its
+    inertia, alone or coupled with its neighbours through the chain (jaco's last link: 1e-6 kg*m^2
+    against a 0.01 N*m*s damper went NaN in the first step, at any substep count up to 8);
+    {(joint, axis): added kg*m^2 (or kg)}. MuJoCo integrates damping implicitly, and real arms carry rotor
+    inertia: an armature this small leaves the motion as it was."""
+    stiffness, damping = explicit_gains(model, dofs)
+    inertia = effective_inertia(model, blocks)
+    per_dof = np.maximum(0.0, np.maximum(stiffness * (dt / SPRING_OMEGA_DT) ** 2, damping * dt / DAMPER_DT)
+                         - inertia)
+    extra = per_dof.copy()
+    for first, last, block in blocks:
+        span = slice(first, last)
+        extra[span] = armature_for_coupled_modes(block, stiffness[span], damping[span], dt, per_dof[span])
+    worth_saying = extra > NOTED_SHARE * inertia
+    added = {(joint, axis): float(extra[info.qd_index]) for (joint, axis, replica), info in dofs.items()
+             if replica == 0 and worth_saying[info.qd_index]}
+    if (extra > 0.0).any():
+        model.joint_armature.assign(model.joint_armature.numpy() + extra.astype(np.float32))
     return added
 
 
 def featherstone_settings(model: newton.Model, dofs: dict, dt: float) -> list[str]:
     """Featherstone's own settings at step ``dt`` (limits scaled, armature where a spring or damper needs
     it); returns the notes that say what was repaired."""
-    inertia = effective_inertia(model)
-    soften_hard_limits(model, dofs, dt, inertia)
-    added = armature_for_explicit_step(model, dofs, dt, inertia)
+    blocks = list(mass_matrix_blocks(model))
+    soften_hard_limits(model, dofs, dt, effective_inertia(model, blocks))
+    added = armature_for_explicit_step(model, dofs, dt, blocks)
     if not added:
         return []
     listed = ", ".join(f"{joint!r} ({axis}) +{amount:.2g}" for (joint, axis), amount in sorted(added.items()))

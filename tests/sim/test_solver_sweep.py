@@ -12,8 +12,11 @@ import pytest
 
 from articula.core.model import PhysicsScene
 from articula.sim import Simulation
-from articula.sim.preflight import (MAX_SPLIT, SolverRefusal, floating_robots, refuse_unheld_robot,
-                                    split_steps)
+from articula.sim import SimulationDiverged
+from articula.sim.builder import mass_matrix_blocks
+from articula.sim.preflight import (MAX_SPLIT, SolverRefusal, armature_for_coupled_modes, effective_inertia,
+                                    explicit_gains, floating_robots, refuse_unheld_robot, split_steps,
+                                    stiffest_mode)
 
 sys.path.insert(0, str(Path(__file__).parent.parent))
 from robot_files import MUJOCO_ROBOT_FILES, mujoco_robot_scene as corpus_scene  # noqa: E402
@@ -77,6 +80,40 @@ def test_featherstone_repairs_light_links_and_out_of_limit_starts_with_a_note():
     assert len(outside) == 3 and "'j2s7s300_joint_2'" in outside[0]
     q = sim.joint_positions()
     assert q[("j2s7s300_joint_2", "rotZ")] == pytest.approx(0.820305, abs=1e-5)  # its lower limit
+
+
+def test_coupled_dampers_each_held_alone_get_armature_for_the_mode_they_make_together():
+    # Two stacked hinges on nearly the same axis, each damped, and a third DOF of its own, undamped.
+    block = np.array([[1.0e-3, 0.9e-3, 0.0], [0.9e-3, 1.0e-3, 0.0], [0.0, 0.0, 1.0]])
+    stiffness, damping, dt = np.zeros(3), np.array([1.0, 1.0, 0.0]), 1.5e-4
+    alone = 1.0 / np.diagonal(np.linalg.inv(block))
+    assert (damping * dt / alone).max() < 1.0  # each DOF alone holds the step
+    assert stiffest_mode(block, stiffness, damping, dt) > 1.0  # together they make a mode that does not
+    armature = armature_for_coupled_modes(block, stiffness, damping, dt, np.zeros(3))
+    assert stiffest_mode(block + np.diag(armature), stiffness, damping, dt) == pytest.approx(1.0, abs=1e-6)
+    assert armature[0] > 0.0 and armature[1] > 0.0 and armature[2] == 0.0
+    calm = np.array([0.1, 0.1, 0.0])  # dampers the step holds together: nothing added
+    assert (armature_for_coupled_modes(block, stiffness, calm, dt, np.zeros(3)) == 0.0).all()
+
+
+def test_featherstone_holds_dm_controls_dog_whose_stacked_shoulder_hinges_outran_the_step():
+    # Each damped hinge of its scapula and shoulder held the step alone; together they made a mode at
+    # c * dt / I = 2.3 and the dog diverged in 0.04 s.
+    sim = Simulation(corpus_scene("dog"), device="cpu", solver="FEATHERSTONE")
+    repaired = next(n for n in sim.notes if "armature added" in n)
+    assert "'shoulder_L_supinate' (rotX)" in repaired and "'scapula_R_extend' (rotX)" in repaired
+    stiffness, damping = explicit_gains(sim.model, sim.built.dofs)
+    blocks = list(mass_matrix_blocks(sim.model))
+    assert max(stiffest_mode(b, stiffness[f:l], damping[f:l], sim.solver_dt) for f, l, b in blocks) \
+        <= 1.0 + 1e-6
+    assert effective_inertia(sim.model, blocks).min() > 0.0
+    start = sim.body_poses()
+    try:
+        sim.advance(0.2)
+    except SimulationDiverged as error:
+        pytest.fail(f"diverged at {sim.time:.3f} s ({error.body})")
+    assert np.abs(sim.body_poses()[:, :3] - start[:, :3]).max() < 0.5  # it settles, nothing flies off
+    sim.close()
 
 
 def end_drop(name: str, solver: str, seconds: float = 0.5) -> float:
