@@ -66,3 +66,19 @@ def test_a_robot_repaired_for_featherstone_bakes_and_says_what_was_repaired():
     assert len(moved) >= 7
     scene.frame_set(8)
     assert all(np.isfinite(np.array(o.matrix_world)).all() for o in moved)
+
+
+def test_dm_controls_dog_bakes_on_featherstone_with_its_coupled_shoulder_hinges_repaired():
+    scene = bpy.context.scene
+    import_robot("dog")  # each damped scapula/shoulder hinge held the step alone; together they diverged
+    scene.articula.ground_plane = True
+    scene.articula.solver = "FEATHERSTONE"
+    job = bake_module.BakeJob(bpy.context, 1, 6, "FEATHERSTONE", substeps=0)
+    notes = job.session.sim.notes
+    assert any("armature added" in n and "'shoulder_L_supinate'" in n for n in notes), notes
+    assert job.run()
+    job.finish()
+    moved = [o for o in scene.objects if o.animation_data and o.animation_data.action]
+    assert len(moved) >= 40
+    scene.frame_set(6)
+    assert all(np.isfinite(np.array(o.matrix_world)).all() for o in moved)
