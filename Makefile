@@ -32,7 +32,7 @@ STAMP := .requirements-installed
 # The repository itself, installed editable into each development venv (tests import the package).
 PKG_STAMP := .articula-installed
 
-.PHONY: venv test demo extension bench test-in-blender clean distclean corpus urdf-corpus xacro-corpus kernels mujoco-robots
+.PHONY: venv test demo extension bench test-in-blender clean distclean corpus urdf-corpus xacro-corpus kernels mujoco-robots device-kit
 
 venv: $(VENV)/$(PKG_STAMP) $(VENV45)/$(PKG_STAMP)
 
@@ -170,6 +170,11 @@ extension: $(VENV)/$(STAMP) kernels
 
 bench: $(VENV)/$(PKG_STAMP)
 	$(PY) bench/run_all.py
+
+# The wheels tests/sim and bench/ need on a lent GPU machine (Python 3.12, no network), in parts of one
+# run call each (.device-kit/part-N/), and the CPU kernels that travel beside them: tools/device/README.md.
+device-kit: $(VENV)/$(STAMP) kernels
+	$(PY) tools/device/make_kit.py
 
 # Optional, not run by CI: the Blender tier inside a real Blender executable through pytest-blender,
 # which lives in its own venv (it breaks plain pytest runs when no Blender executable exists).
