@@ -67,6 +67,15 @@ def test_each_part_fits_and_carries_the_manifest(built):
         assert kit.sha256_file(folder / part["file"]) == part["sha256"]
 
 
+def test_another_split_of_the_same_archive_is_another_kit(built, tmp_path):
+    out, _, archive, manifest = built
+    parts = [out / part["folder"] / part["file"] for part in manifest["parts"]]
+    assert kit.join_parts(parts, tmp_path / "joined") == manifest["archive"]["sha256"]
+    again = kit.split_archive(archive, tmp_path / "again", PART_LIMIT // 2, {})
+    assert len(again["parts"]) == 6
+    assert again["kit_id"] != manifest["kit_id"]
+
+
 def test_parts_received_one_per_call_join_into_the_wheels(built, tmp_path):
     out, wheels, _, manifest = built
     store, call = tmp_path / "store", tmp_path / "call"

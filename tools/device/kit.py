@@ -8,7 +8,7 @@ installed (``tools/device/install.sh``), and under ``make_kit.py`` here.
 Layout made by :func:`split_archive` (``.device-kit/``): ``manifest.json`` and ``part-N/`` folders, each
 holding one slice of the archive and a copy of the manifest, so that a call carrying one folder brings
 all it needs. On the device the parts gather in ``<store>/<kit id>/``, the kit id being the start of the
-archive's sha256: parts of two different kits never mix.
+archive's sha256 and the part count: parts of two different kits never mix.
 """
 
 from __future__ import annotations
@@ -68,7 +68,9 @@ def split_archive(archive: Path, out_dir: Path, max_part: int, details: dict) ->
             parts.append({"index": index, "folder": folder.name, "file": target.name, "size": size,
                           "sha256": digest.hexdigest()})
     whole = sha256_file(archive)
-    manifest = {"format": FORMAT, "kit_id": whole[:12],
+    # The split is a function of the archive and the part count: the id names both, so that parts of two
+    # splits of one archive never mix in a store.
+    manifest = {"format": FORMAT, "kit_id": f"{whole[:12]}-{len(parts)}",
                 "archive": {"name": archive.name, "size": total, "sha256": whole},
                 "parts": parts, **details}
     text = json.dumps(manifest, indent=1) + "\n"
@@ -76,6 +78,15 @@ def split_archive(archive: Path, out_dir: Path, max_part: int, details: dict) ->
     for part in parts:
         (out_dir / part["folder"] / MANIFEST).write_text(text)
     return manifest
+
+
+def join_parts(parts: list[Path], target: Path) -> str:
+    """The parts concatenated into ``target``; returns its sha256."""
+    joined = _JoinedParts(parts)
+    with open(target, "wb") as sink:
+        while block := joined.read(CHUNK):
+            sink.write(block)
+    return joined.digest.hexdigest()
 
 
 def carried_manifest(carried: Path) -> dict | None:

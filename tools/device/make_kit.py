@@ -36,7 +36,8 @@ WHEELHOUSE = Path.home() / ".cache" / "articula" / "pip-wheels"
 MIB = 1 << 20
 CALL_LIMIT = 64 * MIB  # what one run call carries: the working tree and the carried paths together
 MAX_PART = 60 * MIB
-MARGIN = 3 * MIB  # the tree grows while others work; .cache/kernels (about 5 MiB) rides beside a part
+MARGIN = 2 * MIB  # the tree grows while others work
+KERNELS = ROOT / ".cache" / "kernels"  # make kernels' CPU objects: they ride beside a part (README.md)
 ARCHIVE_NAME = "articula-kit.tar.xz"
 PYTHON_VERSION = "3.12"
 #: What tests/sim, bench/ and ``import articula.sim`` need; their own dependencies come with them.
@@ -136,19 +137,25 @@ def compress(stage: Path, archive: Path, threads: int) -> None:
             raise SystemExit(f"xz failed ({compressor.returncode})")
 
 
-def part_limit(tree: int, requested_mib: float | None) -> int:
+def folder_bytes(folder: Path) -> int:
+    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
+
+
+def part_limit(tree: int, kernels: int, requested_mib: float | None) -> int:
+    """The largest part a call can carry beside the working tree and the CPU kernels."""
     if requested_mib:
         return int(requested_mib * MIB)
-    limit = min(MAX_PART, CALL_LIMIT - tree - MARGIN)
+    limit = min(MAX_PART, CALL_LIMIT - tree - kernels - MARGIN)
     if limit < 16 * MIB:
-        raise SystemExit(f"the working tree is {tree / MIB:.1f} MiB: too little of a call's 64 MiB is left "
-                         "for a part; give --part-mib")
+        raise SystemExit(f"the working tree is {tree / MIB:.1f} MiB and the kernels {kernels / MIB:.1f} MiB: "
+                         "too little of a call's 64 MiB is left for a part; give --part-mib")
     return limit
 
 
 def build(out_dir: Path, wheelhouse: Path, part_mib: float | None, threads: int) -> dict:
     tree = working_tree_bytes()
-    limit = part_limit(tree, part_mib)
+    kernels = folder_bytes(KERNELS) if KERNELS.is_dir() else 6 * MIB
+    limit = part_limit(tree, kernels, part_mib)
     pins = read_pins(ROOT / "requirements" / "common.txt", ROOT / "requirements" / "dev.txt")
     if out_dir.exists():
         shutil.rmtree(out_dir)
@@ -164,9 +171,28 @@ def build(out_dir: Path, wheelhouse: Path, part_mib: float | None, threads: int)
         compress(stage, archive, threads)
         created = datetime.now(timezone.utc).isoformat(timespec="seconds")
         details = {"python": PYTHON_VERSION, "created": created,
-                   "working_tree_bytes": tree, "part_limit_bytes": limit,
+                   "working_tree_bytes": tree, "kernels_bytes": kernels, "part_limit_bytes": limit,
                    "wheels": [{"file": w.name, "size": w.stat().st_size, "sha256": kit.sha256_file(w)}
                               for w in wheels]}
+        return kit.split_archive(archive, out_dir, limit, details)
+
+
+def resplit(out_dir: Path, part_mib: float | None) -> dict:
+    """The built kit's archive split again for today's working tree (no download, no compression)."""
+    manifest = json.loads((out_dir / kit.MANIFEST).read_text())
+    tree = working_tree_bytes()
+    kernels = folder_bytes(KERNELS) if KERNELS.is_dir() else 6 * MIB
+    limit = part_limit(tree, kernels, part_mib)
+    with tempfile.TemporaryDirectory(prefix="device-kit-", dir=out_dir) as scratch:
+        archive = Path(scratch) / manifest["archive"]["name"]
+        parts = [out_dir / part["folder"] / part["file"] for part in manifest["parts"]]
+        if kit.join_parts(parts, archive) != manifest["archive"]["sha256"]:
+            raise SystemExit(f"the parts in {out_dir} do not join into the manifest's archive: rebuild it")
+        for part in manifest["parts"]:
+            shutil.rmtree(out_dir / part["folder"])
+        details = {key: value for key, value in manifest.items()
+                   if key not in ("format", "kit_id", "archive", "parts")}
+        details.update(working_tree_bytes=tree, kernels_bytes=kernels, part_limit_bytes=limit)
         return kit.split_archive(archive, out_dir, limit, details)
 
 
@@ -177,14 +203,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--wheelhouse", type=Path, default=WHEELHOUSE)
     parser.add_argument("--part-mib", type=float, help="part size (default: what a call has room for, <= 60)")
     parser.add_argument("--threads", type=int, default=max(1, min(2, os.cpu_count() or 1)))
+    parser.add_argument("--resplit", action="store_true",
+                        help="split the built kit again for the working tree as it is now (seconds)")
     args = parser.parse_args(argv)
-    manifest = build(args.out, args.wheelhouse, args.part_mib, args.threads)
-    tree = manifest["working_tree_bytes"]
+    if args.resplit:
+        manifest = resplit(args.out, args.part_mib)
+    else:
+        manifest = build(args.out, args.wheelhouse, args.part_mib, args.threads)
+    tree, kernels = manifest["working_tree_bytes"], manifest["kernels_bytes"]
     print(f"kit {manifest['kit_id']}: {manifest['archive']['size'] / MIB:.1f} MiB in "
-          f"{len(manifest['parts'])} parts (working tree {tree / MIB:.1f} MiB):")
+          f"{len(manifest['parts'])} parts (working tree {tree / MIB:.1f} MiB, .cache/kernels "
+          f"{kernels / MIB:.1f} MiB):")
     for part in manifest["parts"]:
-        print(f"  .device-kit/{part['folder']}: {part['size'] / MIB:.1f} MiB, a call carries "
-              f"{(part['size'] + tree) / MIB:.1f} MiB")
+        print(f"  .device-kit/{part['folder']}: {part['size'] / MIB:.1f} MiB; with the tree and the kernels "
+              f"a call carries {(part['size'] + tree + kernels) / MIB:.1f} MiB of 64")
     print(json.dumps([wheel["file"] for wheel in manifest["wheels"]], indent=1))
     return 0
 
