@@ -1,10 +1,12 @@
 """MuJoCo Warp fed Articula's own MjModel against Newton's conversion (what ships), on CUDA, in one run.
 
-For gymnasium's humanoid and Newton's ant (``bench_device_crossover``'s, 1 ms steps) and N worlds in
+For Newton's ant (``bench_device_crossover``'s, 1 ms steps) and gymnasium's humanoid (where gymnasium
+is not found, as on the device kit's machine: MuJoCo Warp's benchmark humanoid) and N worlds in
 ``REPLICAS``, milliseconds per step of all N worlds:
 
-- (a) fed: the ``MjModel`` MuJoCo's C library steps on the CPU (``sim.mujoco_spec.MuJoCoSimulation``,
-  built by ``core.mjcf.writer.build_spec``), with its start state, put on the GPU
+- (a) fed: a copy of the very ``MjModel`` MuJoCo's C library steps on the CPU
+  (``sim.mujoco_spec.MuJoCoSimulation``'s, built by ``core.mjcf.writer.build_spec``), with its start
+  state (its ``MjData``), put on the GPU
   (``mujoco_warp.put_model``, ``put_data(nworld=N)``) and stepped by ``mujoco_warp.step`` launched as
   a captured CUDA graph;
 - (b) shipped: ``Simulation(scene, device="cuda:0", solver="MUJOCO")`` with ``replicas = N``:
@@ -14,7 +16,9 @@ For gymnasium's humanoid and Newton's ant (``bench_device_crossover``'s, 1 ms st
 Both are warmed (kernels built, the graph captured) before timing. Where Articula's model asks for
 what MuJoCo Warp lacks (gymnasium's humanoid asks for the PGS solver), the fed model gets the nearest
 that MuJoCo Warp has, said on an INFO line; the options each side steps with are printed too (Newton's
-conversion applies its own defaults, e.g. the implicitfast integrator, where the file asks for RK4).
+conversion applies its own defaults, e.g. the implicitfast integrator where gymnasium's humanoid asks
+for RK4, four evaluations a step: that humanoid's ratio includes the difference; ``like-newton`` below
+removes it).
 
 Same motion: each robot from the same start, 0.2 s on (a), on MuJoCo's C library stepping (a)'s model
 as fed, and on (b): the root body's height within ``MOTION_TOLERANCE`` of each other, and (a)'s worlds
@@ -26,15 +30,18 @@ and should replace Newton's conversion on CUDA. INFO lines say which is faster a
 
 Without CUDA: a CPU smoke (``CPU_WORLDS`` worlds on Warp's CPU device, no timing, no RATIO): the
 same motion check, (b) being Newton's conversion on MuJoCo Warp on the CPU; then "no CUDA: GPU part
-skipped", exit 0. Measured on 2 busy cores: the CPU mode takes 35 s with Warp's kernel cache warm;
+skipped", exit 0 (1 on a motion mismatch). Measured on 2 busy cores: the CPU mode takes 35 s with Warp's kernel cache warm;
 MuJoCo Warp's first CPU build for the humanoid adds about 40 s. A smoke that outlasts
 ``CPU_SMOKE_LIMIT`` is stopped and only the models are checked (built, and (a)'s accepted by
 ``mujoco_warp.put_model``).
 
-Arguments (optional): robots and world counts to run, e.g. ``humanoid 64 1024``; ``like-newton``:
-the fed model takes Newton's conversion's solver options (``NEWTONS_OPTIONS``: implicitfast where
-the humanoid's file asks for RK4, four evaluations a step), to time the feed itself like for like
-(RATIO names end in ``_like_newton``).
+Each robot's motion check, then its sizes from the smallest: no measurement starts after ``BUDGET_S``
+(the device kit's cap for this check is 180 s; cold, MuJoCo Warp's CUDA kernels alone can take longer:
+run it again on the warm machine).
+
+Arguments (optional): robots (``ROBOTS``) and world counts to run, e.g. ``humanoid 64 1024``;
+``budget=SECONDS``; ``like-newton``: the fed model takes Newton's conversion's solver options
+(``NEWTONS_OPTIONS``), to time the feed itself like for like (RATIO names end in ``_like_newton``).
 """
 
 import copy
@@ -44,6 +51,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 
@@ -51,7 +59,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 from bench_device_crossover import ant_scene  # noqa: E402
 
-ROBOTS = ("humanoid", "ant")
+ROBOTS = ("ant", "humanoid", "mjwarp_humanoid")
+#: Run when none is named: the ant first (Newton's own asset, found wherever Newton is), then gymnasium's
+#: humanoid, or where gymnasium is not found MuJoCo Warp's benchmark humanoid (in its wheel).
+DEFAULT_ROBOTS = ("ant", "humanoid")
 REPLICAS = (64, 256, 1024, 4096)
 STEPS = 50  # timed steps at each size, after the warm-up
 ROOT_BODY = "torso"  # both robots' root
@@ -61,6 +72,8 @@ MOTION_SECONDS = 0.2
 MOTION_TOLERANCE = 2e-2
 WORLDS_TOLERANCE = 1e-3  # m: the fed worlds, started alike on one device, stay alike
 CPU_WORLDS = 2
+#: No measurement starts after this many seconds (s): the device kit gives this check 180 s.
+BUDGET_S = 160
 #: The solver options the fed model takes from Newton's conversion with ``like-newton``.
 NEWTONS_OPTIONS = ("integrator", "solver", "cone", "iterations", "ls_iterations", "tolerance", "ls_tolerance")
 CPU_SMOKE_LIMIT = 600  # s
@@ -77,16 +90,28 @@ def load_articula():
     spec.loader.exec_module(module)
 
 
-def humanoid_file() -> str:
+def humanoid_file() -> Optional[str]:
     """gymnasium's humanoid.xml: from the converter's venv (``make corpus``) or an installed gymnasium."""
     found = sorted(glob.glob(str(ROOT / ".venv*/lib/python3.*/site-packages/gymnasium/envs/mujoco/assets/"
                                         "humanoid.xml")))
     gymnasium = importlib.util.find_spec("gymnasium")
     if not found and gymnasium is not None and gymnasium.origin:
         found = glob.glob(str(Path(gymnasium.origin).parent / "envs/mujoco/assets/humanoid.xml"))
-    if not found:
-        raise SystemExit("gymnasium's humanoid.xml: `make corpus` (.venv-converter) or install gymnasium")
-    return found[0]
+    return found[0] if found else None
+
+
+def mujoco_warp_humanoid_file() -> str:
+    import mujoco_warp
+
+    return str(Path(mujoco_warp.__file__).parent / "test_data" / "humanoid" / "humanoid.xml")
+
+
+def available(robots: list[str]) -> list[str]:
+    if "humanoid" in robots and humanoid_file() is None:
+        print("INFO no gymnasium humanoid.xml here (`make corpus`, or install gymnasium): MuJoCo Warp's "
+              "benchmark humanoid (mjwarp_humanoid) instead")
+        return list(dict.fromkeys("mjwarp_humanoid" if robot == "humanoid" else robot for robot in robots))
+    return robots
 
 
 def robot_scene(robot: str, replicas: int):
@@ -94,7 +119,7 @@ def robot_scene(robot: str, replicas: int):
 
     if robot == "ant":
         return ant_scene(replicas)
-    scene = read_mjcf(humanoid_file()).scene
+    scene = read_mjcf(humanoid_file() if robot == "humanoid" else mujoco_warp_humanoid_file()).scene
     scene.settings.replicas = replicas
     return scene
 
@@ -270,19 +295,35 @@ def shipped_ms(robot: str, replicas: int, device: str) -> float:
     return (time.perf_counter() - started) / max(1, sim.steps - steps) * 1e3
 
 
-def gpu(robots, sizes, device: str = "cuda:0", like_newton: bool = False) -> int:
-    alike = all([same_motion(robot, device, sizes[0], like_newton) for robot in robots])
-    suffix = "_like_newton" if like_newton else ""
+def gpu(robots, sizes, device: str = "cuda:0", like_newton: bool = False, budget: float = BUDGET_S) -> int:
+    """Each robot's motion check, then its sizes from the smallest, while ``budget`` seconds last."""
+    started, alike = time.perf_counter(), True
+
+    def may_start(what: str) -> bool:
+        spent = time.perf_counter() - started
+        if spent > budget:
+            print(f"INFO {what}: not run, {spent:.0f} s of the {budget:g} s budget spent (budget=SECONDS "
+                  f"gives more)", flush=True)
+        return spent <= budget
+
     for robot in robots:
+        if may_start(f"{robot} motion check"):
+            alike = same_motion(robot, device, sizes[0], like_newton) and alike
         for n in sizes:
-            fed, ours = fed_ms(robot, n, device, like_newton), shipped_ms(robot, n, device)
-            faster = "fed MjModel" if fed < ours else "shipped (Newton's conversion)"
-            print(f"INFO {robot} {n} worlds: fed {fed:.3f} ms/step, shipped {ours:.3f} ms/step: {faster} is "
-                  f"faster", flush=True)
-            print(f"RATIO mujoco_warp_feed_{robot}_{n}{suffix} {fed / ours:.3f} 1.0 MuJoCo Warp fed "
-                  f"Articula's MjModel (CUDA graph) {fed:.3f} ms/step vs Simulation (Newton's conversion) "
-                  f"{ours:.3f} ms/step, {n} worlds, {STEPS} steps", flush=True)
+            if may_start(f"{robot} {n} worlds"):
+                report_times(robot, n, device, like_newton)
     return 0 if alike else 1
+
+
+def report_times(robot: str, n: int, device: str, like_newton: bool):
+    fed, ours = fed_ms(robot, n, device, like_newton), shipped_ms(robot, n, device)
+    faster = "fed MjModel" if fed < ours else "shipped (Newton's conversion)"
+    print(f"INFO {robot} {n} worlds: fed {fed:.3f} ms/step, shipped {ours:.3f} ms/step: {faster} is faster",
+          flush=True)
+    suffix = "_like_newton" if like_newton else ""
+    print(f"RATIO mujoco_warp_feed_{robot}_{n}{suffix} {fed / ours:.3f} 1.0 MuJoCo Warp fed Articula's "
+          f"MjModel (CUDA graph) {fed:.3f} ms/step vs Simulation (Newton's conversion) {ours:.3f} ms/step, "
+          f"{n} worlds, {STEPS} steps", flush=True)
 
 
 # --- without CUDA ----------------------------------------------------------------------------------------
@@ -334,11 +375,12 @@ def main(argv: list[str]) -> int:
     load_articula()
     wp.config.quiet = True
     wp.init()
-    robots = [a for a in argv if a in ROBOTS] or list(ROBOTS)
+    robots = available([a for a in argv if a in ROBOTS] or list(DEFAULT_ROBOTS))
     sizes = [int(a) for a in argv if a.isdigit()] or list(REPLICAS)
+    budget = next((float(a.split("=", 1)[1]) for a in argv if a.startswith("budget=")), BUDGET_S)
     if not wp.is_cuda_available():
         return without_cuda(robots)
-    return gpu(robots, sizes, like_newton="like-newton" in argv)
+    return gpu(robots, sizes, like_newton="like-newton" in argv, budget=budget)
 
 
 if __name__ == "__main__":
