@@ -30,9 +30,9 @@ and should replace Newton's conversion on CUDA. INFO lines say which is faster a
 
 Without CUDA: a CPU smoke (``CPU_WORLDS`` worlds on Warp's CPU device, no timing, no RATIO): the
 same motion check, (b) being Newton's conversion on MuJoCo Warp on the CPU; then "no CUDA: GPU part
-skipped", exit 0 (1 on a motion mismatch). Measured on 2 busy cores: the CPU mode takes 35 s with Warp's kernel cache warm;
-MuJoCo Warp's first CPU build for the humanoid adds about 40 s. A smoke that outlasts
-``CPU_SMOKE_LIMIT`` is stopped and only the models are checked (built, and (a)'s accepted by
+skipped", exit 0 (1 on a motion mismatch). Measured on 2 busy cores: the CPU mode takes 35 s with
+Warp's kernel cache warm; MuJoCo Warp's first CPU build for the humanoid adds about 40 s. A smoke that
+outlasts ``CPU_SMOKE_LIMIT`` is stopped and only the models are checked (built, and (a)'s accepted by
 ``mujoco_warp.put_model``).
 
 Each robot's motion check, then its sizes from the smallest: no measurement starts after ``BUDGET_S``
