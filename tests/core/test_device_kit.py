@@ -119,3 +119,41 @@ def test_unpack_refuses_until_every_part_is_there(built, tmp_path):
 def test_a_call_without_a_part_says_what_to_carry(tmp_path):
     with pytest.raises(FileNotFoundError, match="carry a part folder"):
         kit.receive(tmp_path / "nothing", tmp_path / "store")
+
+
+@pytest.fixture
+def warp_cache(tmp_path):
+    """A Warp kernel cache as a GPU run leaves it: CUDA binaries and metadata, CPU objects, sources."""
+    generator = random.Random(11)
+    cache = tmp_path / "warp-cache"
+    module = cache / "1.19.0" / "wp_newton_solver_abc1234"
+    module.mkdir(parents=True)
+    for name in ("wp_newton_solver_abc1234.sm90.cubin", "wp_newton_solver_abc1234.meta",
+                 "wp_newton_solver_abc1234.o", "wp_newton_solver_abc1234.cu"):
+        (module / name).write_bytes(generator.randbytes(60_000))
+    (cache / "1.19.0" / "articula-1.8.0-featherstone-cuda-grab.built").write_text("2026-11-27")
+    return cache
+
+
+def test_the_cuda_kernels_come_back_in_pieces_and_restore(warp_cache, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    pieces = kit.pack_cache(warp_cache, out, 50_000, 8)
+    assert len(pieces) == 3
+    assert sorted(path.name for path in out.iterdir()) == [path.name for path in pieces]
+    assert all(path.stat().st_size <= 50_000 for path in pieces)
+    restored = tmp_path / "next-lease"
+    assert kit.restore_cache(out, restored) == 2
+    module = "1.19.0/wp_newton_solver_abc1234/wp_newton_solver_abc1234"
+    for suffix in (".sm90.cubin", ".meta"):
+        assert (restored / f"{module}{suffix}").read_bytes() == (warp_cache / f"{module}{suffix}").read_bytes()
+    # CPU objects are built for the lent machine's own CPU; a marker would claim kernels left behind.
+    assert not (restored / f"{module}.o").exists()
+    assert not list(restored.rglob("*.built"))
+
+
+def test_a_cache_too_big_for_the_places_left_leaves_nothing(warp_cache, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    assert kit.pack_cache(warp_cache, out, 50_000, 2) == []
+    assert list(out.iterdir()) == []

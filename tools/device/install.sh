@@ -31,6 +31,11 @@ fi
 if [ -d "$ROOT/.cache/kernels" ]; then
     rm -rf /tmp/articula-kernels && cp -r "$ROOT/.cache/kernels" /tmp/articula-kernels
 fi
+# Warp's CUDA kernels an earlier lease built (tools/device/cache_out.sh), when carried: minutes saved.
+if [ -d "$ROOT/.cache/device-warp-cache" ]; then
+    "$PYTHON" "$ROOT/tools/device/kit.py" restore-cache --pieces "$ROOT/.cache/device-warp-cache" \
+        --cache /tmp/warp-cache || echo "install.sh: the carried Warp cache was not restored (see above)"
+fi
 "$PYTHON" "$ROOT/tools/device/kit.py" receive --carried "$ROOT/.device-kit" --store "$STORE"
 status=$?
 [ "$status" -eq 0 ] || exit "$status"

@@ -19,6 +19,7 @@ import json
 import lzma
 import math
 import shutil
+import subprocess
 import sys
 import tarfile
 from pathlib import Path
@@ -196,6 +197,57 @@ def unpack(store: Path, dest: Path) -> dict:
     return manifest
 
 
+#: Warp cache files that do not travel between machines: CPU objects (built for the machine's own CPU),
+#: sources, and Articula's "kernels built" markers (they would claim modules that were left behind).
+CACHE_LEFT_BEHIND = (".o", ".cpp", ".cu", ".built", ".tmp")
+CACHE_ARCHIVE = "warp-cache.tar.xz"
+
+
+def pack_cache(cache: Path, out_dir: Path, max_piece: int, max_pieces: int) -> list[Path]:
+    """Warp's CUDA kernels in ``cache`` (cubin/PTX and their metadata) as ``warp-cache.tar.xz.NNN`` pieces
+    of at most ``max_piece`` bytes in ``out_dir``; none when more than ``max_pieces`` would be needed."""
+    files = sorted(path for path in cache.rglob("*")
+                   if path.is_file() and not path.name.endswith(CACHE_LEFT_BEHIND))
+    if not files:
+        return []
+    archive = out_dir / CACHE_ARCHIVE
+    xz = shutil.which("xz")
+    with open(archive, "wb") as sink:
+        compressor = xz and subprocess.Popen([xz, "-6", "-T0", "-c"], stdin=subprocess.PIPE, stdout=sink)
+        mode = "w|" if compressor else "w|xz"
+        with tarfile.open(fileobj=compressor.stdin if compressor else sink, mode=mode) as tar:
+            for path in files:
+                tar.add(path, arcname=str(path.relative_to(cache)))
+        if compressor:
+            compressor.stdin.close()
+            compressor.wait()
+    sizes = part_sizes(archive.stat().st_size, max_piece)
+    pieces = []
+    if len(sizes) <= max_pieces:
+        with open(archive, "rb") as stream:
+            for index, size in enumerate(sizes, start=1):
+                pieces.append(out_dir / f"{CACHE_ARCHIVE}.{index:03d}")
+                pieces[-1].write_bytes(stream.read(size))
+    archive.unlink()
+    return pieces
+
+
+def restore_cache(pieces_dir: Path, cache: Path) -> int:
+    """The pieces of :func:`pack_cache` in ``pieces_dir`` unpacked into ``cache``; returns the file count."""
+    pieces = sorted(pieces_dir.glob(f"{CACHE_ARCHIVE}.[0-9][0-9][0-9]"))
+    if not pieces:
+        raise FileNotFoundError(f"no {CACHE_ARCHIVE}.NNN pieces in {pieces_dir}")
+    joined = _JoinedParts(pieces)
+    cache.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(fileobj=joined, mode="r|xz") as archive:
+        count = 0
+        for member in archive:
+            archive.extract(member, cache, filter="data")
+            count += member.isfile()
+    joined.close()
+    return count
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -206,8 +258,24 @@ def main(argv: list[str] | None = None) -> int:
     unpacking = commands.add_parser("unpack", help="join the stored parts and unpack the archive")
     unpacking.add_argument("--store", type=Path, required=True)
     unpacking.add_argument("--dest", type=Path, required=True)
+    packing = commands.add_parser("pack-cache", help="Warp's CUDA kernels as pieces that come back from $OUT")
+    packing.add_argument("--cache", type=Path, required=True)
+    packing.add_argument("--out", type=Path, required=True)
+    packing.add_argument("--max-piece-mib", type=float, default=15.0)
+    packing.add_argument("--max-pieces", type=int, required=True)
+    restoring = commands.add_parser("restore-cache", help="unpack pieces of pack-cache into a Warp cache")
+    restoring.add_argument("--pieces", type=Path, required=True)
+    restoring.add_argument("--cache", type=Path, required=True)
     args = parser.parse_args(argv)
     try:
+        if args.command == "pack-cache":
+            pieces = pack_cache(args.cache, args.out, int(args.max_piece_mib * (1 << 20)), args.max_pieces)
+            print(f"warp cache: {len(pieces)} piece(s) in {args.out}" if pieces else
+                  f"warp cache: nothing to bring back, or more than {args.max_pieces} piece(s)")
+            return 0
+        if args.command == "restore-cache":
+            print(f"warp cache: {restore_cache(args.pieces, args.cache)} files restored into {args.cache}")
+            return 0
         if args.command == "receive":
             manifest, received, missing = receive(args.carried, args.store)
             count = len(manifest["parts"])
