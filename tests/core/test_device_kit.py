@@ -146,7 +146,8 @@ def test_the_cuda_kernels_come_back_in_pieces_and_restore(warp_cache, tmp_path):
     assert kit.restore_cache(out, restored) == 2
     module = "1.19.0/wp_newton_solver_abc1234/wp_newton_solver_abc1234"
     for suffix in (".sm90.cubin", ".meta"):
-        assert (restored / f"{module}{suffix}").read_bytes() == (warp_cache / f"{module}{suffix}").read_bytes()
+        original = warp_cache / f"{module}{suffix}"
+        assert (restored / f"{module}{suffix}").read_bytes() == original.read_bytes()
     # CPU objects are built for the lent machine's own CPU; a marker would claim kernels left behind.
     assert not (restored / f"{module}.o").exists()
     assert not list(restored.rglob("*.built"))
@@ -157,3 +158,13 @@ def test_a_cache_too_big_for_the_places_left_leaves_nothing(warp_cache, tmp_path
     out.mkdir()
     assert kit.pack_cache(warp_cache, out, 50_000, 2) == []
     assert list(out.iterdir()) == []
+
+
+def test_a_cache_with_a_piece_missing_restores_nothing(warp_cache, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    pieces = kit.pack_cache(warp_cache, out, 50_000, 8)
+    pieces[-1].unlink()
+    restored = tmp_path / "next-lease"
+    assert kit.main(["restore-cache", "--pieces", str(out), "--cache", str(restored)]) == 2
+    assert [path for path in restored.rglob("*")] == []

@@ -22,6 +22,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 from pathlib import Path
 
 MANIFEST = "manifest.json"
@@ -233,19 +234,26 @@ def pack_cache(cache: Path, out_dir: Path, max_piece: int, max_pieces: int) -> l
 
 
 def restore_cache(pieces_dir: Path, cache: Path) -> int:
-    """The pieces of :func:`pack_cache` in ``pieces_dir`` unpacked into ``cache``; returns the file count."""
+    """The pieces of :func:`pack_cache` in ``pieces_dir`` unpacked into ``cache``; returns the file count.
+    Unpacked aside first: pieces missing or cut leave the cache as it was (a cut binary would be loaded)."""
     pieces = sorted(pieces_dir.glob(f"{CACHE_ARCHIVE}.[0-9][0-9][0-9]"))
     if not pieces:
         raise FileNotFoundError(f"no {CACHE_ARCHIVE}.NNN pieces in {pieces_dir}")
-    joined = _JoinedParts(pieces)
     cache.mkdir(parents=True, exist_ok=True)
-    with tarfile.open(fileobj=joined, mode="r|xz") as archive:
-        count = 0
-        for member in archive:
-            archive.extract(member, cache, filter="data")
-            count += member.isfile()
-    joined.close()
-    return count
+    aside = Path(tempfile.mkdtemp(prefix=".restoring-", dir=cache))
+    try:
+        joined = _JoinedParts(pieces)
+        with tarfile.open(fileobj=joined, mode="r|xz") as archive:
+            archive.extractall(aside, filter="data")
+        joined.close()
+        files = [path for path in aside.rglob("*") if path.is_file()]
+        for path in files:
+            target = cache / path.relative_to(aside)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            path.replace(target)
+        return len(files)
+    finally:
+        shutil.rmtree(aside, ignore_errors=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -290,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
         wheels = len(manifest.get("wheels", []))
         print(f"kit {manifest['kit_id']}: {wheels} wheels unpacked into {args.dest}")
         return 0
-    except (FileNotFoundError, ValueError, tarfile.TarError, lzma.LZMAError) as error:
+    except (FileNotFoundError, ValueError, EOFError, tarfile.TarError, lzma.LZMAError) as error:
         print(f"kit.py {args.command}: {error}", file=sys.stderr)
         return 2
 
