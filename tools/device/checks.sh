@@ -33,6 +33,7 @@ cd "$ROOT" || exit 2
 
 deadline=$((SECONDS + budget - 5))  # stop cleanly before the caller's limit
 MIN_SECONDS=30                      # a check with less left is not started
+KILL_GRACE=20                       # after SIGINT, what a check gets before SIGKILL
 # number name cap_seconds kind path [arguments]: the priority order of issues 33, 35 and 37's CUDA work.
 # {budget} in an argument: the check's timeout less 20 s, for a bench that stops its own measurements.
 CHECKS=(
@@ -84,7 +85,7 @@ for check in "${CHECKS[@]}"; do
         echo "$number $name ABSENT ($path is not in this checkout)" >> "$summary"
         continue
     fi
-    left=$((deadline - SECONDS))
+    left=$((deadline - SECONDS - KILL_GRACE))
     if [ "$left" -lt "$MIN_SECONDS" ]; then
         echo "$number $name NOT RUN: ${left} s of the budget left" >> "$summary"
         continue
@@ -99,7 +100,7 @@ for check in "${CHECKS[@]}"; do
     echo "== $number $name: ${command[*]} (timeout ${limit} s)" | tee "$log"
     started=$SECONDS
     # SIGINT: pytest still prints what passed and the durations; a kernel build deaf to it is killed.
-    timeout --signal=INT --kill-after=20 "$limit" "${command[@]}" >> "$log" 2>&1
+    timeout --signal=INT --kill-after="$KILL_GRACE" "$limit" "${command[@]}" >> "$log" 2>&1
     status=$?
     took=$((SECONDS - started))
     case "$status" in
