@@ -15,20 +15,25 @@ PYTHON=${ARTICULA_PYTHON:-python3}
 mkdir -p "$OUT"
 [ -d "$CACHE" ] || { echo "cache_out.sh: no Warp cache at $CACHE"; exit 0; }
 
+# Packed aside first: the logs give up their places only when the pieces need them.
+aside=/tmp/articula-cache-out
+rm -rf "$aside" && mkdir -p "$aside"
+"$PYTHON" "$ROOT/tools/device/kit.py" pack-cache --cache "$CACHE" --out "$aside" --max-piece-mib 15 \
+    --max-pieces $((MAX_FILES - 1)) || exit 0
+pieces=("$aside"/warp-cache.tar.xz.*)
+[ -e "${pieces[0]}" ] || exit 0
+count_files() { find "$OUT" -maxdepth 3 -type f | wc -l; }
 logs=("$OUT"/[0-9]-*.log)
-if [ -e "${logs[0]}" ] && [ "${#logs[@]}" -gt 2 ]; then
+if [ $(($(count_files) + ${#pieces[@]})) -gt "$MAX_FILES" ] && [ -e "${logs[0]}" ]; then
     tar -C "$OUT" -cf "$OUT/logs.tar" "${logs[@]##*/}" && rm -f "${logs[@]}"
 fi
-files=$(find "$OUT" -maxdepth 3 -type f | wc -l)
 used=$(du -sb "$OUT" | cut -f1)
-free_files=$((MAX_FILES - files))
-free_bytes=$((MAX_BYTES - used))
-if [ "$free_files" -lt 1 ] || [ "$free_bytes" -lt $((1024 * 1024)) ]; then
-    echo "cache_out.sh: no room left in \$OUT ($files files, $used bytes)"
+size=$(du -cb "${pieces[@]}" | tail -n1 | cut -f1)
+if [ $(($(count_files) + ${#pieces[@]})) -gt "$MAX_FILES" ] || [ $((used + size)) -gt "$MAX_BYTES" ]; then
+    echo "cache_out.sh: the Warp cache ($size bytes in ${#pieces[@]} pieces) does not fit beside" \
+         "\$OUT's $(count_files) files ($used bytes): not brought back"
     exit 0
 fi
-piece_mib=$((free_bytes / free_files / 1024 / 1024))
-piece_mib=$((piece_mib > 15 ? 15 : (piece_mib < 1 ? 1 : piece_mib)))
-"$PYTHON" "$ROOT/tools/device/kit.py" pack-cache --cache "$CACHE" --out "$OUT" \
-    --max-piece-mib "$piece_mib" --max-pieces "$free_files"
+mv "${pieces[@]}" "$OUT/"
+echo "cache_out.sh: Warp's CUDA kernels in ${#pieces[@]} piece(s), $size bytes, in \$OUT"
 ls -l "$OUT"
