@@ -52,33 +52,32 @@ def test_a_robot_a_solver_cannot_hold_is_refused_by_bake_and_simulate_and_nothin
     assert fingerprint(scene) == before
 
 
-def test_a_robot_repaired_for_featherstone_bakes_and_says_what_was_repaired():
+def bake_on_featherstone(frames: int, ground: bool = False) -> tuple[list[str], list]:
+    """Bakes the imported robot on Featherstone through the bake job: its notes, and the objects it keyed
+    (every one finite at the last frame)."""
     scene = bpy.context.scene
-    import_robot("jaco")  # robosuite's: a 1e-6 kg*m^2 last link, three joints starting outside limits
+    scene.articula.ground_plane = ground
     scene.articula.solver = "FEATHERSTONE"
-    job = bake_module.BakeJob(bpy.context, 1, 8, "FEATHERSTONE", substeps=0)
+    job = bake_module.BakeJob(bpy.context, 1, frames, "FEATHERSTONE", substeps=0)
     notes = job.session.sim.notes
-    assert any("armature added" in n and "j2s7s300_joint_7" in n for n in notes), notes
-    assert any("starts it at its nearest limit" in n for n in notes), notes
     assert job.run()
     job.finish()
     moved = [o for o in scene.objects if o.animation_data and o.animation_data.action]
-    assert len(moved) >= 7
-    scene.frame_set(8)
+    scene.frame_set(frames)
     assert all(np.isfinite(np.array(o.matrix_world)).all() for o in moved)
+    return notes, moved
+
+
+def test_a_robot_repaired_for_featherstone_bakes_and_says_what_was_repaired():
+    import_robot("jaco")  # robosuite's: a 1e-6 kg*m^2 last link, three joints starting outside limits
+    notes, moved = bake_on_featherstone(8)
+    assert any("armature added" in n and "j2s7s300_joint_7" in n for n in notes), notes
+    assert any("starts it at its nearest limit" in n for n in notes), notes
+    assert len(moved) >= 7
 
 
 def test_dm_controls_dog_bakes_on_featherstone_with_its_coupled_shoulder_hinges_repaired():
-    scene = bpy.context.scene
     import_robot("dog")  # each damped scapula/shoulder hinge held the step alone; together they diverged
-    scene.articula.ground_plane = True
-    scene.articula.solver = "FEATHERSTONE"
-    job = bake_module.BakeJob(bpy.context, 1, 6, "FEATHERSTONE", substeps=0)
-    notes = job.session.sim.notes
+    notes, moved = bake_on_featherstone(6, ground=True)
     assert any("armature added" in n and "'shoulder_L_supinate'" in n for n in notes), notes
-    assert job.run()
-    job.finish()
-    moved = [o for o in scene.objects if o.animation_data and o.animation_data.action]
     assert len(moved) >= 40
-    scene.frame_set(6)
-    assert all(np.isfinite(np.array(o.matrix_world)).all() for o in moved)
