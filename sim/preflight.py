@@ -146,14 +146,14 @@ def armature_for_coupled_modes(block: np.ndarray, stiffness: np.ndarray, damping
 NOTED_SHARE = 0.01
 
 
-def armature_for_explicit_step(model: newton.Model, dofs: dict, dt: float, blocks: list) -> dict:
+def armature_for_explicit_step(model: newton.Model, dofs: dict, dt: float, blocks: list,
+                               inertia: np.ndarray) -> dict:
     """Armature added to each DOF whose spring or damper would outrun Featherstone's explicit step on its
     inertia, alone or coupled with its neighbours through the chain (jaco's last link: 1e-6 kg*m^2
     against a 0.01 N*m*s damper went NaN in the first step, at any substep count up to 8);
     {(joint, axis): added kg*m^2 (or kg)}. MuJoCo integrates damping implicitly, and real arms carry rotor
     inertia: an armature this small leaves the motion as it was."""
     stiffness, damping = explicit_gains(model, dofs)
-    inertia = effective_inertia(model, blocks)
     per_dof = np.maximum(0.0, np.maximum(stiffness * (dt / SPRING_OMEGA_DT) ** 2, damping * dt / DAMPER_DT)
                          - inertia)
     extra = per_dof.copy()
@@ -172,8 +172,9 @@ def featherstone_settings(model: newton.Model, dofs: dict, dt: float) -> list[st
     """Featherstone's own settings at step ``dt`` (limits scaled, armature where a spring or damper needs
     it); returns the notes that say what was repaired."""
     blocks = list(mass_matrix_blocks(model))
-    soften_hard_limits(model, dofs, dt, effective_inertia(model, blocks))
-    added = armature_for_explicit_step(model, dofs, dt, blocks)
+    inertia = effective_inertia(model, blocks)
+    soften_hard_limits(model, dofs, dt, inertia)
+    added = armature_for_explicit_step(model, dofs, dt, blocks, inertia)
     if not added:
         return []
     listed = ", ".join(f"{joint!r} ({axis}) +{amount:.2g}" for (joint, axis), amount in sorted(added.items()))

@@ -185,6 +185,16 @@ def test_simulation_model_has_newtons_joints(key, reads):
     assert compared
 
 
+def _start_at(model, start: dict) -> None:
+    """Sets the joints named in ``start`` (by the last part of Newton's label) to their positions."""
+    q = model.joint_q.numpy()
+    for j, label in enumerate(model.joint_label):
+        name = label.rsplit("/", 1)[-1]
+        if name in start:
+            q[model.joint_q_start.numpy()[j]] = start[name]
+    model.joint_q.assign(q)
+
+
 def newton_own_stays_finite(path: str, solver: str, steps_per_second: float) -> bool:
     """Newton alone on add_usd of the file: 1 s with contacts; True when every body stays finite
     and near (the criterion Articula's own divergence check applies)."""
@@ -194,11 +204,7 @@ def newton_own_stays_finite(path: str, solver: str, steps_per_second: float) -> 
         builder.add_usd(path, schema_resolvers=[r() for r in ALL_RESOLVERS])
     model = builder.finalize(device="cpu")
     if start:
-        q = model.joint_q.numpy()
-        for j, label in enumerate(model.joint_label):
-            if label.rsplit("/", 1)[-1] in start:
-                q[model.joint_q_start.numpy()[j]] = start[label.rsplit("/", 1)[-1]]
-        model.joint_q.assign(q)
+        _start_at(model, start)
     if solver == "FEATHERSTONE":
         stepper = newton.solvers.SolverFeatherstone(model)
     else:
@@ -296,11 +302,7 @@ def newton_own_positions(path: str, solver: str, steps_per_second: float,
         builder.joint_limit_kd = [0.0] * len(builder.joint_limit_kd)
     model = builder.finalize(device="cpu")
     if start:
-        q = model.joint_q.numpy()
-        for j, label in enumerate(model.joint_label):
-            if label.rsplit("/", 1)[-1] in start:
-                q[model.joint_q_start.numpy()[j]] = start[label.rsplit("/", 1)[-1]]
-        model.joint_q.assign(q)
+        _start_at(model, start)
     if solver == "FEATHERSTONE":
         stepper = newton.solvers.SolverFeatherstone(model)
     else:

@@ -324,16 +324,20 @@ def test_featherstone_touch_is_on_when_the_foot_is_down(featherstone):
     assert "force" in featherstone[0].notes["sole_touch"]  # a flag, said so, not MuJoCo's newtons
 
 
-def test_featherstone_joint_and_frame_sensors(featherstone):
-    reader, *_, settled = featherstone
-    sim = reader.sim
-    assert settled["hinge_pos"]["value"] == pytest.approx(sim.joint_positions()[("hinge", "rotY")])
+def assert_joint_and_frame_readings(settled: dict, sim) -> None:
+    """The rig's joint sensors read the simulation's joint; its frame sensors read the turned arm."""
+    assert settled["hinge_pos"]["value"] == pytest.approx(sim.joint_positions()[("hinge", "rotY")], abs=1e-6)
     np.testing.assert_allclose(values(settled["hand_in_wrist"]), [0.0, 0.0, -0.03], atol=1e-5)
     angle = np.radians(40) + settled["hinge_pos"]["value"]  # the arm's turn about y in the world
     np.testing.assert_allclose(values(settled["arm_quat"]), [np.cos(angle / 2), 0, np.sin(angle / 2), 0],
                                atol=1e-4)
     np.testing.assert_allclose(values(settled["arm_spin"]), [0.0, settled["hinge_vel"]["value"], 0.0],
                                atol=1e-4)
+
+
+def test_featherstone_joint_and_frame_sensors(featherstone):
+    reader, *_, settled = featherstone
+    assert_joint_and_frame_readings(settled, reader.sim)
 
 
 def test_xpbd_imu_and_force_read_from_its_state(hanging_rig):
