@@ -70,6 +70,11 @@ class DriveType(str, Enum):
     ACCELERATION = "ACCELERATION"  # gains produce an acceleration (mass-independent)
 
 
+#: MuJoCo's defaults for the solver reference and impedance of a contact or a limit.
+DEFAULT_SOLREF: tuple[float, ...] = (0.02, 1.0)
+DEFAULT_SOLIMP: tuple[float, ...] = (0.9, 0.95, 0.001, 0.5, 2.0)
+
+
 @dataclass
 class Dof:
     """One degree of freedom of a joint and everything a robot sets per axis.
@@ -85,6 +90,10 @@ class Dof:
     limit_damping: float = 0.0
     # Distance from a limit at which the limit starts acting (MuJoCo joint ``margin``): rad or m.
     limit_margin: float = 0.0
+    # How MuJoCo's limit constraint resolves (joint ``solreflimit``: time constant s and damping ratio, or
+    # negative stiffness and damping; ``solimplimit``: its impedance). Only MuJoCo reads them.
+    limit_solref: tuple[float, ...] = DEFAULT_SOLREF
+    limit_solimp: tuple[float, ...] = DEFAULT_SOLIMP
     drive_enabled: bool = False
     drive_type: DriveType = DriveType.FORCE
     drive_stiffness: float = 0.0  # N*m/rad or N/m
@@ -97,9 +106,11 @@ class Dof:
     dynamic_friction: float = 0.0  # Coulomb effort while moving, <= static_friction
     viscous_damping: float = 0.0  # N*m*s/rad or N*s/m
     velocity_limit: float = INF  # rad/s or m/s
-    # Passive spring toward the joint's zero (MuJoCo joint ``stiffness``, Newton ``joint_stiffness``),
+    # Passive spring toward ``spring_reference`` (MuJoCo joint ``stiffness``, Newton ``joint_stiffness``),
     # always on, drive or not: N*m/rad or N/m.
     spring_stiffness: float = 0.0
+    # The spring's rest position in the joint's coordinate (MuJoCo ``springref``): rad or m.
+    spring_reference: float = 0.0
     # The state a file starts from (UsdPhysics JointStateAPI), not the joint's zero: 0 at rest.
     initial_position: float = 0.0  # rad or m
     initial_velocity: float = 0.0  # rad/s or m/s
@@ -232,6 +243,9 @@ class FixedTendon:
     upper: float = INF
     stiffness: float = 0.0
     damping: float = 0.0
+    frictionloss: float = 0.0  # dry friction along the tendon (N or N*m)
+    # The spring's rest length (MuJoCo ``springlength``; two values: a dead band); None: the length at the start.
+    spring_length: Optional[tuple[float, float]] = None
 
 
 @dataclass
@@ -333,11 +347,6 @@ class Shape:
     contact_margin: float = 0.0  # m, broad phase expansion
     contact_gap: float = 0.0  # m, contact generated below this separation
     contact: Optional[ContactParams] = None  # MuJoCo's per-geom contact model; None = MuJoCo's defaults
-
-
-#: MuJoCo's defaults for a contact's solver reference and impedance.
-DEFAULT_SOLREF: tuple[float, ...] = (0.02, 1.0)
-DEFAULT_SOLIMP: tuple[float, ...] = (0.9, 0.95, 0.001, 0.5, 2.0)
 
 
 @dataclass
@@ -584,6 +593,9 @@ class SpatialTendon:
     upper: float = INF
     stiffness: float = 0.0
     damping: float = 0.0
+    frictionloss: float = 0.0  # dry friction along the tendon (N or N*m)
+    # The spring's rest length (MuJoCo ``springlength``; two values: a dead band); None: the length at the start.
+    spring_length: Optional[tuple[float, float]] = None
     width: float = 0.003  # m, as drawn
     color: tuple[float, float, float, float] = (0.5, 0.5, 0.5, 1.0)
 
