@@ -249,7 +249,7 @@ class ARTICULA_PT_spatial_tendons(_ScenePanel, bpy.types.Panel):
                 col.prop(wrap, "target", text=wrap.kind.title())
             _switch_row(col, tendon, "has_lower", "lower")
             _switch_row(col, tendon, "has_upper", "upper")
-            for name in ("stiffness", "damping", "width"):
+            for name in ("stiffness", "damping", "frictionloss", "spring_length", "width"):
                 col.prop(tendon, name)
         actuator = _draw_list(layout, props, "frame_actuators", "frame_actuator", rows=2, buttons=False)
         if actuator is not None:

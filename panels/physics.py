@@ -288,6 +288,8 @@ def draw_dof(layout, dof, joint_type: str) -> None:
         box.prop(dof, "limit_stiffness")
         box.prop(dof, "limit_damping")
         box.prop(dof, dof.view("limit_margin"))
+        box.prop(dof, "limit_solref")
+        box.prop(dof, "limit_solimp")
     if not spherical:
         col.prop(dof, dof.view("reference"))
     box = col.box().column()
@@ -307,6 +309,7 @@ def draw_dof(layout, dof, joint_type: str) -> None:
     box.prop(dof, "dynamic_friction")
     box.prop(dof, "viscous_damping")
     box.prop(dof, "spring_stiffness")
+    box.prop(dof, dof.view("spring_reference"))
     _switch_row(box, dof, "has_velocity_limit", dof.view("velocity_limit"))
 
 
@@ -440,6 +443,8 @@ class ARTICULA_PT_tendons(_ScenePanel, bpy.types.Panel):
         _switch_row(col, tendon, "has_upper", "upper")
         col.prop(tendon, "stiffness")
         col.prop(tendon, "damping")
+        col.prop(tendon, "frictionloss")
+        col.prop(tendon, "spring_length")
         layout.label(text="Actuators on the tendon (MjcActuator; MuJoCo simulates them):")
         draw_actuators(layout, tendon, tendon.actuators, tendon_index=props.active_tendon_index)
 

@@ -11,11 +11,14 @@ from functools import lru_cache
 from operator import attrgetter, itemgetter
 from typing import Optional
 
+import numpy as np
+
 from ...core.model import (MJC_PRM_SIZE, Actuator, ActuatorKind, ContactPair, ContactParams, Dof, DofAxis,
                            DofMotion, DriveType, Equality, EqualityKind, FixedTendon, Keyframe, Mimic,
                            MuJoCoOptions, PhysicsMaterial, Pose, SceneSettings, Solver, SpatialTendon,
                            TendonJoint, TendonWrap, WrapKind)
 from ..properties import dof_props, joint_props
+from ..properties.tendon_props import LENGTH_AT_START
 
 DOF_FIELDS = {
     "axis": DofAxis, "motion": DofMotion, "drive_type": DriveType,
@@ -23,7 +26,7 @@ DOF_FIELDS = {
                                "drive_stiffness", "drive_damping", "target_position", "target_velocity",
                                "max_effort", "armature", "static_friction", "dynamic_friction",
                                "viscous_damping", "velocity_limit", "spring_stiffness", "limit_margin",
-                               "reference")},
+                               "reference", "limit_solref", "limit_solimp", "spring_reference")},
 }
 JOINT_FIELDS = {name: None for name in ("cone_limit0", "cone_limit1", "collide_bodies",
                                         "exclude_from_articulation")}
@@ -129,7 +132,15 @@ def read_dof(props) -> Dof:
     dof = Dof(actuators=[read_actuator(a) for a in props.actuators], name=props.name or None,
               **read_fields(props, DOF_FIELDS))
     dof.initial_position = dof.reference
+    dof.limit_solref = shortest_decimals(dof.limit_solref)
+    dof.limit_solimp = shortest_decimals(dof.limit_solimp)
     return dof
+
+
+def shortest_decimals(values) -> tuple:
+    """Float32 values as the shortest decimals they hold: MuJoCo's defaults (0.02, 0.9...) come back as
+    themselves, so a writer that leaves defaults out sees them as defaults."""
+    return tuple(float(str(np.float32(v))) for v in values)
 
 
 def read_material(props) -> PhysicsMaterial:
@@ -260,7 +271,18 @@ def read_tendon(props) -> FixedTendon:
         actuators=[read_actuator(a) for a in props.actuators],
         lower=props.lower if props.has_lower else -math.inf,
         upper=props.upper if props.has_upper else math.inf,
-        stiffness=props.stiffness, damping=props.damping)
+        stiffness=props.stiffness, damping=props.damping, frictionloss=props.frictionloss,
+        spring_length=read_spring_length(props))
+
+
+def read_spring_length(props) -> Optional[tuple[float, float]]:
+    """A tendon's spring rest length; None: its length at the start (stored as MuJoCo's -1, -1)."""
+    values = tuple(props.spring_length)
+    return None if values == LENGTH_AT_START else values
+
+
+def write_spring_length(props, spring_length: Optional[tuple[float, float]]) -> None:
+    props.spring_length = LENGTH_AT_START if spring_length is None else spring_length
 
 
 def write_tendon(props, tendon: FixedTendon, joint_objects: dict, prim_names: dict) -> None:
@@ -277,6 +299,8 @@ def write_tendon(props, tendon: FixedTendon, joint_objects: dict, prim_names: di
     if props.has_upper:
         props.upper = tendon.upper
     props.stiffness, props.damping = tendon.stiffness, tendon.damping
+    props.frictionloss = tendon.frictionloss
+    write_spring_length(props, tendon.spring_length)
 
 
 # --- MuJoCo's model beyond the tree: keyframes, equalities, contact pairs, spatial tendons ---------
@@ -374,6 +398,8 @@ def write_spatial_tendon(props, tendon: SpatialTendon, targets: dict, prim_names
     if props.has_upper:
         props.upper = tendon.upper
     props.stiffness, props.damping, props.width = tendon.stiffness, tendon.damping, tendon.width
+    props.frictionloss = tendon.frictionloss
+    write_spring_length(props, tendon.spring_length)
     props.color = tendon.color
 
 
@@ -385,4 +411,5 @@ def read_spatial_tendon(props, name_of) -> SpatialTendon:
         actuators=[read_actuator(a) for a in props.actuators],
         lower=props.lower if props.has_lower else -math.inf,
         upper=props.upper if props.has_upper else math.inf,
-        stiffness=props.stiffness, damping=props.damping, width=props.width, color=tuple(props.color))
+        stiffness=props.stiffness, damping=props.damping, frictionloss=props.frictionloss,
+        spring_length=read_spring_length(props), width=props.width, color=tuple(props.color))

@@ -3,11 +3,11 @@
 import math
 
 import bpy
-from bpy.props import BoolProperty, CollectionProperty, EnumProperty, IntProperty
+from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatVectorProperty, IntProperty
 
-from ...core.model import DofAxis, DofMotion, DriveType
+from ...core.model import DEFAULT_SOLIMP, DEFAULT_SOLREF, DofAxis, DofMotion, DriveType
 from .actuator_props import ArticulaActuatorProps
-from .common import enum_items, float_prop, unit_view
+from .common import UNBOUNDED, enum_items, float_prop, unit_view
 
 #: Description field -> (boolean that enables it, the description value when the boolean is off).
 INFINITE_WHEN_OFF = {
@@ -23,6 +23,7 @@ AXIS_UNIT_FIELDS = {
     "upper": "LENGTH",
     "limit_margin": "LENGTH",
     "reference": "LENGTH",
+    "spring_reference": "LENGTH",
     "target_position": "LENGTH",
     "target_velocity": "VELOCITY",
     "velocity_limit": "VELOCITY",
@@ -66,6 +67,15 @@ class ArticulaDofProps(bpy.types.PropertyGroup):
     limit_damping: float_prop("Limit Damping", "Soft limit damping", soft_min=0.0)
     limit_margin: float_prop("Limit Margin", "Distance from a limit at which it starts acting (rad or m; "
                              "MuJoCo joint margin)", soft_min=0.0)
+    limit_solref: FloatVectorProperty(
+        name="Limit Solref", size=2, default=DEFAULT_SOLREF, **UNBOUNDED,
+        description="How MuJoCo's limit constraint responds: time constant (s) and damping ratio; "
+                    "negative values give stiffness and damping (MuJoCo joint solreflimit)")
+    limit_solimp: FloatVectorProperty(
+        name="Limit Solimp", size=5, default=DEFAULT_SOLIMP, **UNBOUNDED,
+        description="How hard MuJoCo's limit constraint is as it goes deeper: smallest and largest "
+                    "impedance, the depth between them (rad or m), midpoint and power (MuJoCo joint "
+                    "solimplimit)")
     reference: float_prop("Reference", "The joint's coordinate where the robot stands as modelled (rad or m; "
                           "MuJoCo joint ref): limits, targets and keyframes count from it")
     drive_enabled: BoolProperty(name="Drive", description="A PD drive towards the targets")
@@ -84,8 +94,11 @@ class ArticulaDofProps(bpy.types.PropertyGroup):
                                  "Coulomb effort while moving (N*m or N); at most the static friction",
                                  soft_min=0.0)
     viscous_damping: float_prop("Viscous Damping", "Joint damping (N*m*s/rad or N*s/m)", soft_min=0.0)
-    spring_stiffness: float_prop("Spring Stiffness", "Passive spring pulling the joint back to its zero, "
-                                 "always on (N*m/rad or N/m; MuJoCo joint stiffness)", soft_min=0.0)
+    spring_stiffness: float_prop("Spring Stiffness", "Passive spring pulling the joint to its spring "
+                                 "reference, always on (N*m/rad or N/m; MuJoCo joint stiffness)",
+                                 soft_min=0.0)
+    spring_reference: float_prop("Spring Reference", "The joint's coordinate where the passive spring rests "
+                                 "(rad or m; MuJoCo joint springref)")
     has_velocity_limit: BoolProperty(name="Velocity Limit", description="Limit the speed; off: unlimited")
     velocity_limit: float_prop("Velocity Limit", "Largest speed (rad/s or m/s)", default=10.0, soft_min=0.0)
     # The DOF's MuJoCo actuators (the drive above is its UsdPhysics drive).

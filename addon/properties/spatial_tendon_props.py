@@ -11,6 +11,7 @@ from ...core.model import WrapKind
 from .actuator_props import ArticulaActuatorProps
 from .common import enum_items, float_prop
 from .site_props import is_site_object
+from .tendon_props import spring_length_prop
 
 INFINITE_WHEN_OFF = {"lower": ("has_lower", -math.inf), "upper": ("has_upper", math.inf)}
 
@@ -39,6 +40,9 @@ class ArticulaSpatialTendonProps(bpy.types.PropertyGroup):
     upper: float_prop("Upper", "Longest length (m)", default=1.0, subtype="DISTANCE", unit="LENGTH")
     stiffness: float_prop("Stiffness", "Spring pulling the tendon to its rest length", soft_min=0.0)
     damping: float_prop("Damping", "Damping of the tendon's length change", soft_min=0.0)
+    frictionloss: float_prop("Friction Loss", "Dry friction against the tendon's length change (N; MuJoCo "
+                             "frictionloss)", soft_min=0.0)
+    spring_length: spring_length_prop("m")
     width: float_prop("Width", "Drawn width", default=0.003, subtype="DISTANCE", unit="LENGTH", soft_min=0.0)
     color: FloatVectorProperty(name="Color", size=4, subtype="COLOR", min=0.0, max=1.0,
                                default=(0.5, 0.5, 0.5, 1.0))

@@ -5,10 +5,24 @@ limits act on, as MJCF grippers couple two fingers to one servo. Scene-level (``
 import math
 
 import bpy
-from bpy.props import CollectionProperty, BoolProperty, IntProperty, PointerProperty, StringProperty
+from bpy.props import CollectionProperty, BoolProperty, FloatVectorProperty, IntProperty, PointerProperty
+from bpy.props import StringProperty
 
 from .actuator_props import ArticulaActuatorProps
-from .common import float_prop
+from .common import UNBOUNDED, float_prop
+
+#: ``spring_length`` when the spring rests at the tendon's length at the start (MuJoCo's -1; None in
+#: the description).
+LENGTH_AT_START = (-1.0, -1.0)
+
+
+def spring_length_prop(unit: str):
+    """A tendon's spring rest length: two values bound a dead band; (-1, -1) = the length at the start."""
+    return FloatVectorProperty(
+        name="Spring Length", size=2, default=LENGTH_AT_START, **UNBOUNDED,
+        description=f"Length where the tendon's spring rests ({unit}; MuJoCo springlength): two "
+                    "different values bound a band where it does not pull; -1, -1 = the tendon's length "
+                    "at the start")
 
 #: Description field -> (boolean that enables it, the description value when the boolean is off).
 INFINITE_WHEN_OFF = {
@@ -44,6 +58,9 @@ class ArticulaTendonProps(bpy.types.PropertyGroup):
     upper: float_prop("Upper", "Largest tendon length (m or rad)", default=1.0)
     stiffness: float_prop("Stiffness", "Spring pulling the tendon to its rest length", soft_min=0.0)
     damping: float_prop("Damping", "Damping of the tendon's length change", soft_min=0.0)
+    frictionloss: float_prop("Friction Loss", "Dry friction against the tendon's length change (N or N*m; "
+                             "MuJoCo frictionloss)", soft_min=0.0)
+    spring_length: spring_length_prop("m or rad")
 
 
 classes = (ArticulaTendonJointProps, ArticulaTendonProps)
