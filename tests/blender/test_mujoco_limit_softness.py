@@ -234,10 +234,19 @@ def test_edits_in_blender_show_in_the_export(soft_limits_file, tmp_path):
     assert tuple(model.tendon_lengthspring[coupling]) == pytest.approx((length_at_rest,) * 2, rel=RTOL)
 
 
-@pytest.mark.parametrize("name", ["humanoid_CMU", "dog"])
+def off_mujoco_defaults(model) -> bool:
+    """Whether a joint's limit softness or a tendon's friction is not MuJoCo's default."""
+    joints = [j for j in range(model.njnt) if int(model.jnt_type[j]) in HINGE_OR_SLIDE]
+    return (any(tuple(model.jnt_solref[j]) != DEFAULT_SOLREF or tuple(model.jnt_solimp[j]) != DEFAULT_SOLIMP
+                for j in joints) or bool(model.ntendon and model.tendon_frictionloss.any()))
+
+
+@pytest.mark.parametrize("name", ["humanoid_CMU", "fetch", "jaco_three_finger_gripper"])
 def test_a_real_robot_keeps_its_limit_softness_and_springs(clean_scene, tmp_path, name):
-    """dm_control's humanoid (solimplimit "0 .99 .01" on every joint) and dog (solreflimit, springref)."""
+    """dm_control's humanoid (solimplimit "0 .99 .01" on every joint), gymnasium-robotics' Fetch
+    (solreflimit, solimplimit, springref) and robosuite's jaco gripper (tendons with frictionloss)."""
     path = mujoco_robot(name)
     reset_scene_settings(clean_scene)
     original = import_mjcf(path)
+    assert off_mujoco_defaults(original)
     assert limit_softness_differences(original, export_mjcf(tmp_path)) == []
