@@ -41,6 +41,14 @@ def _vec(values) -> tuple:
     return tuple(float(v) for v in values)
 
 
+def tendon_friction_and_spring(m, t: int, tendon) -> None:
+    """A tendon's dry friction, and its spring's rest length where it has a spring (compiled: MuJoCo's
+    -1, the length at the start, resolved to the number)."""
+    tendon.frictionloss = float(m.tendon_frictionloss[t])
+    if m.tendon_stiffness[t]:
+        tendon.spring_length = (float(m.tendon_lengthspring[t][0]), float(m.tendon_lengthspring[t][1]))
+
+
 def _quat(values) -> tuple:
     q = np.asarray(values, dtype=float)
     return tuple(float(c) for c in q / (np.linalg.norm(q) or 1.0))
@@ -234,6 +242,7 @@ class ExtrasReader:
                                color=_vec(m.tendon_rgba[t]))
         if m.tendon_limited[t]:
             tendon.lower, tendon.upper = (float(v) for v in m.tendon_range[t])
+        tendon_friction_and_spring(m, t, tendon)
         first, count = int(m.tendon_adr[t]), int(m.tendon_num[t])
         for w in range(first, first + count):
             kind, obj, prm = int(m.wrap_type[w]), int(m.wrap_objid[w]), float(m.wrap_prm[w])

@@ -52,7 +52,7 @@ from ..model import (Actuator, Body, Dof, FixedTendon, Joint, JointType, MassPro
 from ..transforms import pose_inverse, pose_mul, quat_normalize
 from . import primitives
 from .compiler import compile_spec
-from .read_extras import ExtrasReader
+from .read_extras import ExtrasReader, tendon_friction_and_spring
 
 #: MuJoCo draws geom groups 0, 1 and 2 by default.
 DRAWN_GROUPS = range(0, 3)
@@ -332,10 +332,7 @@ class MjcfReader(ExtrasReader):
         d.reference = d.initial_position = float(m.qpos0[m.jnt_qposadr[j]])
         if m.jnt_limited[j]:
             d.motion, d.lower, d.upper = DofMotion.LIMITED, float(m.jnt_range[j][0]), float(m.jnt_range[j][1])
-        springref = float(m.qpos_spring[m.jnt_qposadr[j]])
-        if d.spring_stiffness and not math.isclose(springref, 0.0, abs_tol=1e-12):
-            self.warn(f"joint {name}: its spring's rest (springref {springref:g}) is not modelled: the "
-                      "description's spring pulls toward the joint's zero")
+        d.spring_reference = float(m.qpos_spring[m.jnt_qposadr[j]])
         return joint
 
     def _dof_values(self, d: Dof, j: int, dof: int) -> None:
@@ -345,13 +342,14 @@ class MjcfReader(ExtrasReader):
         d.static_friction = d.dynamic_friction = float(m.dof_frictionloss[dof])
         d.spring_stiffness = float(m.jnt_stiffness[j])
         d.limit_margin = float(m.jnt_margin[j])
+        d.limit_solref, d.limit_solimp = _vec(m.jnt_solref[j]), _vec(m.jnt_solimp[j])
         if m.jnt_actfrclimited[j]:
             d.max_effort = float(max(abs(m.jnt_actfrcrange[j][0]), abs(m.jnt_actfrcrange[j][1])))
 
     # --- actuators, tendons, coupled joints ------------------------------------------------
     def add_tendons(self) -> None:
         """Fixed tendons -> :class:`FixedTendon` (joints with coefficients, length limits, spring and
-        damper), spatial tendons -> :class:`SpatialTendon`; a tendon's friction and armature, and a fixed
+        damper, friction), spatial tendons -> :class:`SpatialTendon`; a tendon's armature, and a fixed
         tendon on a ball or free joint, are named as not carried."""
         m, mj = self.model, self.mujoco
         joint_wrap = int(mj.mjtWrap.mjWRAP_JOINT)
@@ -365,8 +363,8 @@ class MjcfReader(ExtrasReader):
             self.tendon_names.append(name)
             first, count = int(m.tendon_adr[t]), int(m.tendon_num[t])
             wraps = range(first, first + count)
-            if m.tendon_frictionloss[t] or getattr(m, "tendon_armature", [0.0] * (t + 1))[t]:
-                extras.append(f"{name} (frictionloss/armature)")
+            if getattr(m, "tendon_armature", [0.0] * (t + 1))[t]:
+                extras.append(f"{name} (armature)")
             if any(int(m.wrap_type[w]) != joint_wrap for w in wraps):
                 self.spatial_tendons[t] = self.spatial_tendon(t, name)
                 self.scene.spatial_tendons.append(self.spatial_tendons[t])
@@ -380,12 +378,13 @@ class MjcfReader(ExtrasReader):
                                  damping=float(m.tendon_damping[t]))
             if m.tendon_limited[t]:
                 tendon.lower, tendon.upper = (float(v) for v in m.tendon_range[t])
+            tendon_friction_and_spring(m, t, tendon)
             self.tendons[t] = tendon
             self.scene.tendons.append(tendon)
         if on_ball:
             self.unsupported.append(f"{len(on_ball)} fixed tendons ({_listed(on_ball)})")
         if extras:
-            self.unsupported.append(f"tendon friction and armature ({_listed(extras)})")
+            self.unsupported.append(f"tendon armature ({_listed(extras)})")
 
     def _scalar_joint_types(self) -> tuple[int, int]:
         return int(self.mujoco.mjtJoint.mjJNT_HINGE), int(self.mujoco.mjtJoint.mjJNT_SLIDE)

@@ -27,6 +27,14 @@ def _floats(values) -> list[float]:
 #: What MJCF's parser gives a sensor whose file says nothing (a rangefinder measures distance).
 _DEFAULT_INTPRM = {"rangefinder": "1 0 0"}
 
+
+def tendon_friction_and_spring(spec_tendon, tendon) -> None:
+    """A tendon's dry friction and its spring's rest length (left to MuJoCo, the length at the start,
+    where the description has none)."""
+    spec_tendon.frictionloss = float(tendon.frictionloss)
+    if tendon.spring_length is not None:
+        spec_tendon.springlength = [float(v) for v in tendon.spring_length]
+
 class ExtrasWriter:
     """Methods of :class:`.writer._SpecBuilder` (``self.spec``, ``self.mj``, ``self.scene``, ``self.say``)."""
 
@@ -225,6 +233,7 @@ class ExtrasWriter:
             spec_tendon.damping = [float(tendon.damping), 0.0, 0.0]
             spec_tendon.width = float(tendon.width)
             spec_tendon.rgba = _floats(tendon.color)
+            tendon_friction_and_spring(spec_tendon, tendon)
             self.tendon_names.add(tendon.name)
 
     def frame_actuators(self) -> None:

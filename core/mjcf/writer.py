@@ -66,7 +66,7 @@ from ..transforms import pose_inverse, pose_mul, pose_relative, quat_conjugate, 
 from ..validation import blocks_writing, validate_with_masses
 from .compiler import compile_spec
 from .errors import MjcfWriteError
-from .write_extras import ExtrasWriter
+from .write_extras import ExtrasWriter, tendon_friction_and_spring
 
 #: MuJoCo's geom group conventions (its own models and menagerie): visuals 2, colliders 3.
 VISUAL_GROUP = 2
@@ -490,7 +490,11 @@ class _SpecBuilder(ExtrasWriter):
         if dof.static_friction > dof.dynamic_friction:
             self.say(f"static above dynamic joint friction on {joint.name} (the dynamic is kept)")
         spec_joint.stiffness = [float(dof.spring_stiffness), 0.0, 0.0]
+        if joint.type != JointType.SPHERICAL:  # a ball's spring rest is a quaternion: MuJoCo's default
+            spec_joint.springref = float(dof.spring_reference)
         spec_joint.margin = float(dof.limit_margin)
+        spec_joint.solref_limit = [float(v) for v in dof.limit_solref]
+        spec_joint.solimp_limit = [float(v) for v in dof.limit_solimp]
         if _finite(dof.max_effort):
             spec_joint.actfrclimited = mj.mjtLimited.mjLIMITED_TRUE
             spec_joint.actfrcrange = [-float(dof.max_effort), float(dof.max_effort)]
@@ -501,7 +505,8 @@ class _SpecBuilder(ExtrasWriter):
         if _finite(dof.velocity_limit):
             self.say(f"velocity limit of {joint.name}")
         if dof.limit_stiffness or dof.limit_damping:
-            self.say(f"soft limit of {joint.name} (limits are MuJoCo's default solref)")
+            self.say(f"soft limit of {joint.name} (MuJoCo's limit is the DOF's Limit Solref, "
+                     f"{' '.join(f'{v:g}' for v in dof.limit_solref)})")
 
     # --- geoms ----------------------------------------------------------------------------------
     def geoms(self) -> None:
@@ -731,6 +736,7 @@ class _SpecBuilder(ExtrasWriter):
                 spec_tendon.limited = mj.mjtLimited.mjLIMITED_FALSE
             spec_tendon.stiffness = [float(tendon.stiffness), 0.0, 0.0]
             spec_tendon.damping = [float(tendon.damping), 0.0, 0.0]
+            tendon_friction_and_spring(spec_tendon, tendon)
             self.tendon_names.add(tendon.name)
 
     def actuators(self) -> None:

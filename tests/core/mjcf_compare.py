@@ -102,11 +102,19 @@ USED_SIZES = {int(mujoco.mjtGeom.mjGEOM_SPHERE): 1, int(mujoco.mjtGeom.mjGEOM_CA
 
 
 def _joints(found, models, names) -> None:
-    """Joints by name (a free joint's included): type, body, and per DOF frictionloss, armature, damping."""
+    """Joints by name (a free joint's included): type, body, the limit (range, margin, solref, solimp),
+    the spring (stiffness, rest), and per DOF frictionloss, armature, damping."""
     def row(k, j):
         m, n = models[k], names[k]
         dofs = slice(int(m.jnt_dofadr[j]), int(m.jnt_dofadr[j]) + {0: 6, 1: 3}.get(int(m.jnt_type[j]), 1))
+        limited = bool(m.jnt_limited[j])  # a limit's parameters, and a spring's rest, only where they act
+        sprung = bool(m.jnt_stiffness[j]) and int(m.jnt_type[j]) > 1  # a hinge or slide: one qpos
         return [("type", int(m.jnt_type[j]), "="), ("body", n.of("body", int(m.jnt_bodyid[j])), "="),
+                ("limited", limited, "="), ("range", m.jnt_range[j] if limited else 0.0, "~"),
+                ("margin", m.jnt_margin[j] if limited else 0.0, "~"),
+                ("solreflimit", m.jnt_solref[j] if limited else 0.0, "~"),
+                ("solimplimit", m.jnt_solimp[j] if limited else 0.0, "~"), ("stiffness", m.jnt_stiffness[j], "~"),
+                ("springref", m.qpos_spring[m.jnt_qposadr[j]] if sprung else 0.0, "~"),
                 ("frictionloss", m.dof_frictionloss[dofs], "~"), ("armature", m.dof_armature[dofs], "~"),
                 ("damping", m.dof_damping[dofs], "~")]
     _rows(found, "joint", *(n.all("joint", m.njnt) for m, n in zip(models, names)), row)
@@ -214,6 +222,8 @@ def _tendons(found, models, names) -> None:
                 ("limited", bool(m.tendon_limited[i]), "="),
                 ("range", m.tendon_range[i] if m.tendon_limited[i] else 0.0, "~"),
                 ("stiffness", m.tendon_stiffness[i], "~"), ("damping", m.tendon_damping[i], "~"),
+                ("frictionloss", m.tendon_frictionloss[i], "~"),
+                ("spring length", m.tendon_lengthspring[i] if m.tendon_stiffness[i] else 0.0, "~"),
                 ("width", m.tendon_width[i] if spatial else 0.0, "~"),
                 ("rgba", m.tendon_rgba[i] if spatial else 0.0, "~")]
     _rows(found, "tendon", *(n.all("tendon", m.ntendon) for m, n in zip(models, names)), row)

@@ -24,6 +24,7 @@ from articula.core.model import (Body, MassProperties, MeshData, PhysicsScene, P
 
 from .mjcf_compare import mjcf_differences  # noqa: E402
 from .test_mjcf_corpus import GYM, GYM_FILES, NEWTON_ASSETS, NEWTON_FILES  # noqa: E402
+from ..robot_files import MUJOCO_ROBOT_FILES, mujoco_robot  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DATA = os.path.join(ROOT, "tests", "data")
@@ -59,6 +60,9 @@ KNOWN_LOSSES = {
     "warp/flex/rope.xml": (("equality:",), "flexes (and their equalities) are not read"),
     "warp/hfield/hfield.xml": (("colliders of",), _HFIELD),
     "warp/ray.xml": (("colliders of",), _HFIELD),
+    "newton/nv_humanoid.xml": (("joint root stiffness",), "a free joint's spring (stiffness 5 from the "
+                               "default class, tethering the torso to its start) is not held: a floating body "
+                               "has no joint"),
     "warp/pendula.xml": (("joint:", "equality:", "keyframe"),
                          "a ball joint stacked after a slide on one body is written as a loop-closing "
                          "connect (core.articulation stacks only hinges and slides), so the keyframes' "
@@ -138,6 +142,34 @@ def test_mjcf_round_trip_compiles_to_the_same_model_by_name(key, tmp_path):
     assert unexplained == [], "\n".join(unexplained)
     for start in starts:  # the loss still applies: else drop it from KNOWN_LOSSES
         assert any(d.startswith(start) for d in differences), f"{key}: {start!r} no longer lost ({reason})"
+
+
+#: The real robots' losses (tests/robot_files.py): name -> (the differences it makes, by their start; why).
+_TENDON_EQUALITY = ("a tendon equality (a fixed tendon held at its start length, coupling a finger's or "
+                    "a leg's joints) is not held")
+ROBOT_LOSSES = {
+    "jaco_three_finger_gripper": (("equality:",), _TENDON_EQUALITY),
+    "robotiq_gripper_140": (("equality:",), _TENDON_EQUALITY),
+    "quadruped": (("equality:", "colliders of world"), _TENDON_EQUALITY + "; " + _HFIELD + " (its terrain)"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MUJOCO_ROBOT_FILES))
+def test_real_mujoco_robots_round_trip_to_the_same_model_by_name(name, tmp_path):
+    """The MuJoCo robots nobody here wrote (mjlab, robosuite, gymnasium-robotics, dm_control): their limits'
+    solref/solimp (dm_control's, Fetch's), springs' rests (the dog's) and tendon friction (jaco's gripper)
+    among the rest."""
+    path = mujoco_robot(name)
+    out = str(tmp_path / "robot.xml")
+    write_mjcf(read_mjcf(path).scene, out)
+    ours = mujoco.MjModel.from_xml_path(out)
+    differences = mjcf_differences(compiled_original(path), ours)
+    differences += joint_coordinate_differences(compiled_original(path), ours)
+    starts, reason = ROBOT_LOSSES.get(name, ((), ""))
+    unexplained = [d for d in differences if not d.startswith(starts)]
+    assert unexplained == [], "\n".join(unexplained)
+    for start in starts:
+        assert any(d.startswith(start) for d in differences), f"{name}: {start!r} no longer lost ({reason})"
 
 
 def test_everything_is_read_into_the_description():
