@@ -27,6 +27,8 @@ from . import dialect as D
 from .sdf_authoring import Prim, T
 from ..model import INF, Actuator, ActuatorKind, Dof, DofMotion, FixedTendon, Joint, JointType, Mimic, TendonJoint
 
+TENDON_SPRING_LENGTH = "mjc:springlength"  # MjcTendon: the spring's rest length; -1: the length at the start
+
 ACTUATOR_TYPE = "MjcActuator"
 TENDON_TYPE = "MjcTendon"
 PHYSICS_SCOPE = "Physics"  # the converter's scope for actuators and tendons
@@ -95,6 +97,7 @@ class ActuationReader:
             tendon.lower, tendon.upper = low or 0.0, high or 0.0
         tendon.stiffness = r.value(prim, "mjc:stiffness", default=0.0)
         tendon.damping = r.value(prim, "mjc:damping", default=0.0)
+        read_tendon_friction_and_spring(r, prim, tendon)
         r.scene.tendons.append(tendon)
         self.tendons_by_path[prim.GetPath()] = tendon
 
@@ -436,8 +439,27 @@ def _write_tendon(writer, scope: Sdf.Path, tendon: FixedTendon) -> Optional[Sdf.
         prim.set("mjc:stiffness", T.Double, float(tendon.stiffness), uniform=True)
     if tendon.damping:
         prim.set("mjc:damping", T.Double, float(tendon.damping), uniform=True)
+    write_tendon_friction_and_spring(prim, tendon)
     prim.done()
     return prim.path
+
+
+def write_tendon_friction_and_spring(prim, tendon) -> None:
+    """A tendon's ``mjc:frictionloss`` and ``mjc:springlength``, where the description has them."""
+    if tendon.frictionloss:
+        prim.set("mjc:frictionloss", T.Double, float(tendon.frictionloss), uniform=True)
+    if tendon.spring_length is not None:
+        prim.set(TENDON_SPRING_LENGTH, T.DoubleArray, [float(v) for v in tendon.spring_length],
+                 uniform=True)
+
+
+def read_tendon_friction_and_spring(r, prim: Usd.Prim, tendon) -> None:
+    """``mjc:frictionloss`` and ``mjc:springlength`` (one value: a length; two: a dead band; a first
+    value -1: MuJoCo's length at the start, the description's None)."""
+    tendon.frictionloss = r.value(prim, "mjc:frictionloss", default=0.0)
+    lengths = r.value(prim, TENDON_SPRING_LENGTH, "floats", None)
+    if lengths and lengths[0] != -1.0:
+        tendon.spring_length = (float(lengths[0]), float(lengths[-1]))
 
 
 def _finite(value: float) -> float:

@@ -59,7 +59,8 @@ from ..model import (
 )
 from ..transforms import pose_inverse, pose_mul, pose_relative, poses_close
 from . import dialect as D
-from .actuation import _limited, _targets, physics_scope, write_actuator
+from .actuation import (_limited, _targets, physics_scope, read_tendon_friction_and_spring, write_actuator,
+                        write_tendon_friction_and_spring)
 from .gf_poses import pose_in, pose_matrix, pose_of
 from .isaac_sensors import ISAAC_SENSOR_TYPES, read_isaac_sensors, write_isaac_sensors
 from .sdf_authoring import Prim, T, set_pose
@@ -82,6 +83,9 @@ LAYOUT_ATTR = "articula:qposLayout"  # a key's qpos entries: free:<body>, ball:<
 CONTROLS_ATTR = "articula:ctrlNames"  # the actuators its ctrl is in
 SENSOR = "mjc:sensor:"
 JOINT_MARGIN = "mjc:margin"  # MjcJointAPI: the distance from a limit where it starts acting (rad or m)
+JOINT_SOLREF_LIMIT = "mjc:solreflimit"  # MjcJointAPI: how the limit constraint responds (double[2])
+JOINT_SOLIMP_LIMIT = "mjc:solimplimit"  # MjcJointAPI: the limit constraint's impedance (double[5])
+JOINT_SPRINGREF = "mjc:springref"  # MjcJointAPI: the joint spring's rest (degrees or stage units)
 PAIR = "mjc:pair:"
 CAMERA = "mjc:camera:"
 LIGHT = "mjc:light:"
@@ -607,6 +611,7 @@ class _ModelWriter:
         for attr, value, default in scalars:
             if value != default:
                 prim.set(attr, T.Double, float(value), uniform=True)
+        write_tendon_friction_and_spring(prim, tendon)
         if tuple(tendon.color) != (0.5, 0.5, 0.5, 1.0):
             prim.set("mjc:rgba", T.Color4f, Gf.Vec4f(*tendon.color), uniform=True)
         prim.done()
@@ -1064,6 +1069,7 @@ class MujocoModelReader:
             tendon.lower, tendon.upper = low or 0.0, high or 0.0
         tendon.stiffness = r.value(prim, "mjc:stiffness", default=0.0)
         tendon.damping = r.value(prim, "mjc:damping", default=0.0)
+        read_tendon_friction_and_spring(r, prim, tendon)
         tendon.width = r.value(prim, "mjc:width", default=0.003)
         if r.authored(prim, "mjc:rgba"):
             tendon.color = tuple(float(c) for c in prim.GetAttribute("mjc:rgba").Get())

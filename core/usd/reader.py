@@ -23,13 +23,13 @@ from . import physics_parse
 from .actuation import ActuationReader
 from .errors import UsdReadError
 from .isaac import is_generated_material, read_robot_schema
-from .mujoco_model import JOINT_MARGIN, MujocoModelReader
+from .mujoco_model import JOINT_MARGIN, JOINT_SOLIMP_LIMIT, JOINT_SOLREF_LIMIT, JOINT_SPRINGREF, MujocoModelReader
 from ..articulation import infer_parents
 from ..collision import should_collide
 from ..format_types import ReadResult
 from ..mass import MassError, mass_properties, shape_volume
 from ..model import (
-    INF, Body, Dof, DofAxis, DofMotion, Joint, JointType, MassProperties, MeshData, PhysicsMaterial,
+    DEFAULT_SOLIMP, DEFAULT_SOLREF, INF, Body, Dof, DofAxis, DofMotion, Joint, JointType, MassProperties, MeshData, PhysicsMaterial,
     PhysicsScene, Pose, SceneSettings, Shape, ShapeKind, Solver, Visual, dof_axes_for,
 )
 from ..transforms import pose_inverse, pose_mul, quat_from_matrix, quat_mul, quat_normalize
@@ -894,7 +894,8 @@ class _StageReader:
         self._read_mjc_force_range(prim, joint)
 
     def _apply_mjc_reference(self, prim: Usd.Prim, joint: Joint) -> None:
-        """MuJoCo's ``mjc:ref`` -> ``Dof.reference`` and ``mjc:margin`` -> ``Dof.limit_margin``. The
+        """MuJoCo's ``mjc:ref`` -> ``Dof.reference``, ``mjc:margin`` -> ``Dof.limit_margin``, the limit's
+        ``mjc:solreflimit``/``solimplimit`` and the spring's ``mjc:springref``. The
         limits already are the file's coordinate (mujoco-usd-converter writes MuJoCo's range as it is);
         drive targets and JointStateAPI positions are the joint frames' (0 at the authored pose), so
         they move to the file's coordinate by ``ref``."""
@@ -903,10 +904,14 @@ class _StageReader:
         dof = joint.dofs[0]
         unit = 1.0 if dof.axis.is_angular else self.meters_per_unit  # MuJoCo keeps margins in radians
         dof.limit_margin = float(self.value(prim, JOINT_MARGIN, default=0.0) or 0.0) * unit
+        dof.limit_solref = tuple(self.value(prim, JOINT_SOLREF_LIMIT, "floats", None) or DEFAULT_SOLREF)
+        dof.limit_solimp = tuple(self.value(prim, JOINT_SOLIMP_LIMIT, "floats", None) or DEFAULT_SOLIMP)
+        scale = self.mjc_angle_scale if dof.axis.is_angular else self.meters_per_unit  # degrees or stage units
+        dof.spring_reference = float(self.value(prim, JOINT_SPRINGREF, default=0.0) or 0.0) * scale
         ref = self.value(prim, D.MJC_REF) if self.authored(prim, D.MJC_REF) else None
         if not ref:
             return
-        ref *= self.mjc_angle_scale if dof.axis.is_angular else self.meters_per_unit
+        ref *= scale
         dof.reference = ref
         dof.initial_position += ref
         if dof.drive_enabled and dof.drive_stiffness:  # a velocity drive's target means nothing: kept

@@ -27,14 +27,14 @@ from .errors import UsdWriteError
 from .isaac import JOINT_API, author_isaac
 from .sdf_authoring import (IDENTITY, ORIGIN, T, Prim, Recording, quatd, quatf, set_mesh, set_pose,
                             set_unless_fallback)
-from .mujoco_model import (COLLISION_API, JOINT_MARGIN, reference_problems, write_contact_params,
-                           write_mujoco_model)
+from .mujoco_model import (COLLISION_API, JOINT_MARGIN, JOINT_SOLIMP_LIMIT, JOINT_SOLREF_LIMIT, JOINT_SPRINGREF,
+                           reference_problems, write_contact_params, write_mujoco_model)
 from ..articulation import Articulation, find_articulations
 from ..collision import collision_group_filters, collision_group_name
 from ..files import replaced_file_mode
 from ..mass import MassError, mass_properties, mass_shapes_by_body
 from ..model import (
-    ActuatorKind, Body, Dof, DofMotion, Joint, JointType, MassProperties, MeshData, PhysicsMaterial,
+    DEFAULT_SOLIMP, DEFAULT_SOLREF, ActuatorKind, Body, Dof, DofMotion, Joint, JointType, MassProperties, MeshData, PhysicsMaterial,
     PhysicsScene, Pose, Shape, ShapeKind, Visual,
 )
 from ..transforms import pose_relative
@@ -481,8 +481,9 @@ class _LayerWriter:
                 prim.set(p.mjc, T.Double, next(iter(values)), custom=True, uniform=True)
 
     def _write_mjc_reference(self, prim: Prim, joint: Joint, dofs: list) -> None:
-        """MuJoCo's joint ``ref`` (degrees: no ``mjc:compiler:angle`` is written) and limit ``margin``
-        (radians, as MuJoCo keeps it), as mujoco-usd-converter writes them; the limits stay the file's
+        """MuJoCo's joint ``ref`` and ``springref`` (degrees: no ``mjc:compiler:angle`` is written), limit
+        ``margin`` (radians, as MuJoCo keeps it), ``solreflimit`` and ``solimplimit``, as mujoco-usd-converter
+        writes them; the limits stay the file's
         coordinate, which Newton's add_usd shifts by ``ref``."""
         if joint.type not in (JointType.REVOLUTE, JointType.PRISMATIC) or len(dofs) != 1:
             return
@@ -492,6 +493,13 @@ class _LayerWriter:
                      custom=True, uniform=True)
         if dof.limit_margin:
             prim.set(JOINT_MARGIN, T.Double, float(dof.limit_margin), custom=True, uniform=True)
+        if dof.spring_reference:
+            prim.set(JOINT_SPRINGREF, T.Double, D.to_usd(dof.spring_reference, D.Unit.ANGLE, dof.axis.is_angular),
+                     custom=True, uniform=True)
+        for name, values, default in ((JOINT_SOLREF_LIMIT, dof.limit_solref, DEFAULT_SOLREF),
+                                      (JOINT_SOLIMP_LIMIT, dof.limit_solimp, DEFAULT_SOLIMP)):
+            if tuple(values) != tuple(default):
+                prim.set(name, T.DoubleArray, [float(v) for v in values], custom=True, uniform=True)
 
     def _write_mjc_force_range(self, prim: Prim, joint: Joint, dofs: list) -> None:
         """An effort limit without a drive (UsdPhysics has no other place for it) as MuJoCo's joint
