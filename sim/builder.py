@@ -33,6 +33,8 @@ from ..core.articulation import Articulation, find_articulations
 from ..core.collision import filtered_body_pairs
 from ..core.mass import MassError, balance_inertia, bodies_welded_to_world, mass_properties
 from ..core.model import (
+    DEFAULT_SOLIMP,
+    DEFAULT_SOLREF,
     Body,
     Dof,
     DofMotion,
@@ -263,13 +265,44 @@ def _dof_config(dof: Dof, axis: tuple[float, float, float], native_damping: bool
         target_kd=dof.drive_damping if drive and not kernel_drive else 0.0,
         actuator_mode=None if drive and not kernel_drive else newton.JointTargetMode.NONE,
         damping=dof.viscous_damping if native_damping else 0.0,
-        stiffness=dof.spring_stiffness,  # passive spring to the joint's zero
-        rest_q=-ref if ref else None,
+        stiffness=dof.spring_stiffness,  # passive spring to its rest, Newton's zero being the authored pose
+        rest_q=dof.spring_reference - ref if dof.spring_reference != ref else None,
         armature=dof.armature,
         effort_limit=dof.max_effort if math.isfinite(dof.max_effort) else UNBOUNDED,
         velocity_limit=dof.velocity_limit if math.isfinite(dof.velocity_limit) else UNBOUNDED,
         friction=0.0,
     )
+
+
+#: Newton's ``SOLREF_MODE_RAW`` (not public in Newton 1.8): a DOF's ``mujoco:solreflimit`` is MuJoCo's own.
+SOLREF_AS_MUJOCO_READS_IT = 1
+
+
+def _softened(dof: Dof) -> bool:
+    """A limited DOF whose MuJoCo limit is not MuJoCo's default constraint (its solreflimit/solimplimit)."""
+    return dof.motion == DofMotion.LIMITED and (tuple(dof.limit_solref) != DEFAULT_SOLREF
+                                                or tuple(dof.limit_solimp) != DEFAULT_SOLIMP)
+
+
+def _soft_limits(scene: PhysicsScene) -> bool:
+    return any(_softened(d) for j in scene.joints for d in j.dofs)
+
+
+def _add_mujoco_limit_softness(builder: newton.ModelBuilder, dofs) -> None:
+    """Each softened DOF's solreflimit (raw, as MuJoCo reads it) and solimplimit into the custom attributes
+    Newton's MuJoCo solver converts (``dofs``: the template's (joint, axis, q, qd, dof) rows)."""
+    softened = [(qd, dof) for _, _, _, qd, dof in dofs if qd >= 0 and _softened(dof)]
+    if not softened:
+        return
+    newton.solvers.SolverMuJoCo.register_custom_attributes(builder)
+    for key, value_of in (("mujoco:solreflimit", lambda d: tuple(d.limit_solref)),
+                          ("mujoco:solreflimit_mode", lambda d: SOLREF_AS_MUJOCO_READS_IT),
+                          ("mujoco:solimplimit", lambda d: tuple(d.limit_solimp))):
+        attribute = builder.custom_attributes[key]
+        if attribute.values is None:
+            attribute.values = {}
+        for qd, dof in softened:
+            attribute.values[qd] = value_of(dof)
 
 
 def _split_dofs(joint: Joint) -> tuple[list[Dof], list[Dof]]:
@@ -360,6 +393,8 @@ class _TemplateBuilder:
             dof_index = {(joint, axis): qd for joint, axis, _, qd, _ in template.dofs}
             template.actuator_rows = add_mujoco_actuation(template.builder, self.scene, template.joint_index,
                                                           dof_index, self.notes).rows
+        if self.solver == Solver.MUJOCO:
+            _add_mujoco_limit_softness(template.builder, template.dofs)
 
     def _sim_dof(self, joint: Joint, dof: Dof) -> Dof:
         return simulated_dof(joint, dof, self.solver, self.notes)
@@ -622,7 +657,7 @@ def build_model(scene: PhysicsScene, solver: Solver | str | None = None, device=
         return template.build(arts, statics, loops)
 
     main = newton.ModelBuilder(up_axis=newton.Axis.Z, gravity=scene.settings.gravity)
-    if solver == Solver.MUJOCO and has_actuation(scene):
+    if solver == Solver.MUJOCO and (has_actuation(scene) or _soft_limits(scene)):
         newton.solvers.SolverMuJoCo.register_custom_attributes(main)
     if scene.settings.ground_plane:
         main.add_ground_plane()
