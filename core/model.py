@@ -601,6 +601,22 @@ class SpatialTendon:
 
 
 @dataclass
+class TendonEquality:
+    """A tendon's length held to a polynomial of another's (MuJoCo's tendon equality):
+    ``length0 - start0 = sum(polycoef[k] * (length1 - start1) ** k)``, lengths from their start; with
+    ``tendon1`` None the tendon is held at ``start0 + polycoef[0]`` (how grippers couple their finger
+    joints through a fixed tendon). Tendons by name, fixed or spatial."""
+
+    name: str
+    tendon0: str
+    tendon1: Optional[str] = None
+    polycoef: tuple[float, ...] = (0.0, 1.0, 0.0, 0.0, 0.0)
+    active: bool = True
+    solref: tuple[float, ...] = DEFAULT_SOLREF
+    solimp: tuple[float, ...] = DEFAULT_SOLIMP
+
+
+@dataclass
 class ContactPair:
     """Two colliders that always collide with these parameters (MuJoCo ``<pair>``), whatever their
     groups. ``friction``: sliding (2), torsional, rolling (2), MuJoCo's five."""
@@ -694,6 +710,7 @@ class PhysicsScene:
     keyframes: list[Keyframe] = field(default_factory=list)
     equalities: list[Equality] = field(default_factory=list)
     spatial_tendons: list[SpatialTendon] = field(default_factory=list)
+    tendon_equalities: list[TendonEquality] = field(default_factory=list)
     contact_pairs: list[ContactPair] = field(default_factory=list)
     # Actuators on sites, bodies, ball joints and spatial tendons (``Actuator.target_kind``/``target``).
     frame_actuators: list[Actuator] = field(default_factory=list)
