@@ -200,14 +200,34 @@ def add_mujoco_actuation(builder: newton.ModelBuilder, scene: PhysicsScene, join
             if attribute.values is None:
                 attribute.values = {}
             attribute.values[qd] = True
+    tendon_rows = {}
     for tendon in scene.tendons:
         row = _add_mujoco_tendon(builder, tendon, joint_index, notes)
         if row is None:
             continue
+        tendon_rows[tendon.name] = row
         for actuator in tendon.actuators:
             _add_mujoco_actuator(builder, nm.ActuatorTarget.tendon(row), actuator)
             result.rows.append(actuator.name)
+    _add_tendon_equalities(builder, scene, tendon_rows, notes)
     return result
+
+
+def _add_tendon_equalities(builder, scene: PhysicsScene, tendon_rows: dict[str, int], notes: list[str]):
+    """The tendon equalities between this template's simulated fixed tendons (a spatial tendon is not in
+    Newton's model: an equality on one is named)."""
+    from newton.solvers import mujoco as nm
+
+    for equality in scene.tendon_equalities:
+        first, second = tendon_rows.get(equality.tendon0), tendon_rows.get(equality.tendon1)
+        if first is None or (equality.tendon1 is not None and second is None):
+            if any(t.name == equality.tendon0 for t in scene.spatial_tendons):
+                notes.append(f"tendon equality {equality.name!r}: on a spatial tendon, which Newton's model "
+                             f"does not hold; not simulated")
+            continue
+        nm.add_equality_tendon(builder, first, -1 if second is None else second, polycoef=equality.polycoef,
+                               label=equality.name, enabled=equality.active, solref=equality.solref,
+                               solimp=equality.solimp)
 
 
 def _add_mujoco_tendon(builder, tendon: FixedTendon, joint_index: dict[str, int],
@@ -233,7 +253,8 @@ def _add_mujoco_tendon(builder, tendon: FixedTendon, joint_index: dict[str, int]
     try:
         return nm.add_tendon_fixed(
             builder, [(joint_index[tj.joint], tj.coef) for tj in tendon.joints], label=tendon.name,
-            stiffness=tendon.stiffness, damping=tendon.damping, limited=limited,
+            stiffness=tendon.stiffness, damping=tendon.damping, frictionloss=tendon.frictionloss,
+            springlength=tendon.spring_length or (-1.0, -1.0), limited=limited,
             limit_range=(tendon.lower, tendon.upper) if limited else (0.0, 0.0))
     except ValueError as error:
         notes.append(f"tendon {tendon.name!r}: not simulated ({error})")

@@ -663,6 +663,9 @@ def build_model(scene: PhysicsScene, solver: Solver | str | None = None, device=
         main.add_ground_plane()
     global_part = part(-1)
     templates = [part(w) for w in worlds]
+    if solver != Solver.MUJOCO and scene.tendon_equalities:
+        notes.append(f"tendon equalities are simulated on MuJoCo only: "
+                     f"{', '.join(repr(e.name) for e in scene.tendon_equalities)} not simulated")
     if massless:
         notes.append(f"XPBD holds a massless body immovable, pinning the chain it is on: massless moving "
                      f"bodies simulated with {FALLBACK_MASS} kg and {FALLBACK_INERTIA} kg*m^2 "

@@ -48,7 +48,7 @@ import numpy as np
 from ..format_types import FormatError, ReadResult
 from ..model import (Actuator, Body, Dof, FixedTendon, Joint, JointType, MassProperties, MeshData, Mimic,
                      DofMotion, PhysicsMaterial, PhysicsScene, Pose, SceneSettings, Shape, ShapeKind, Solver,
-                     TendonJoint, Visual, make_joint)
+                     TendonEquality, TendonJoint, Visual, make_joint)
 from ..transforms import pose_inverse, pose_mul, quat_normalize
 from . import primitives
 from .compiler import compile_spec
@@ -475,8 +475,8 @@ class MjcfReader(ExtrasReader):
     def add_equalities(self) -> None:
         """Joint equalities between two hinge/slide joints -> ``Joint.mimic`` of joint1 (joint1 =
         polycoef[0] + polycoef[1] * joint2, both from the file's pose, as MuJoCo measures them);
-        higher polynomial terms are dropped with a warning; weld and connect -> :class:`Equality`. Other
-        equalities are named as not carried."""
+        higher polynomial terms are dropped with a warning; weld and connect -> :class:`Equality`; tendon
+        equalities -> :class:`TendonEquality`. Other equalities are named as not carried."""
         m, mj = self.model, self.mujoco
         joint_eq = int(mj.mjtEq.mjEQ_JOINT)
         skipped = []
@@ -487,6 +487,9 @@ class MjcfReader(ExtrasReader):
             frame_equality = self.frame_equality(e, name)
             if frame_equality is not None:
                 self.scene.equalities.append(frame_equality)
+                continue
+            if kind == int(mj.mjtEq.mjEQ_TENDON):
+                self.add_tendon_equality(e, name, skipped)
                 continue
             if kind != joint_eq:
                 skipped.append(f"{name} ({what})")
@@ -508,6 +511,19 @@ class MjcfReader(ExtrasReader):
             follower.mimic = Mimic(leader=self.joint_names[j2], gear=poly[1], offset=poly[0])
         if skipped:
             self.unsupported.append(f"{len(skipped)} equality constraints ({_listed(skipped)})")
+
+    def add_tendon_equality(self, e: int, name: str, skipped: list) -> None:
+        m = self.model
+        ids = (int(m.eq_obj1id[e]), int(m.eq_obj2id[e]))
+        held = {t.name for t in self.tendons.values()} | {t.name for t in self.spatial_tendons.values()}
+        names = [self.tendon_names[t] if t >= 0 else None for t in ids]
+        missing = [n for n in names if n is not None and n not in held]
+        if missing:
+            skipped.append(f"{name} (on tendon {missing[0]}, not carried)")
+            return
+        self.scene.tendon_equalities.append(TendonEquality(
+            name=name, tendon0=names[0], tendon1=names[1], polycoef=_vec(m.eq_data[e][:5]),
+            active=bool(m.eq_active0[e]), solref=_vec(m.eq_solref[e]), solimp=_vec(m.eq_solimp[e])))
 
     @staticmethod
     def _unique(name: str, taken: set) -> str:

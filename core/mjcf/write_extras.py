@@ -211,6 +211,25 @@ class ExtrasWriter:
             spec_eq.active = bool(equality.active)
             spec_eq.solref, spec_eq.solimp = _floats(equality.solref), _floats(equality.solimp)
 
+    def tendon_equalities(self) -> None:
+        """Each tendon equality whose tendons are written (a fixed tendon on a joint MJCF cannot hold is
+        left out, and said so)."""
+        mj = self.mj
+        for equality in self.scene.tendon_equalities:
+            tendons = [t for t in (equality.tendon0, equality.tendon1) if t is not None]
+            if any(t not in self.tendon_names for t in tendons):
+                self.say(f"tendon equality {equality.name} (its tendon is not written)")
+                continue
+            spec_eq = self.spec.add_equality()
+            spec_eq.name = equality.name
+            spec_eq.type, spec_eq.objtype = mj.mjtEq.mjEQ_TENDON, mj.mjtObj.mjOBJ_TENDON
+            spec_eq.name1, spec_eq.name2 = equality.tendon0, equality.tendon1 or ""
+            data = np.zeros(len(spec_eq.data))
+            data[:len(equality.polycoef)] = equality.polycoef
+            spec_eq.data = data
+            spec_eq.active = bool(equality.active)
+            spec_eq.solref, spec_eq.solimp = _floats(equality.solref), _floats(equality.solimp)
+
     def spatial_tendons(self) -> None:
         mj = self.mj
         for tendon in self.scene.spatial_tendons:

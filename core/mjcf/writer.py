@@ -25,7 +25,8 @@ What becomes what:
   Articula's drives become ``<position>``/``<velocity>`` actuators whose ctrl is the drive target;
 - fixed tendons -> ``<tendon><fixed>``, spatial tendons -> ``<spatial>`` (sites, geoms with their
   side site, pulleys), mimic joints -> joint equalities, loop-closing joints -> connect (weld for a
-  fixed joint) equalities, the description's weld/connect equalities as they are (body or site form);
+  fixed joint) equalities, the description's weld/connect equalities as they are (body or site form),
+  its tendon equalities;
 - sites, cameras and lights on their bodies, sensors by MuJoCo's keyword on their objects, contact
   pairs; each collider's MuJoCo contact parameters (``Shape.contact``), margin and gap;
 - colliders -> geoms (group 3 when the scene has visuals, MuJoCo's own models' convention; planes
@@ -278,6 +279,7 @@ class _SpecBuilder(ExtrasWriter):
         self.actuators()
         self.equalities(articulations)
         self.frame_equalities()
+        self.tendon_equalities()
         self.contact_excludes(articulations)
         self.contact_pairs()
         self.sensors()

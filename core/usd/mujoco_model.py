@@ -55,7 +55,7 @@ from pxr import Gf, Sdf, Usd, Vt
 from ..model import (
     DEFAULT_SOLIMP, DEFAULT_SOLREF, Actuator, Body, Camera, CameraMode, ContactPair, ContactParams, DofAxis,
     Equality, EqualityKind, JointType, Keyframe, Light, LightKind, MuJoCoOptions, PhysicsScene,
-    Pose, Sensor, Site, SiteKind, SpatialTendon, TendonWrap, WrapKind,
+    Pose, Sensor, Site, SiteKind, SpatialTendon, TendonEquality, TendonWrap, WrapKind,
 )
 from ..transforms import pose_inverse, pose_mul, pose_relative, poses_close
 from . import dialect as D
@@ -87,6 +87,9 @@ JOINT_SOLREF_LIMIT = "mjc:solreflimit"  # MjcJointAPI: how the limit constraint 
 JOINT_SOLIMP_LIMIT = "mjc:solimplimit"  # MjcJointAPI: the limit constraint's impedance (double[5])
 JOINT_SPRINGREF = "mjc:springref"  # MjcJointAPI: the joint spring's rest (degrees or stage units)
 PAIR = "mjc:pair:"
+#: A tendon equality: mujoco-usd-converter has none (it warns), so Articula writes one as a typeless prim
+#: with ``MjcEqualityAPI`` (its ``mjc:solref``/``solimp``, ``rel mjc:target`` = the second tendon) and these.
+TENDON_EQUALITY = "mjc:equality:"  # type = "tendon", rel tendon (the first), polycoef, active
 CAMERA = "mjc:camera:"
 LIGHT = "mjc:light:"
 
@@ -265,6 +268,7 @@ class _ModelWriter:
             self._write_light(light)
         self._write_equalities()
         self._write_spatial_tendons()
+        self._write_tendon_equalities()
         self._write_frame_actuators()
         self._write_keyframes()
         self._write_sensors()
@@ -541,6 +545,28 @@ class _ModelWriter:
             prim.set("mjc:torqueScale", T.Float, float(equality.torque_scale), uniform=True)
         prim.done()
 
+    def _write_tendon_equalities(self) -> None:
+        if not self.scene.tendon_equalities:
+            return
+        scope, tendons = self._physics_scope(), self._all_tendon_paths()
+        for equality in self.scene.tendon_equalities:
+            first, second = tendons.get(equality.tendon0), tendons.get(equality.tendon1)
+            if first is None or (equality.tendon1 is not None and second is None):
+                continue  # reference_problems names it
+            prim = self.w.prim(self._named_path(scope, equality.name), "", equality.name)
+            prim.apply("MjcEqualityAPI")
+            prim.set(TENDON_EQUALITY + "type", T.Token, "tendon", custom=True, uniform=True)
+            prim.rel(TENDON_EQUALITY + "tendon", [first])
+            if second is not None:
+                prim.rel("mjc:target", [second])
+            prim.set(TENDON_EQUALITY + "polycoef", T.DoubleArray, Vt.DoubleArray(list(equality.polycoef)),
+                     custom=True, uniform=True)
+            if not equality.active:
+                prim.set(TENDON_EQUALITY + "active", T.Bool, False, custom=True, uniform=True)
+            prim.set("mjc:solref", T.DoubleArray, Vt.DoubleArray(list(equality.solref)), uniform=True)
+            prim.set("mjc:solimp", T.DoubleArray, Vt.DoubleArray(list(equality.solimp)), uniform=True)
+            prim.done()
+
     def _equality_frames(self, equality: Equality) -> tuple[Pose, Pose]:
         """The joint frames (in body0's and body1's frames, or the sites') holding the equality."""
         if equality.site0 is not None or equality.site1 is not None:
@@ -749,8 +775,8 @@ def _finite(value: float) -> float:
 
 def reference_problems(scene: PhysicsScene) -> list[str]:
     """One line per MuJoCo item that names something the description does not have (it is left out
-    of the file): a site's body, an equality's bodies or sites, a tendon's sites and colliders, a
-    pair's colliders, an actuator's frame, a camera's target body."""
+    of the file): a site's body, an equality's bodies, sites or tendons, a tendon's sites and colliders,
+    a pair's colliders, an actuator's frame, a camera's target body."""
     bodies, sites = {b.name for b in scene.bodies}, {s.name for s in scene.sites}
     shapes, joints = {s.name for s in scene.shapes}, {j.name for j in scene.joints}
     tendons = {t.name for t in scene.spatial_tendons}
@@ -771,6 +797,10 @@ def reference_problems(scene: PhysicsScene) -> list[str]:
             missing(f"equality '{equality.name}'", site, sites, "site")
             if site is None:
                 missing(f"equality '{equality.name}'", body, bodies, "body")
+    all_tendons = tendons | {t.name for t in scene.tendons}
+    for equality in scene.tendon_equalities:
+        for tendon_name in (equality.tendon0, equality.tendon1):
+            missing(f"tendon equality '{equality.name}'", tendon_name, all_tendons, "tendon")
     for tendon in scene.spatial_tendons:
         for wrap in tendon.path:
             among, kind = (sites, "site") if wrap.kind == WrapKind.SITE else (shapes, "collider")
@@ -872,6 +902,8 @@ class MujocoModelReader:
         for prim in self.by_kind["typeless"]:
             if self.r.authored(prim, SENSOR + "type"):
                 self._read_sensor(prim)
+            elif self.r.value(prim, TENDON_EQUALITY + "type", "token", None) == "tendon":
+                self._read_tendon_equality(prim)
             elif self.r.authored(prim, PAIR + "geom0"):
                 self._read_pair(prim)
         read_isaac_sensors(self, self.by_kind["isaac_sensor"])  # after the mjc: sensors they may stand for
@@ -1115,6 +1147,21 @@ class MujocoModelReader:
         if weld:
             equality.torque_scale = r.value(prim, "mjc:torqueScale", default=1.0)
         self.scene.equalities.append(equality)
+
+    def _read_tendon_equality(self, prim: Usd.Prim) -> None:
+        r, names = self.r, self._names_by_path("tendon")
+        first, second = self._target(prim, TENDON_EQUALITY + "tendon"), self._target(prim, "mjc:target")
+        if first not in names or (second is not None and second not in names):
+            r.warn(prim, "its tendons (mjc:equality:tendon, mjc:target) are not tendons read from this file; "
+                         "tendon equality skipped")
+            return
+        self.scene.tendon_equalities.append(TendonEquality(
+            name=r.unique_name("equality", prim), tendon0=names[first],
+            tendon1=names[second] if second is not None else None,
+            polycoef=self._floats(prim, TENDON_EQUALITY + "polycoef", (0.0, 1.0, 0.0, 0.0, 0.0)),
+            active=r.value(prim, TENDON_EQUALITY + "active", "bool", True),
+            solref=self._floats(prim, "mjc:solref", DEFAULT_SOLREF),
+            solimp=self._floats(prim, "mjc:solimp", DEFAULT_SOLIMP)))
 
     # -- keyframes, sensors, pairs
     def _read_keyframe(self, prim: Usd.Prim) -> None:

@@ -53,8 +53,8 @@ KNOWN_LOSSES = {
     "warp/collision_sdf/tactile.xml": (("sensor:", "colliders of"), "tactile sensors read a mesh asset the "
                                        "description does not keep by name; " + _SDF + "; " + _HFIELD),
     "warp/constraints.xml": (("equality:", "equality joint", "tendon:"),
-                             "a tendon equality, a fixed tendon on a ball joint and a joint equality's "
-                             "polynomial terms above the linear one are not held (Mimic is linear)"),
+                             "a fixed tendon on a ball joint (and so the tendon equality on it) and a joint "
+                             "equality's polynomial terms above the linear one are not held (Mimic is linear)"),
     "warp/flex/moving_base_strain.xml": (("equality:",), "flexes (and their equalities) are not read"),
     "warp/flex/multiflex.xml": (("equality:",), "flexes (and their equalities) are not read"),
     "warp/flex/rope.xml": (("equality:",), "flexes (and their equalities) are not read"),
@@ -145,12 +145,8 @@ def test_mjcf_round_trip_compiles_to_the_same_model_by_name(key, tmp_path):
 
 
 #: The real robots' losses (tests/robot_files.py): name -> (the differences it makes, by their start; why).
-_TENDON_EQUALITY = ("a tendon equality (a fixed tendon held at its start length, coupling a finger's or "
-                    "a leg's joints) is not held")
 ROBOT_LOSSES = {
-    "jaco_three_finger_gripper": (("equality:",), _TENDON_EQUALITY),
-    "robotiq_gripper_140": (("equality:",), _TENDON_EQUALITY),
-    "quadruped": (("equality:", "colliders of world"), _TENDON_EQUALITY + "; " + _HFIELD + " (its terrain)"),
+    "quadruped": (("colliders of world",), _HFIELD + " (its terrain)"),
 }
 
 

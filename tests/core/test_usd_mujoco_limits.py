@@ -10,7 +10,8 @@ from pxr import Sdf, UsdPhysics
 
 from articula.core import samples
 from articula.core.mjcf import read_mjcf
-from articula.core.model import DEFAULT_SOLIMP, DEFAULT_SOLREF, DofMotion, FixedTendon, TendonJoint
+from articula.core.model import (DEFAULT_SOLIMP, DEFAULT_SOLREF, DofMotion, FixedTendon, TendonEquality,
+                                  TendonJoint)
 from articula.core.usd.reader import read_usd
 from articula.core.usd.writer import build_stage
 
@@ -98,3 +99,32 @@ def test_newton_reads_our_limit_impedance():
 
     ours = solimplimit(build_stage(_soft_pendulum(), "NESTED"))
     assert ours[0] == pytest.approx((0.0, 0.99, 0.01, 0.5, 2.0))
+
+
+def test_tendon_equalities_go_out_and_come_back():
+    """The converter has no tendon equality (it warns and drops it); Articula writes one as a typeless prim
+    with MjcEqualityAPI and reads it back: a gripper's coupling (held at its start length) and a
+    polynomial between two tendons."""
+    scene = _soft_pendulum()
+    joint = scene.joints[0].name
+    scene.tendons += [FixedTendon("coupling", [TendonJoint(joint, 1.0)]),
+                      FixedTendon("follower", [TendonJoint(joint, -0.5)])]
+    scene.tendon_equalities += [
+        TendonEquality("hold", "coupling", solref=(0.01, 1.0)),
+        TendonEquality("follow", "follower", "coupling", polycoef=(0.1, 2.0, 0.0, 0.3, 0.0), active=False)]
+    stage = build_stage(scene, "NESTED")
+    read = {e.name: e for e in read_usd(stage).scene.tendon_equalities}
+    assert read["hold"].tendon0 == "coupling" and read["hold"].tendon1 is None
+    assert read["hold"].solref == pytest.approx((0.01, 1.0)) and read["hold"].active
+    follow = read["follow"]
+    assert (follow.tendon0, follow.tendon1, follow.active) == ("follower", "coupling", False)
+    assert follow.polycoef == pytest.approx((0.1, 2.0, 0.0, 0.3, 0.0))
+
+
+def test_a_tendon_equality_on_a_missing_tendon_is_left_out_and_named():
+    from articula.core.usd.mujoco_model import reference_problems
+
+    scene = _soft_pendulum()
+    scene.tendon_equalities.append(TendonEquality("dangling", "no_such_tendon"))
+    assert any("tendon equality 'dangling'" in p and "no_such_tendon" in p for p in reference_problems(scene))
+    assert read_usd(build_stage(scene, "NESTED")).scene.tendon_equalities == []
