@@ -21,7 +21,8 @@ import pytest
 
 from articula.core import samples
 from articula.core.articulation import find_articulations
-from articula.core.model import Actuator, DofMotion, JointType, Mimic, Pose, make_joint
+from articula.core.model import (Actuator, DofMotion, FixedTendon, JointType, Mimic, Pose, TendonEquality,
+                                  TendonJoint, make_joint)
 from articula.core.transforms import pose_inverse, pose_mul
 from articula.core.urdf import read_urdf
 from articula.core.urdf.writer import UNLIMITED, UrdfWriteError, write_urdf
@@ -268,6 +269,19 @@ def test_what_urdf_cannot_say_is_exported_with_one_warning(tmp_path):
     assert ("arm_base", "shoulder_pan_link", "Adjacent") in pairs
     back = read_urdf(path)  # MuJoCo compiles it; the motor comes back as a MOTOR actuator
     assert [a.name for a in back.scene.joint("joint_4").dofs[0].actuators] == ["wrist_motor"]
+
+
+def test_mujocos_limit_softness_and_tendon_equalities_are_said(tmp_path):
+    scene = _awkward_robot()
+    dof = scene.joint("joint_2").dofs[0]
+    dof.motion, dof.lower, dof.upper = DofMotion.LIMITED, -1.0, 1.0
+    dof.limit_solimp = (0.0, 0.99, 0.01, 0.5, 2.0)
+    scene.tendons.append(FixedTendon("coupling", [TendonJoint("joint_2", 1.0), TendonJoint("joint_3", -1.0)]))
+    scene.tendon_equalities.append(TendonEquality("hold", "coupling"))
+    _, warnings_ = export(scene, tmp_path / "out")
+    (said,) = [w for w in warnings_ if w.startswith("URDF cannot say")]
+    assert "MuJoCo limit softness (solreflimit, solimplimit) (joints joint_2)" in said, said
+    assert "tendon equalities (hold)" in said, said
 
 
 def test_meshes_are_written_beside_with_package_paths(tmp_path):
