@@ -1,5 +1,5 @@
-"""The scene's MuJoCo lists (keyframes, welds/connects, contact pairs, frame actuators) and the robot's
-cameras: add, remove, record the current pose as a keyframe, look through a robot camera."""
+"""The scene's MuJoCo lists (keyframes, welds/connects, tendon equalities, contact pairs, frame actuators)
+and the robot's cameras: add, remove, record the current pose as a keyframe, look through a robot camera."""
 
 import bpy
 from bpy.props import StringProperty
@@ -75,6 +75,30 @@ class ARTICULA_OT_equality_remove(_RemoveActiveItem, bpy.types.Operator):
     collection, index_name = "equalities", "active_equality_index"
 
 
+class ARTICULA_OT_tendon_equality_add(_ObjectModeOperator, bpy.types.Operator):
+    """Hold the active fixed tendon at its length at the start (how grippers couple a finger's joints)"""
+
+    bl_idname = "articula.tendon_equality_add"
+    bl_label = "Add Tendon Equality"
+
+    def execute(self, context):
+        props = context.scene.articula
+        if not 0 <= props.active_tendon_index < len(props.tendons):
+            return self.fail("Select a fixed tendon in the Articula Tendons panel first")
+        tendon = props.tendons[props.active_tendon_index].name
+        item = _append(props, "tendon_equalities", "active_tendon_equality_index", f"{tendon}_equality")
+        item.tendon0 = tendon
+        return {"FINISHED"}
+
+
+class ARTICULA_OT_tendon_equality_remove(_RemoveActiveItem, bpy.types.Operator):
+    """Remove the active tendon equality"""
+
+    bl_idname = "articula.tendon_equality_remove"
+    bl_label = "Remove Tendon Equality"
+    collection, index_name = "tendon_equalities", "active_tendon_equality_index"
+
+
 class ARTICULA_OT_contact_pair_add(_ObjectModeOperator, bpy.types.Operator):
     """Make the two selected colliders always collide (a MuJoCo contact pair)"""
 
@@ -119,7 +143,8 @@ class ARTICULA_OT_look_through_robot_camera(_ObjectModeOperator, bpy.types.Opera
 
 
 classes = (ARTICULA_OT_keyframe_add, ARTICULA_OT_keyframe_remove, ARTICULA_OT_equality_add,
-           ARTICULA_OT_equality_remove, ARTICULA_OT_contact_pair_add, ARTICULA_OT_contact_pair_remove,
+           ARTICULA_OT_equality_remove, ARTICULA_OT_tendon_equality_add, ARTICULA_OT_tendon_equality_remove,
+           ARTICULA_OT_contact_pair_add, ARTICULA_OT_contact_pair_remove,
            ARTICULA_OT_look_through_robot_camera)
 
 register, unregister = bpy.utils.register_classes_factory(classes)

@@ -1,5 +1,5 @@
 """Scene-wide settings: ``core.model.SceneSettings``, the physics materials, filtered pairs, fixed
-tendons, problems."""
+tendons and MuJoCo's scene lists (keyframes, equalities, contact pairs, spatial tendons), problems."""
 
 import bpy
 from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatVectorProperty, IntProperty
@@ -16,6 +16,7 @@ from .mujoco_props import ArticulaMuJoCoProps
 from .spatial_tendon_props import ArticulaSpatialTendonProps
 from .material_props import ArticulaMaterialProps
 from .problem_props import ArticulaProblemProps
+from .tendon_equality_props import ArticulaTendonEqualityProps
 from .tendon_props import ArticulaTendonProps
 
 _SOLVER_LABELS = {"FEATHERSTONE": "Featherstone", "MUJOCO": "MuJoCo", "XPBD": "XPBD"}
@@ -67,6 +68,8 @@ class ArticulaSceneProps(bpy.types.PropertyGroup):
     active_contact_pair_index: IntProperty(name="Active Contact Pair", min=0)
     spatial_tendons: CollectionProperty(type=ArticulaSpatialTendonProps, name="Spatial Tendons")
     active_spatial_tendon_index: IntProperty(name="Active Spatial Tendon", min=0)
+    tendon_equalities: CollectionProperty(type=ArticulaTendonEqualityProps, name="Tendon Equalities")
+    active_tendon_equality_index: IntProperty(name="Active Tendon Equality", min=0)
     frame_actuators: CollectionProperty(type=ArticulaActuatorProps, name="Frame Actuators",
                                         description="Actuators on sites, bodies, ball joints and spatial "
                                                     "tendons")
