@@ -1,6 +1,6 @@
 """Properties editor > Physics tab: what MuJoCo adds to a robot. On objects: a site, a sensor, a robot
-camera or light. On the scene: keyframes (with Apply), welds and connects, contact pairs, spatial tendons
-and frame actuators, MuJoCo's options."""
+camera or light. On the scene: keyframes (with Apply), welds and connects, tendon equalities, contact pairs,
+spatial tendons and frame actuators, MuJoCo's options."""
 
 import bpy
 
@@ -211,6 +211,34 @@ class ARTICULA_PT_equalities(_ScenePanel, bpy.types.Panel):
         layout.prop(equality, "solimp")
 
 
+class ARTICULA_PT_tendon_equalities(_ScenePanel, bpy.types.Panel):
+    """A tendon's length held at its start (a gripper's finger coupling) or to another tendon's."""
+
+    bl_label = "Articula Tendon Equalities"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    @classmethod
+    def poll(cls, context):
+        props = context.scene.articula
+        return len(props.tendons) or len(props.spatial_tendons) or len(props.tendon_equalities)
+
+    def draw(self, context):
+        layout = self.layout
+        props = context.scene.articula
+        equality = _draw_list(layout, props, "tendon_equalities", "tendon_equality")
+        if equality is None:
+            layout.label(text="Select a fixed tendon and add one to hold it", icon="INFO")
+            return
+        layout.use_property_split = True
+        layout.prop(equality, "active")
+        for name in ("tendon0", "tendon1"):
+            row = layout.row(align=True)
+            row.prop_search(equality, name, props, "tendons")
+            row.prop_search(equality, name, props, "spatial_tendons", text="")
+        for name in ("polycoef", "solref", "solimp"):
+            layout.prop(equality, name)
+
+
 class ARTICULA_PT_contact_pairs(_ScenePanel, bpy.types.Panel):
     """Colliders that always collide, with their own contact parameters."""
 
@@ -289,6 +317,7 @@ classes = (
     ARTICULA_UL_keyframe_values,
     ARTICULA_PT_keyframes,
     ARTICULA_PT_equalities,
+    ARTICULA_PT_tendon_equalities,
     ARTICULA_PT_contact_pairs,
     ARTICULA_PT_spatial_tendons,
     ARTICULA_PT_mujoco_options,

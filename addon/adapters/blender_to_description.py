@@ -33,7 +33,8 @@ from ..properties.collider_props import MESH_KINDS, size_factors
 from ..properties.sensor_props import OBJECT_KINDS
 from .fields import (BODY_FIELDS, JOINT_FIELDS, SHAPE_FIELDS, read_actuator, read_contact,
                      read_contact_pair, read_dof, read_equality, read_fields, read_keyframe, read_material,
-                     read_mimic, read_optional, read_settings, read_spatial_tendon, read_tendon)
+                     read_mimic, read_optional, read_settings, read_spatial_tendon, read_tendon,
+                     read_tendon_equality)
 
 SCALE_SNAP = 1e-6
 
@@ -584,7 +585,8 @@ def described_name(obj) -> Optional[str]:
 
 def read_mujoco_model(settings, objects: list, bodies: set, frames: WorldFrames, joint_objects: list) -> dict:
     """The description's sites, cameras, lights, sensors (objects), keyframes, equalities, contact
-    pairs, spatial tendons and frame actuators (the scene's lists), as ``PhysicsScene`` keywords.
+    pairs, spatial tendons, tendon equalities and frame actuators (the scene's lists), as ``PhysicsScene``
+    keywords.
     Scene items whose objects are not among ``objects`` are left out."""
     present = _LazySet(objects)
     kinds = {"sites": [], "cameras": [], "lights": [], "sensors": []}
@@ -633,6 +635,7 @@ def read_mujoco_model(settings, objects: list, bodies: set, frames: WorldFrames,
         equalities=[e for e in equalities if complete(e.body0, e.body1, e.site0, e.site1)],
         contact_pairs=[p for p in pairs if complete(p.shape0, p.shape1)],
         spatial_tendons=[t for t in tendons if all(complete(w.target, w.side_site) for w in t.path)],
+        tendon_equalities=[read_tendon_equality(e) for e in settings.tendon_equalities],
         frame_actuators=actuators,
     )
 

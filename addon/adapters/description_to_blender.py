@@ -38,7 +38,7 @@ from .blender_to_description import (PRIM_NAME, WorldFrames, mesh_data, parents_
 from .fields import (BODY_FIELDS, DOF_FIELDS, JOINT_FIELDS, SETTINGS_FIELDS, SHAPE_FIELDS, read_material,
                      write_actuator, write_actuators, write_contact, write_contact_pair, write_equality,
                      write_fields, write_keyframe, write_material, write_mimic, write_mujoco, write_optional,
-                     write_spatial_tendon, write_tendon)
+                     write_spatial_tendon, write_tendon, write_tendon_equality)
 
 BODY_EMPTY_SIZE = 0.05
 JOINT_EMPTY_SIZE = 0.1
@@ -549,10 +549,11 @@ class _Builder:
         return targets
 
     def add_mujoco_model(self) -> None:
-        """Keyframes, equalities, contact pairs, spatial tendons and frame actuators: on the scene."""
+        """Keyframes, equalities, contact pairs, spatial tendons, tendon equalities and frame actuators: on
+        the scene."""
         props, desc = self.scene.articula, self.desc
         lists = (props.keyframes, props.equalities, props.contact_pairs, props.spatial_tendons,
-                 props.frame_actuators)
+                 props.tendon_equalities, props.frame_actuators)
         if not self.merge:
             for items in lists:
                 items.clear()
@@ -566,11 +567,21 @@ class _Builder:
                  lambda item, p: write_contact_pair(item, p, shapes)),
                 (props.spatial_tendons, desc.spatial_tendons,
                  lambda item, t: write_spatial_tendon(item, t, targets, desc.prim_names)),
+                (props.tendon_equalities, desc.tendon_equalities,
+                 lambda item, e: write_tendon_equality(item, e, self._tendon_item_names())),
                 (props.frame_actuators, desc.frame_actuators,
                  lambda item, a: write_actuator(item, a, desc.prim_names.get(a.name, "")))):
             for value in values:
                 write(items.add(), value)
                 _unique_last(items)
+
+    def _tendon_item_names(self) -> dict:
+        """Each description tendon's name -> its scene list item's (the items just added, in order)."""
+        props, desc, names = self.scene.articula, self.desc, {}
+        for items, tendons in ((props.tendons, desc.tendons), (props.spatial_tendons, desc.spatial_tendons)):
+            added = list(items)[len(items) - len(tendons):] if tendons else []
+            names.update((t.name, item.name) for t, item in zip(tendons, added))
+        return names
 
     def link_actuation(self) -> None:
         """What points at joints (mimic leaders, tendons) once every joint object exists; and each

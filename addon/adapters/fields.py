@@ -16,7 +16,7 @@ import numpy as np
 from ...core.model import (MJC_PRM_SIZE, Actuator, ActuatorKind, ContactPair, ContactParams, Dof, DofAxis,
                            DofMotion, DriveType, Equality, EqualityKind, FixedTendon, Keyframe, Mimic,
                            MuJoCoOptions, PhysicsMaterial, Pose, SceneSettings, Solver, SpatialTendon,
-                           TendonJoint, TendonWrap, WrapKind)
+                           TendonEquality, TendonJoint, TendonWrap, WrapKind)
 from ..properties import dof_props, joint_props
 from ..properties.tendon_props import LENGTH_AT_START
 
@@ -368,6 +368,21 @@ def read_equality(props, name_of) -> Equality:
                     body1=name_of(props.body1), anchor=tuple(props.anchor), relative_pose=relative,
                     site0=name_of(props.site0), site1=name_of(props.site1), torque_scale=props.torque_scale,
                     active=props.active, solref=tuple(props.solref), solimp=tuple(props.solimp))
+
+
+def write_tendon_equality(props, equality: TendonEquality, tendon_names: dict) -> None:
+    """``tendon_names``: description tendon name -> the name its Blender list item got (``coupling.001``
+    for a robot imported twice)."""
+    props.name, props.active = equality.name, equality.active
+    props.tendon0 = tendon_names.get(equality.tendon0, equality.tendon0)
+    props.tendon1 = tendon_names.get(equality.tendon1, equality.tendon1) if equality.tendon1 else ""
+    props.polycoef, props.solref, props.solimp = equality.polycoef, equality.solref, equality.solimp
+
+
+def read_tendon_equality(props) -> TendonEquality:
+    return TendonEquality(name=props.name, tendon0=props.tendon0, tendon1=props.tendon1 or None,
+                          polycoef=shortest_decimals(props.polycoef), active=props.active,
+                          solref=shortest_decimals(props.solref), solimp=shortest_decimals(props.solimp))
 
 
 def write_contact_pair(props, pair: ContactPair, shapes: dict) -> None:

@@ -12,7 +12,7 @@ from articula.addon.adapters.description_to_blender import build_scene
 from articula.core import samples
 from articula.core.model import (Actuator, Camera, CameraMode, ContactPair, ContactParams, Equality,
                                  EqualityKind, Keyframe, Light, LightKind, Pose, Sensor, Site, SiteKind,
-                                 SpatialTendon, TendonWrap, WrapKind)
+                                 SpatialTendon, TendonEquality, TendonWrap, WrapKind)
 
 TURNED = (math.cos(0.3), 0.0, math.sin(0.3), 0.0)
 
@@ -59,6 +59,8 @@ def mujoco_finger():
                                                       TendonWrap(WrapKind.SITE, "tip")],
                                            [Actuator.motor("pull", ctrl_range=(0.0, 1.0))],
                                            lower=0.01, upper=0.2, stiffness=3.0, width=0.002)]
+    scene.tendon_equalities = [TendonEquality("keep", "string", polycoef=(0.01, 0.5, 0.0, 0.0, 0.0), active=False,
+                                              solref=(0.03, 0.9), solimp=(0.8, 0.9, 0.002, 0.4, 3.0))]
     scene.frame_actuators = [Actuator.motor("site_motor", target_kind="site", target="tip",
                                             reference_site="palm_site", gear_vector=(0, 0, 1, 0, 0, 0))]
     return scene
@@ -85,7 +87,7 @@ def shape(desc, name):
 
 
 NEW_LISTS = ("sites", "cameras", "lights", "sensors", "keyframes", "equalities", "contact_pairs",
-             "spatial_tendons", "frame_actuators")
+             "spatial_tendons", "tendon_equalities", "frame_actuators")
 
 
 @pytest.fixture

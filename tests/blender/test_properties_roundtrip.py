@@ -94,6 +94,7 @@ def every_field_scene() -> PhysicsScene:
                     target_position=0.375, target_velocity=-0.5, max_effort=25.0, armature=0.0125,
                     static_friction=0.75, dynamic_friction=0.5, viscous_damping=0.0625, velocity_limit=6.5,
                     spring_stiffness=3.5, limit_margin=0.03125, reference=0.25,
+                    limit_solref=(0.005, 1.0), limit_solimp=(0.0, 0.99, 0.01, 0.5, 2.0), spring_reference=0.5,
                     initial_position=0.25)  # at rest: the authored pose is the reference
     hinge = Joint("hinge", JointType.REVOLUTE, "base", "arm",
                   local_pose0=Pose((0.0, 0.125, 0.5), quat_from_axis_angle((0.0, 1.0, 0.0), 0.3)),
@@ -158,7 +159,7 @@ ACTUATION = {Dof: {"actuators"}, Joint: {"mimic"}, PhysicsScene: {"tendons", "pr
 #: test_mujoco_objects.py (mujoco_finger), but ROS_FIELDS (ros_finger, below).
 MUJOCO_MODEL = {Dof: {"name"}, Body: {"free_joint_name"}, Shape: {"contact"}, SceneSettings: {"mujoco"},
                 PhysicsScene: {"sites", "cameras", "lights", "sensors", "keyframes", "equalities",
-                               "spatial_tendons", "contact_pairs", "frame_actuators"}}
+                               "spatial_tendons", "tendon_equalities", "contact_pairs", "frame_actuators"}}
 
 
 def test_every_field_scene_sets_every_field():
