@@ -60,7 +60,8 @@ def actuated_scene() -> PhysicsScene:
     twin = make_joint("twin", JointType.PRISMATIC, "lower", "twin_finger", axis="Z")
     tendon = FixedTendon("grip", [TendonJoint("slide", 0.5), TendonJoint("right_slide", -0.5)],
                          actuators=[Actuator.position("gripper", kp=80.0, kv=4.0, ctrl_range=(0.0, 0.04))],
-                         lower=-0.01, upper=0.05, stiffness=15.0, damping=0.75)
+                         lower=-0.01, upper=0.05, stiffness=15.0, damping=0.75, frictionloss=0.125,
+                         spring_length=(0.0, 0.01))
     return PhysicsScene(
         name="Actuated",
         bodies=[_body("upper", 1.0), _body("lower", 0.5, "upper"), _body("left", 0.25, "lower"),
