@@ -7,7 +7,6 @@ import mujoco
 import numpy as np
 import pytest
 
-from articula.core.mjcf.reader import read_mjcf
 from articula.sim.sensors import SensorReader
 from articula.sim.simulation import Simulation
 
@@ -44,14 +43,11 @@ SECONDS = 2.0
 
 
 @pytest.fixture
-def robot(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # MuJoCo writes MUJOCO_LOG.TXT into the working folder
-    path = tmp_path / "refbot.xml"
-    path.write_text(REF_ROBOT)
-    scene = read_mjcf(str(path)).scene
+def robot(mjcf_text):
+    scene, path = mjcf_text(REF_ROBOT, "refbot.xml")
     (servo,) = scene.joint("hinge").dofs[0].actuators
     servo.control = CTRL  # the robot starts with the servo at its target
-    return scene, str(path)
+    return scene, path
 
 
 def _mujoco_on_the_file(path: str):

@@ -8,7 +8,6 @@ import mujoco
 import numpy as np
 import pytest
 
-from articula.core.mjcf.reader import read_mjcf
 from articula.core.model import DEFAULT_SOLIMP, DEFAULT_SOLREF, Solver
 from articula.sim.builder import build_model
 from articula.sim.simulation import Simulation
@@ -39,11 +38,8 @@ SECONDS = 1.0
 
 
 @pytest.fixture
-def robot(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # MuJoCo writes MUJOCO_LOG.TXT into the working folder
-    path = tmp_path / "softbot.xml"
-    path.write_text(SOFT_ROBOT)
-    return read_mjcf(str(path)).scene, str(path)
+def robot(mjcf_text):
+    return mjcf_text(SOFT_ROBOT, "softbot.xml")
 
 
 def _mujoco_run(path: str) -> np.ndarray:

@@ -6,7 +6,6 @@ import mujoco
 import numpy as np
 import pytest
 
-from articula.core.mjcf.reader import read_mjcf
 from articula.core.model import Solver
 from articula.sim.builder import build_model
 from articula.sim.simulation import Simulation
@@ -45,11 +44,8 @@ SECONDS = 0.5
 
 
 @pytest.fixture
-def finger(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # MuJoCo writes MUJOCO_LOG.TXT into the working folder
-    path = tmp_path / "finger.xml"
-    path.write_text(FINGER)
-    return read_mjcf(str(path)).scene, str(path)
+def finger(mjcf_text):
+    return mjcf_text(FINGER, "finger.xml")
 
 
 def test_the_description_holds_the_equality(finger):
