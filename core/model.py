@@ -124,6 +124,12 @@ class Dof:
     # the authored pose, so UsdPhysics and Newton, whose zero is the authored pose, read q - reference.
     reference: float = 0.0
 
+    @property
+    def has_soft_mujoco_limit(self) -> bool:
+        """A limit MuJoCo resolves otherwise than its default stop (its own solreflimit/solimplimit)."""
+        return self.motion == DofMotion.LIMITED and (tuple(self.limit_solref) != DEFAULT_SOLREF
+                                                     or tuple(self.limit_solimp) != DEFAULT_SOLIMP)
+
 
 class ActuatorKind(str, Enum):
     """The MuJoCo shortcut an actuator's gain and bias amount to (see :class:`Actuator`)."""
@@ -244,7 +250,8 @@ class FixedTendon:
     stiffness: float = 0.0
     damping: float = 0.0
     frictionloss: float = 0.0  # dry friction along the tendon (N or N*m)
-    # The spring's rest length (MuJoCo ``springlength``; two values: a dead band); None: the length at the start.
+    # The spring's rest length (MuJoCo ``springlength``; two values bound a dead band); None: the length
+    # at the start.
     spring_length: Optional[tuple[float, float]] = None
 
 
@@ -594,7 +601,8 @@ class SpatialTendon:
     stiffness: float = 0.0
     damping: float = 0.0
     frictionloss: float = 0.0  # dry friction along the tendon (N or N*m)
-    # The spring's rest length (MuJoCo ``springlength``; two values: a dead band); None: the length at the start.
+    # The spring's rest length (MuJoCo ``springlength``; two values bound a dead band); None: the length
+    # at the start.
     spring_length: Optional[tuple[float, float]] = None
     width: float = 0.003  # m, as drawn
     color: tuple[float, float, float, float] = (0.5, 0.5, 0.5, 1.0)

@@ -33,8 +33,6 @@ from ..core.articulation import Articulation, find_articulations
 from ..core.collision import filtered_body_pairs
 from ..core.mass import MassError, balance_inertia, bodies_welded_to_world, mass_properties
 from ..core.model import (
-    DEFAULT_SOLIMP,
-    DEFAULT_SOLREF,
     Body,
     Dof,
     DofMotion,
@@ -278,20 +276,14 @@ def _dof_config(dof: Dof, axis: tuple[float, float, float], native_damping: bool
 SOLREF_AS_MUJOCO_READS_IT = 1
 
 
-def _softened(dof: Dof) -> bool:
-    """A limited DOF whose MuJoCo limit is not MuJoCo's default constraint (its solreflimit/solimplimit)."""
-    return dof.motion == DofMotion.LIMITED and (tuple(dof.limit_solref) != DEFAULT_SOLREF
-                                                or tuple(dof.limit_solimp) != DEFAULT_SOLIMP)
-
-
 def _soft_limits(scene: PhysicsScene) -> bool:
-    return any(_softened(d) for j in scene.joints for d in j.dofs)
+    return any(d.has_soft_mujoco_limit for j in scene.joints for d in j.dofs)
 
 
 def _add_mujoco_limit_softness(builder: newton.ModelBuilder, dofs) -> None:
     """Each softened DOF's solreflimit (raw, as MuJoCo reads it) and solimplimit into the custom attributes
     Newton's MuJoCo solver converts (``dofs``: the template's (joint, axis, q, qd, dof) rows)."""
-    softened = [(qd, dof) for _, _, _, qd, dof in dofs if qd >= 0 and _softened(dof)]
+    softened = [(qd, dof) for _, _, _, qd, dof in dofs if qd >= 0 and dof.has_soft_mujoco_limit]
     if not softened:
         return
     newton.solvers.SolverMuJoCo.register_custom_attributes(builder)

@@ -7,8 +7,8 @@ import bpy
 # A module's groups may point to groups of the modules before it.
 _MODULES = ("actuator_props", "tendon_props", "dof_props", "joint_props", "body_props", "collider_props",
             "site_props", "camera_props", "light_props", "sensor_props", "object_props", "material_props",
-            "filtered_pair_props", "problem_props", "keyframe_props", "equality_props", "tendon_equality_props",
-            "contact_pair_props",
+            "filtered_pair_props", "problem_props", "keyframe_props", "equality_props",
+            "tendon_equality_props", "contact_pair_props",
             "spatial_tendon_props", "mujoco_props", "scene_props")
 
 

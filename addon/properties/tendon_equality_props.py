@@ -17,7 +17,8 @@ class ArticulaTendonEqualityProps(bpy.types.PropertyGroup):
         name="Polynomial", size=5, default=(0.0, 1.0, 0.0, 0.0, 0.0), **UNBOUNDED,
         description="Its change in length from the start = a0 + a1*d + a2*d^2 + a3*d^3 + a4*d^4, d the other "
                     "tendon's change (m or rad); held alone: a0")
-    active: BoolProperty(name="Active", default=True, description="The constraint holds when the model starts")
+    active: BoolProperty(name="Active", default=True,
+                         description="The constraint holds when the model starts")
     __annotations__.update(solver_vectors())
 
 

@@ -66,8 +66,8 @@ from ..format_types import FormatError
 from ..mass import MassError, mass_properties
 from ..mesh_files import binary_stl, mtl_bytes, number, obj_bytes, portable_name
 from ..mjcf import primitives
-from ..model import (DEFAULT_SOLIMP, DEFAULT_SOLREF, ActuatorKind, Dof, DofMotion, Joint, JointType, MassProperties,
-                     MeshData, PhysicsScene, Pose, Shape, ShapeKind, Visual)
+from ..model import (ActuatorKind, Dof, DofMotion, Joint, JointType, MassProperties, MeshData,
+                     PhysicsScene, Pose, Shape, ShapeKind, Visual)
 from ..transforms import pose_inverse, pose_mul, poses_close, quat_rotate, quat_to_matrix
 from ..validation import blocks_writing, validate_with_masses
 from . import sensors
@@ -612,8 +612,7 @@ class _Writer:
                            ("springs", lambda d: d.spring_stiffness),
                            ("soft limits", lambda d: d.limit_stiffness or d.limit_damping),
                            ("MuJoCo limit softness (solreflimit, solimplimit)",
-                            lambda d: d.motion == DofMotion.LIMITED and (tuple(d.limit_solref) != DEFAULT_SOLREF
-                                                                        or tuple(d.limit_solimp) != DEFAULT_SOLIMP)),
+                            lambda d: d.has_soft_mujoco_limit),
                            ("Coulomb friction below the static one", lambda d: d.dynamic_friction != d.static_friction)):
             names = sorted({j.name for j in joints for d in j.dofs if test(d)})
             if names:

@@ -23,14 +23,15 @@ from . import physics_parse
 from .actuation import ActuationReader
 from .errors import UsdReadError
 from .isaac import is_generated_material, read_robot_schema
-from .mujoco_model import JOINT_MARGIN, JOINT_SOLIMP_LIMIT, JOINT_SOLREF_LIMIT, JOINT_SPRINGREF, MujocoModelReader
+from .mujoco_model import (JOINT_MARGIN, JOINT_SOLIMP_LIMIT, JOINT_SOLREF_LIMIT, JOINT_SPRINGREF,
+                           MujocoModelReader)
 from ..articulation import infer_parents
 from ..collision import should_collide
 from ..format_types import ReadResult
 from ..mass import MassError, mass_properties, shape_volume
 from ..model import (
-    DEFAULT_SOLIMP, DEFAULT_SOLREF, INF, Body, Dof, DofAxis, DofMotion, Joint, JointType, MassProperties, MeshData, PhysicsMaterial,
-    PhysicsScene, Pose, SceneSettings, Shape, ShapeKind, Solver, Visual, dof_axes_for,
+    DEFAULT_SOLIMP, DEFAULT_SOLREF, INF, Body, Dof, DofAxis, DofMotion, Joint, JointType, MassProperties,
+    MeshData, PhysicsMaterial, PhysicsScene, Pose, SceneSettings, Shape, ShapeKind, Solver, Visual, dof_axes_for,
 )
 from ..transforms import pose_inverse, pose_mul, quat_from_matrix, quat_mul, quat_normalize
 
@@ -906,7 +907,7 @@ class _StageReader:
         dof.limit_margin = float(self.value(prim, JOINT_MARGIN, default=0.0) or 0.0) * unit
         dof.limit_solref = tuple(self.value(prim, JOINT_SOLREF_LIMIT, "floats", None) or DEFAULT_SOLREF)
         dof.limit_solimp = tuple(self.value(prim, JOINT_SOLIMP_LIMIT, "floats", None) or DEFAULT_SOLIMP)
-        scale = self.mjc_angle_scale if dof.axis.is_angular else self.meters_per_unit  # degrees or stage units
+        scale = self.mjc_angle_scale if dof.axis.is_angular else self.meters_per_unit  # degrees, stage units
         dof.spring_reference = float(self.value(prim, JOINT_SPRINGREF, default=0.0) or 0.0) * scale
         ref = self.value(prim, D.MJC_REF) if self.authored(prim, D.MJC_REF) else None
         if not ref:

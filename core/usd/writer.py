@@ -27,15 +27,15 @@ from .errors import UsdWriteError
 from .isaac import JOINT_API, author_isaac
 from .sdf_authoring import (IDENTITY, ORIGIN, T, Prim, Recording, quatd, quatf, set_mesh, set_pose,
                             set_unless_fallback)
-from .mujoco_model import (COLLISION_API, JOINT_MARGIN, JOINT_SOLIMP_LIMIT, JOINT_SOLREF_LIMIT, JOINT_SPRINGREF,
-                           reference_problems, write_contact_params, write_mujoco_model)
+from .mujoco_model import (COLLISION_API, JOINT_MARGIN, JOINT_SOLIMP_LIMIT, JOINT_SOLREF_LIMIT,
+                           JOINT_SPRINGREF, reference_problems, write_contact_params, write_mujoco_model)
 from ..articulation import Articulation, find_articulations
 from ..collision import collision_group_filters, collision_group_name
 from ..files import replaced_file_mode
 from ..mass import MassError, mass_properties, mass_shapes_by_body
 from ..model import (
-    DEFAULT_SOLIMP, DEFAULT_SOLREF, ActuatorKind, Body, Dof, DofMotion, Joint, JointType, MassProperties, MeshData, PhysicsMaterial,
-    PhysicsScene, Pose, Shape, ShapeKind, Visual,
+    DEFAULT_SOLIMP, DEFAULT_SOLREF, ActuatorKind, Body, Dof, DofMotion, Joint, JointType, MassProperties,
+    MeshData, PhysicsMaterial, PhysicsScene, Pose, Shape, ShapeKind, Visual,
 )
 from ..transforms import pose_relative
 from ..validation import blocks_writing, validate_with_masses
@@ -494,8 +494,8 @@ class _LayerWriter:
         if dof.limit_margin:
             prim.set(JOINT_MARGIN, T.Double, float(dof.limit_margin), custom=True, uniform=True)
         if dof.spring_reference:
-            prim.set(JOINT_SPRINGREF, T.Double, D.to_usd(dof.spring_reference, D.Unit.ANGLE, dof.axis.is_angular),
-                     custom=True, uniform=True)
+            rest = D.to_usd(dof.spring_reference, D.Unit.ANGLE, dof.axis.is_angular)
+            prim.set(JOINT_SPRINGREF, T.Double, rest, custom=True, uniform=True)
         for name, values, default in ((JOINT_SOLREF_LIMIT, dof.limit_solref, DEFAULT_SOLREF),
                                       (JOINT_SOLIMP_LIMIT, dof.limit_solimp, DEFAULT_SOLIMP)):
             if tuple(values) != tuple(default):

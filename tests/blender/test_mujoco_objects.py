@@ -59,8 +59,9 @@ def mujoco_finger():
                                                       TendonWrap(WrapKind.SITE, "tip")],
                                            [Actuator.motor("pull", ctrl_range=(0.0, 1.0))],
                                            lower=0.01, upper=0.2, stiffness=3.0, width=0.002)]
-    scene.tendon_equalities = [TendonEquality("keep", "string", polycoef=(0.01, 0.5, 0.0, 0.0, 0.0), active=False,
-                                              solref=(0.03, 0.9), solimp=(0.8, 0.9, 0.002, 0.4, 3.0))]
+    scene.tendon_equalities = [TendonEquality("keep", "string", polycoef=(0.01, 0.5, 0.0, 0.0, 0.0),
+                                              active=False, solref=(0.03, 0.9),
+                                              solimp=(0.8, 0.9, 0.002, 0.4, 3.0))]
     scene.frame_actuators = [Actuator.motor("site_motor", target_kind="site", target="tip",
                                             reference_site="palm_site", gear_vector=(0, 0, 1, 0, 0, 0))]
     return scene

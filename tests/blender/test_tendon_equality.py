@@ -37,8 +37,9 @@ def _tendon_equalities(model) -> list[tuple]:
     for e in range(model.neq):
         if int(model.eq_type[e]) != int(mujoco.mjtEq.mjEQ_TENDON):
             continue
-        name = lambda i: mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_TENDON, int(i)) if i >= 0 else None  # noqa: E731
-        rows.append((name(model.eq_obj1id[e]), name(model.eq_obj2id[e]), tuple(model.eq_solref[e].round(6)),
+        first, second = (mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_TENDON, int(i)) if i >= 0 else None
+                         for i in (model.eq_obj1id[e], model.eq_obj2id[e]))
+        rows.append((first, second, tuple(model.eq_solref[e].round(6)),
                      bool(model.eq_active0[e])))
     return rows
 

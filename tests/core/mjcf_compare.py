@@ -113,7 +113,8 @@ def _joints(found, models, names) -> None:
                 ("limited", limited, "="), ("range", m.jnt_range[j] if limited else 0.0, "~"),
                 ("margin", m.jnt_margin[j] if limited else 0.0, "~"),
                 ("solreflimit", m.jnt_solref[j] if limited else 0.0, "~"),
-                ("solimplimit", m.jnt_solimp[j] if limited else 0.0, "~"), ("stiffness", m.jnt_stiffness[j], "~"),
+                ("solimplimit", m.jnt_solimp[j] if limited else 0.0, "~"),
+                ("stiffness", m.jnt_stiffness[j], "~"),
                 ("springref", m.qpos_spring[m.jnt_qposadr[j]] if sprung else 0.0, "~"),
                 ("frictionloss", m.dof_frictionloss[dofs], "~"), ("armature", m.dof_armature[dofs], "~"),
                 ("damping", m.dof_damping[dofs], "~")]

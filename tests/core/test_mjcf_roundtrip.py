@@ -53,16 +53,17 @@ KNOWN_LOSSES = {
     "warp/collision_sdf/tactile.xml": (("sensor:", "colliders of"), "tactile sensors read a mesh asset the "
                                        "description does not keep by name; " + _SDF + "; " + _HFIELD),
     "warp/constraints.xml": (("equality:", "equality joint", "tendon:"),
-                             "a fixed tendon on a ball joint (and so the tendon equality on it) and a joint "
-                             "equality's polynomial terms above the linear one are not held (Mimic is linear)"),
+                             "a fixed tendon on a ball joint (and so the tendon equality on it) and a "
+                             "joint equality's polynomial terms above the linear one are not held (Mimic "
+                             "is linear)"),
     "warp/flex/moving_base_strain.xml": (("equality:",), "flexes (and their equalities) are not read"),
     "warp/flex/multiflex.xml": (("equality:",), "flexes (and their equalities) are not read"),
     "warp/flex/rope.xml": (("equality:",), "flexes (and their equalities) are not read"),
     "warp/hfield/hfield.xml": (("colliders of",), _HFIELD),
     "warp/ray.xml": (("colliders of",), _HFIELD),
     "newton/nv_humanoid.xml": (("joint root stiffness",), "a free joint's spring (stiffness 5 from the "
-                               "default class, tethering the torso to its start) is not held: a floating body "
-                               "has no joint"),
+                               "default class, tethering the torso to its start) is not held: a floating "
+                               "body has no joint"),
     "warp/pendula.xml": (("joint:", "equality:", "keyframe"),
                          "a ball joint stacked after a slide on one body is written as a loop-closing "
                          "connect (core.articulation stacks only hinges and slides), so the keyframes' "

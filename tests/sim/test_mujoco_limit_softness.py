@@ -83,7 +83,8 @@ def test_newtons_mujoco_conversion_carries_them(robot):
     scene, path = robot
     import newton
 
-    converted = newton.solvers.SolverMuJoCo(build_model(scene, Solver.MUJOCO).model, use_mujoco_cpu=True).mj_model
+    model = build_model(scene, Solver.MUJOCO).model
+    converted = newton.solvers.SolverMuJoCo(model, use_mujoco_cpu=True).mj_model
     original = mujoco.MjModel.from_xml_path(path)
     for name in ("swing", "spin"):
         ours = mujoco.mj_name2id(converted, mujoco.mjtObj.mjOBJ_JOINT, name)

@@ -75,7 +75,8 @@ def test_newtons_mujoco_conversion_holds_the_equality(finger):
     scene, _ = finger
     import newton
 
-    converted = newton.solvers.SolverMuJoCo(build_model(scene, Solver.MUJOCO).model, use_mujoco_cpu=True).mj_model
+    model = build_model(scene, Solver.MUJOCO).model
+    converted = newton.solvers.SolverMuJoCo(model, use_mujoco_cpu=True).mj_model
     assert converted.neq == 1 and int(converted.eq_type[0]) == int(mujoco.mjtEq.mjEQ_TENDON)
     assert converted.eq_obj2id[0] == -1  # held at its start length
     np.testing.assert_allclose(converted.eq_solref[0], (0.005, 1.0), rtol=1e-6)
