@@ -108,6 +108,9 @@ def shape_volume(shape: Shape) -> ShapeVolume:
     raise ValueError(f"{kind.value} shape {shape.name!r} has no volume")
 
 
+MASSLESS_KINDS = (ShapeKind.PLANE, ShapeKind.HEIGHT_FIELD)  # surfaces without a volume of their own
+
+
 def shape_density(scene: PhysicsScene, shape: Shape) -> float:
     if shape.density is not None:
         return shape.density
@@ -118,15 +121,15 @@ def shape_density(scene: PhysicsScene, shape: Shape) -> float:
 
 
 def mass_shapes(scene: PhysicsScene, body_name: str) -> list[Shape]:
-    """The shapes that give a body its mass: its own, never a nested body's, never planes."""
-    return [s for s in scene.shapes_of(body_name) if s.kind != ShapeKind.PLANE]
+    """The shapes that give a body its mass: its own, never a nested body's, never planes or terrain."""
+    return [s for s in scene.shapes_of(body_name) if s.kind not in MASSLESS_KINDS]
 
 
 def mass_shapes_by_body(scene: PhysicsScene) -> dict[str, list[Shape]]:
     """:func:`mass_shapes` of every body at once (one pass over the shapes)."""
     by_body: dict[str, list[Shape]] = {}
     for shape in scene.shapes:
-        if shape.body is not None and shape.kind != ShapeKind.PLANE:
+        if shape.body is not None and shape.kind not in MASSLESS_KINDS:
             by_body.setdefault(shape.body, []).append(shape)
     return by_body
 

@@ -318,6 +318,7 @@ class ShapeKind(str, Enum):
     CONVEX_HULL = "CONVEX_HULL"
     MESH = "MESH"  # triangle mesh
     PLANE = "PLANE"  # infinite plane, normal along the shape frame's +Z
+    HEIGHT_FIELD = "HEIGHT_FIELD"  # terrain: an elevation grid (``Shape.height_field``), static
 
 
 @dataclass
@@ -329,12 +330,41 @@ class MeshData:
 
 
 @dataclass
+class HeightField:
+    """An elevation grid, MuJoCo's ``hfield``, in the shape's frame.
+
+    ``heights[r * ncol + c]`` in [0, 1] is the surface at ``x = (2c / (ncol - 1) - 1) * half_x``,
+    ``y = (2r / (nrow - 1) - 1) * half_y`` (row 0 at -y), ``z = heights * elevation``; a solid base
+    fills ``base`` metres below z = 0. ``name`` is the asset's, which several shapes may share.
+    """
+
+    name: str
+    nrow: int
+    ncol: int
+    half_x: float  # m
+    half_y: float  # m
+    elevation: float  # m, the height of a sample of 1
+    base: float  # m, the depth of the solid below z = 0
+    heights: list[float] = field(default_factory=list)  # nrow * ncol, row-major, normalized
+
+    def height_at(self, row: int, col: int) -> float:
+        """The surface's z (m) at the sample in ``row``, ``col``."""
+        return self.heights[row * self.ncol + col] * self.elevation
+
+    def sample_xy(self, row: int, col: int) -> tuple[float, float]:
+        """The sample's x, y (m) in the shape's frame."""
+        return ((2.0 * col / (self.ncol - 1) - 1.0) * self.half_x,
+                (2.0 * row / (self.nrow - 1) - 1.0) * self.half_y)
+
+
+@dataclass
 class Shape:
     """A collider. ``pose`` is relative to its body (or world when ``body`` is None = static).
 
     Sizes are final, scale already applied: ``half_extents`` (box), ``radius`` (sphere,
     capsule, cylinder), ``half_height`` (capsule/cylinder, the straight part's half length
-    along ``axis``). Mesh shapes keep ``mesh`` in their own frame plus ``scale``.
+    along ``axis``). Mesh shapes keep ``mesh`` in their own frame plus ``scale``; height fields
+    keep ``height_field``.
     """
 
     name: str
@@ -347,6 +377,7 @@ class Shape:
     axis: str = "Z"
     mesh: Optional[MeshData] = None
     scale: Vec3 = (1.0, 1.0, 1.0)  # MESH/CONVEX_HULL only
+    height_field: Optional[HeightField] = None  # HEIGHT_FIELD only
     material: Optional[str] = None
     density: Optional[float] = None  # kg/m^3; None = material's, else DEFAULT_DENSITY
     collision_group: int = 1  # 0 none, >0 own group + negatives, <0 all but same negative

@@ -376,10 +376,29 @@ def _check_shape_size(shape) -> Iterator[Problem]:
         sizes["scale"] = tuple(abs(v) for v in shape.scale)
         if shape.mesh is None or not shape.mesh.vertices or not shape.mesh.triangles:
             yield error(shape.name, f"{kind.value.lower()} collider has no triangles", "invalid_size")
+    elif kind == ShapeKind.HEIGHT_FIELD:
+        yield from _check_height_field(shape)
     for what, values in sizes.items():
         values = tuple(values)
         if not _finite(values) or min(values) <= 0:
             yield error(shape.name, f"{what} must be positive (is {values})", "invalid_size")
+
+
+def _check_height_field(shape) -> Iterator[Problem]:
+    field = shape.height_field
+    if field is None:
+        yield error(shape.name, "height field collider has no elevation grid", "invalid_size")
+        return
+    if field.nrow < 2 or field.ncol < 2 or len(field.heights) != field.nrow * field.ncol:
+        yield error(shape.name, f"height field needs at least 2 x 2 samples, nrow x ncol of them "
+                                f"({field.nrow} x {field.ncol}, {len(field.heights)} given)", "invalid_size")
+    sizes = (field.half_x, field.half_y, field.elevation, field.base)
+    if not _finite(sizes) or min(sizes) <= 0:
+        yield error(shape.name, f"height field half sizes, elevation and base must be positive (are "
+                                f"{tuple(round(v, 6) for v in sizes)})", "invalid_size")
+    if not _finite(field.heights) or (field.heights and not 0.0 <= min(field.heights) <= max(field.heights) <= 1.0):
+        yield error(shape.name, "height field samples must lie in [0, 1] (elevation scales them)",
+                    "invalid_size")
 
 
 def _check_shapes(scene: PhysicsScene) -> Iterator[Problem]:
@@ -389,6 +408,10 @@ def _check_shapes(scene: PhysicsScene) -> Iterator[Problem]:
         if shape.kind == ShapeKind.PLANE and shape.body is not None:
             yield error(shape.name, "plane colliders are infinite and must be static (no body)",
                         "plane_on_body")
+        if shape.kind == ShapeKind.HEIGHT_FIELD and body is not None and not body.kinematic:
+            yield warning(shape.name, f"height field on moving body {body.name!r}: MuJoCo moves it, Newton "
+                          "keeps height fields in the world, so Featherstone and XPBD collide it as a "
+                          "triangle mesh", "height_field_on_moving_body")
         if shape.kind == ShapeKind.MESH and body is not None and not body.kinematic:
             yield warning(shape.name, f"triangle-mesh collider on moving body {body.name!r}: PhysX and "
                           "Isaac Sim refuse it, Newton and MuJoCo collide its convex hull instead (cavities "

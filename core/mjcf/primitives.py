@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from ..model import MeshData
+from ..model import HeightField, MeshData
 
 SEGMENTS = 16
 RINGS = 8
@@ -74,3 +74,17 @@ def plane(half_x: float, half_y: float) -> MeshData:
     return MeshData(
         vertices=[(-half_x, -half_y, 0.0), (half_x, -half_y, 0.0), (half_x, half_y, 0.0), (-half_x, half_y, 0.0)],
         triangles=[(0, 1, 2), (0, 2, 3)])
+
+
+def height_field(field: HeightField) -> MeshData:
+    """The surface of a height field: one vertex per sample (row-major, as ``field.heights``), two
+    triangles per grid cell, facing +Z."""
+    vertices = [(*field.sample_xy(r, c), field.height_at(r, c))
+                for r in range(field.nrow) for c in range(field.ncol)]
+    triangles = []
+    for r in range(field.nrow - 1):
+        for c in range(field.ncol - 1):
+            a = r * field.ncol + c
+            b, d = a + 1, a + field.ncol
+            triangles += [(a, b, d + 1), (a, d + 1, d)]
+    return MeshData(vertices=vertices, triangles=triangles)

@@ -30,10 +30,11 @@ numbers; nothing here reads XML. What becomes what:
   named free joints and spatial tendons -> ``frame_actuators``, ``<pair>`` -> ``ContactPair``,
   ``<option>`` -> ``SceneSettings.mujoco`` (``solver_iterations``, Newton's, keeps its default),
   each collider's condim/priority/solref/solimp/solmix -> ``Shape.contact`` (None: all defaults),
+  height fields -> HEIGHT_FIELD shapes (the compiled, normalized grid: files and inline data alike),
   margin/gap -> ``contact_margin``/``contact_gap``, a DOF's joint name -> ``Dof.name``, a named
   free joint -> ``Body.free_joint_name``; geoms that pairs and tendons name stay colliders;
-- what the description cannot hold (height fields, flexes, skins, slider-crank and muscle
-  actuators, tendon and flex equalities, tactile sensors, ...) is named in one warning.
+- what the description cannot hold (flexes, skins, slider-crank and muscle actuators, flex
+  equalities, tactile sensors, ...) is named in one warning.
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ from typing import Optional
 import numpy as np
 
 from ..format_types import FormatError, ReadResult
-from ..model import (Actuator, Body, Dof, FixedTendon, Joint, JointType, MassProperties, MeshData, Mimic,
+from ..model import (Actuator, Body, Dof, FixedTendon, HeightField, Joint, JointType, MassProperties,
+                     MeshData, Mimic,
                      DofMotion, PhysicsMaterial, PhysicsScene, Pose, SceneSettings, Shape, ShapeKind, Solver,
                      TendonEquality, TendonJoint, Visual, make_joint)
 from ..transforms import pose_inverse, pose_mul, quat_normalize
@@ -595,8 +597,9 @@ class MjcfReader(ExtrasReader):
                         shape.world = -1
                     self.scene.shapes.append(shape)
                     collider_masks.append((shape, contype, conaffinity))
-            # A collider's drawn copy, but for infinite planes (floors): shown by their collider.
-            drawn = int(m.geom_group[g]) in DRAWN_GROUPS and int(m.geom_type[g]) != int(mj.mjtGeom.mjGEOM_PLANE)
+            # A collider's drawn copy, but for floors and terrain: shown by their collider.
+            surface = int(m.geom_type[g]) in (int(mj.mjtGeom.mjGEOM_PLANE), int(mj.mjtGeom.mjGEOM_HFIELD))
+            drawn = int(m.geom_group[g]) in DRAWN_GROUPS and not surface
             if is_visual or (self.visuals_from_colliders and drawn):
                 mesh = self.geom_mesh(g)
                 if mesh is not None:
@@ -681,6 +684,9 @@ class MjcfReader(ExtrasReader):
                          half_height=float(size[1]), axis="Z")
         if t == G.mjGEOM_PLANE:
             return Shape(name=name, kind=ShapeKind.PLANE, body=body, pose=pose)
+        if t == G.mjGEOM_HFIELD:
+            return Shape(name=name, kind=ShapeKind.HEIGHT_FIELD, body=body, pose=pose,
+                         height_field=self.height_field(g))
         if t == G.mjGEOM_ELLIPSOID:
             self.warn(f"geom {name}: an ellipsoid collides as its convex hull (no ellipsoid shape)")
             return Shape(name=name, kind=ShapeKind.CONVEX_HULL, body=body, pose=pose,
@@ -700,6 +706,17 @@ class MjcfReader(ExtrasReader):
         triangles = [tuple(int(c) for c in f) for f in m.mesh_face[f0:f0 + nf]]
         return MeshData(vertices=vertices, triangles=triangles)
 
+    def height_field(self, g: int) -> HeightField:
+        """Geom ``g``'s elevation grid as MuJoCo compiled it (normalized, row 0 at -y)."""
+        m, mj = self.model, self.mujoco
+        h = int(m.geom_dataid[g])
+        nrow, ncol = int(m.hfield_nrow[h]), int(m.hfield_ncol[h])
+        start = int(m.hfield_adr[h])
+        half_x, half_y, elevation, base = (float(v) for v in m.hfield_size[h])
+        return HeightField(name=mj.mj_id2name(m, mj.mjtObj.mjOBJ_HFIELD, h) or f"hfield_{h}",
+                           nrow=nrow, ncol=ncol, half_x=half_x, half_y=half_y, elevation=elevation,
+                           base=base, heights=m.hfield_data[start:start + nrow * ncol].tolist())
+
     def geom_mesh(self, g: int) -> Optional[MeshData]:
         m, G = self.model, _GeomTypes(self.mujoco)
         t, size = int(m.geom_type[g]), m.geom_size[g]
@@ -717,6 +734,8 @@ class MjcfReader(ExtrasReader):
             return self.mesh(g)
         if t == G.mjGEOM_PLANE:
             return primitives.plane(float(size[0]) or 10.0, float(size[1]) or 10.0)
+        if t == G.mjGEOM_HFIELD:
+            return primitives.height_field(self.height_field(g))
         return None
 
     def collision_groups(self, colliders: list) -> None:
@@ -767,7 +786,7 @@ class MjcfReader(ExtrasReader):
     # --- what cannot be represented -----------------------------------------------------
     def unsupported_counts(self) -> list[tuple[str, int]]:
         m = self.model
-        return [("height fields", m.nhfield), ("flexes", getattr(m, "nflex", 0)), ("skins", m.nskin)]
+        return [("flexes", getattr(m, "nflex", 0)), ("skins", m.nskin)]
 
     def list_unsupported(self) -> None:
         parts = [f"{n} {what}" for what, n in self.unsupported_counts() if n] + self.unsupported
@@ -779,7 +798,7 @@ class _GeomTypes:
     """MuJoCo's geom type numbers as plain ints (its enum and numpy ints do not compare in tuples)."""
 
     def __init__(self, mujoco):
-        for name in ("BOX", "SPHERE", "CAPSULE", "CYLINDER", "PLANE", "ELLIPSOID", "MESH"):
+        for name in ("BOX", "SPHERE", "CAPSULE", "CYLINDER", "PLANE", "HFIELD", "ELLIPSOID", "MESH"):
             setattr(self, f"mjGEOM_{name}", int(getattr(mujoco.mjtGeom, f"mjGEOM_{name}")))
 
 

@@ -61,8 +61,8 @@ from ..collision import should_collide
 from ..files import replaced_file_mode
 from ..mass import MassError, mass_properties, mass_shapes_by_body
 from ..mesh_files import binary_stl, portable_name
-from ..model import (Actuator, Body, Dof, DofMotion, DriveType, Joint, JointType, MassProperties,
-                     MeshData, PhysicsScene, Pose, Shape, ShapeKind, Visual)
+from ..model import (Actuator, Body, Dof, DofMotion, DriveType, HeightField, Joint, JointType,
+                     MassProperties, MeshData, PhysicsScene, Pose, Shape, ShapeKind, Visual)
 from ..transforms import pose_inverse, pose_mul, pose_relative, quat_conjugate, quat_mul, quat_normalize, quat_rotate
 from ..validation import blocks_writing, validate_with_masses
 from .compiler import compile_spec
@@ -251,6 +251,7 @@ class _SpecBuilder(ExtrasWriter):
         self.exclude_list: list[tuple[str, str]] = []
         self.shape_geoms: dict[str, str] = {}  # collider name -> its geom's name
         self.tendon_names: set = set()
+        self.height_fields: dict[tuple, str] = {}  # a grid's values -> its <hfield> name
 
     def say(self, what: str) -> None:
         if what not in self.unsayable:
@@ -557,6 +558,9 @@ class _SpecBuilder(ExtrasWriter):
         elif kind == ShapeKind.PLANE:
             geom.type, geom.size = mj.mjtGeom.mjGEOM_PLANE, [0.0, 0.0, 1.0]
             geom.group = 0  # a floor has no visual of its own: drawn as MuJoCo draws its floors
+        elif kind == ShapeKind.HEIGHT_FIELD:
+            geom.type, geom.hfieldname = mj.mjtGeom.mjGEOM_HFIELD, self.height_field_asset(shape.height_field)
+            geom.group = 0  # terrain, like a floor, is drawn by its collider
         else:
             if kind == ShapeKind.MESH:
                 self.say(f"triangle-mesh collider {shape.name} (MuJoCo collides meshes as their convex hull)")
@@ -617,6 +621,32 @@ class _SpecBuilder(ExtrasWriter):
         spec_mesh.scale = [float(s) for s in scale]
         # Visual meshes may be open or flat: MuJoCo then needs no volume (the body's <inertial> is given).
         spec_mesh.inertia = self.mj.mjtMeshInertia.mjMESH_INERTIA_SHELL
+        return name
+
+    def height_field_asset(self, field: HeightField) -> str:
+        """An ``<hfield>`` asset of ``field`` (one per distinct grid; shapes may share it). Its samples
+        go in MuJoCo's binary file (exact float32, row 0 at -y): to_xml would round an inline
+        ``elevation`` to 6 digits and write its rows in the wrong order."""
+        key = (field.name, field.nrow, field.ncol, field.half_x, field.half_y, field.elevation, field.base,
+               tuple(field.heights))
+        if key in self.height_fields:
+            return self.height_fields[key]
+        name = field.name
+        count = 1
+        while name in self.height_fields.values():
+            name, count = f"{field.name}_{count}", count + 1
+        asset = self.spec.add_hfield()
+        asset.name = name
+        asset.size = [field.half_x, field.half_y, field.elevation, field.base]
+        if any(field.heights):
+            file_name = portable_name(name, self.file_names) + ".bin"
+            samples = np.asarray(field.heights, dtype="<f4")
+            self.files[file_name] = np.array([field.nrow, field.ncol], dtype="<i4").tobytes() + samples.tobytes()
+            asset.file = file_name
+        else:  # a flat grid (terrain a task fills in at run time): inline zeros, whose rows cannot flip
+            asset.nrow, asset.ncol = field.nrow, field.ncol
+            asset.userdata = [0.0] * (field.nrow * field.ncol)
+        self.height_fields[key] = name
         return name
 
     def texture_material(self, image: str) -> Optional[str]:

@@ -1,7 +1,7 @@
 """Two MuJoCo models compared BY NAME: what an MJCF robot must keep through Articula (read -> write, or
 read -> Blender -> write): joints (names, free joints' too, frictionloss, armature, damping), sites, sensors, cameras, lights, keyframes, weld/connect and joint
 equalities, tendons with their wraps, actuator transmissions, ``<option>``, contact pairs and excludes,
-and each collider's contact parameters.
+each collider's contact parameters, and the height field of each hfield geom (its grid, sizes and pose).
 
 Numbers are equal at the 6 significant digits ``to_xml`` writes (rtol 2e-5, atol 1e-9). Unnamed
 objects are named as ``core.mjcf.reader`` names them (``site_3``, ``tendon_0``, ``body_2``...), so the
@@ -80,7 +80,7 @@ def mjcf_differences(original, ours) -> list[str]:
     found: list[str] = []
     models, names = (original, ours), (Names(original), Names(ours))
     for check in (_options, _joints, _sites, _cameras, _lights, _sensors, _equalities, _tendons, _actuators,
-                  _keyframes, _contacts):
+                  _keyframes, _contacts, _height_fields):
         check(found, models, names)
     return found
 
@@ -338,3 +338,18 @@ def _contacts(found, models, names) -> None:
 def _exclude_bodies(m, n: Names, e: int) -> tuple[str, str]:
     signature = int(m.exclude_signature[e])
     return n.of("body", signature >> 16), n.of("body", signature & 0xFFFF)  # MuJoCo: (body1 << 16) + body2
+
+
+def _height_fields(found, models, names) -> None:
+    """Each hfield geom, by name: its grid (rows, columns, the normalized samples), sizes and pose."""
+    def hfield_geoms(m, n: Names) -> dict[str, int]:
+        return {n.of("geom", g): g for g in range(m.ngeom) if int(m.geom_type[g]) == int(mujoco.mjtGeom.mjGEOM_HFIELD)}
+
+    def row(k, g):
+        m = models[k]
+        h = int(m.geom_dataid[g])
+        start, count = int(m.hfield_adr[h]), int(m.hfield_nrow[h]) * int(m.hfield_ncol[h])
+        return [("grid", (int(m.hfield_nrow[h]), int(m.hfield_ncol[h])), "="),
+                ("samples", m.hfield_data[start:start + count], "~"), ("size", m.hfield_size[h], "~"),
+                ("pos", m.geom_pos[g], "~"), ("quat", m.geom_quat[g], "q"), ("body", int(m.geom_bodyid[g]) > 0, "=")]
+    _rows(found, "height field", *(hfield_geoms(m, n) for m, n in zip(models, names)), row)

@@ -143,14 +143,18 @@ def test_sites_and_sensors_are_read_so_nothing_is_left_out(arm):
 def test_what_cannot_be_represented_is_one_warning(tmp_path):
     path = tmp_path / "crank.xml"
     path.write_text(ARM.replace('<motor name="m" joint="elbow" gear="3" ctrlrange="-1 2"/>',
-                                '<motor name="m" cranksite="tip" slidersite="tip" cranklength="0.1"/>')
+                                '<motor name="m" cranksite="tip" slidersite="tip" cranklength="0.1"/>'
+                                '<muscle name="mu" joint="elbow"/>')
                     .replace("</worldbody>", '<geom type="hfield" hfield="h"/></worldbody>')
                     .replace("<worldbody>", '<asset><hfield name="h" nrow="2" ncol="2" size="1 1 0.1 0.1"/></asset>'
                              "<worldbody>"))
-    listed = [w for w in read_mjcf(str(path)).warnings if "not carried over" in w]
+    read = read_mjcf(str(path))
+    listed = [w for w in read.warnings if "not carried over" in w]
     assert len(listed) == 1
-    assert "1 height fields" in listed[0] and "m (on a slidercrank transmission)" in listed[0]
+    assert "m (on a slidercrank transmission)" in listed[0] and "mu" in listed[0]
     assert "site" not in listed[0].replace("slidercrank", "") and "sensor" not in listed[0]
+    assert "height" not in listed[0]  # terrain is carried: a HEIGHT_FIELD collider
+    assert ShapeKind.HEIGHT_FIELD in [s.kind for s in read.scene.shapes if s.body is None]
 
 
 def test_free_joint_floats(tmp_path):

@@ -40,7 +40,6 @@ UNLOADABLE = {
     "warp/collision_sdf/torus.xml": "its mesh torus.obj is made by torus.py and not shipped in the package",
 }
 _SDF = "a collider of an SDF plugin (signed distance field) is not read"
-_HFIELD = "height fields are not read"
 #: What the description has no place for: file -> (the differences it makes, by their start; why).
 KNOWN_LOSSES = {
     "warp/actuation/muscle.xml": (("actuator:", "keyframe"), "a muscle actuator (bias type muscle) is not "
@@ -51,7 +50,7 @@ KNOWN_LOSSES = {
     "warp/collision_sdf/nutbolt.xml": (("colliders of", "joint body_0_joint_0 damping"),
                                        _SDF + "; a free joint's damping (a floating body has no joint)"),
     "warp/collision_sdf/tactile.xml": (("sensor:", "colliders of"), "tactile sensors read a mesh asset the "
-                                       "description does not keep by name; " + _SDF + "; " + _HFIELD),
+                                       "description does not keep by name; " + _SDF),
     "warp/constraints.xml": (("equality:", "equality joint", "tendon:"),
                              "a fixed tendon on a ball joint (and so the tendon equality on it) and a "
                              "joint equality's polynomial terms above the linear one are not held (Mimic "
@@ -59,8 +58,6 @@ KNOWN_LOSSES = {
     "warp/flex/moving_base_strain.xml": (("equality:",), "flexes (and their equalities) are not read"),
     "warp/flex/multiflex.xml": (("equality:",), "flexes (and their equalities) are not read"),
     "warp/flex/rope.xml": (("equality:",), "flexes (and their equalities) are not read"),
-    "warp/hfield/hfield.xml": (("colliders of",), _HFIELD),
-    "warp/ray.xml": (("colliders of",), _HFIELD),
     "newton/nv_humanoid.xml": (("joint root stiffness",), "a free joint's spring (stiffness 5 from the "
                                "default class, tethering the torso to its start) is not held: a floating "
                                "body has no joint"),
@@ -146,9 +143,7 @@ def test_mjcf_round_trip_compiles_to_the_same_model_by_name(key, tmp_path):
 
 
 #: The real robots' losses (tests/robot_files.py): name -> (the differences it makes, by their start; why).
-ROBOT_LOSSES = {
-    "quadruped": (("colliders of world",), _HFIELD + " (its terrain)"),
-}
+ROBOT_LOSSES: dict[str, tuple[tuple[str, ...], str]] = {}
 
 
 @pytest.mark.parametrize("name", sorted(MUJOCO_ROBOT_FILES))
