@@ -243,10 +243,12 @@ SHAPE_PRIM_TYPES: dict[ShapeKind, str] = {
     ShapeKind.CONVEX_HULL: "Mesh",
     ShapeKind.MESH: "Mesh",
     ShapeKind.PLANE: "Plane",
+    ShapeKind.HEIGHT_FIELD: "Mesh",  # its surface, a static triangle mesh to every consumer
 }
 APPROXIMATION = "physics:approximation"
 #: MeshCollisionAPI approximation tokens: what we write per mesh kind, and how we read each.
-APPROXIMATION_TOKENS = {ShapeKind.MESH: "none", ShapeKind.CONVEX_HULL: "convexHull"}
+APPROXIMATION_TOKENS = {ShapeKind.MESH: "none", ShapeKind.CONVEX_HULL: "convexHull",
+                        ShapeKind.HEIGHT_FIELD: "none"}
 APPROXIMATION_KINDS = {
     "none": ShapeKind.MESH,
     "meshSimplification": ShapeKind.MESH,

@@ -22,6 +22,7 @@ from . import dialect as D
 from . import physics_parse
 from .actuation import ActuationReader
 from .errors import UsdReadError
+from .height_fields import read_height_field
 from .isaac import is_generated_material, read_robot_schema
 from .mujoco_model import (JOINT_MARGIN, JOINT_SOLIMP_LIMIT, JOINT_SOLREF_LIMIT, JOINT_SPRINGREF,
                            MujocoModelReader)
@@ -699,6 +700,8 @@ class _StageReader:
             if axis in to_z:
                 shape.pose = pose_mul(shape.pose, Pose(rot=to_z[axis]))
             shape.kind = ShapeKind.PLANE
+        elif self.is_a(prim, UsdGeom.Mesh) and (field := read_height_field(self, prim, scale)) is not None:
+            shape.kind, shape.height_field = ShapeKind.HEIGHT_FIELD, field
         elif self.is_a(prim, UsdGeom.Mesh):
             approximation = self.value(prim, D.APPROXIMATION, "token", "none")
             shape.kind = D.APPROXIMATION_KINDS.get(approximation, ShapeKind.CONVEX_HULL)

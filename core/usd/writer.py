@@ -24,6 +24,7 @@ from pxr import Gf, Sdf, Tf, Usd, UsdGeom, Vt
 from . import dialect as D
 from .actuation import undriven_actuator_warnings, write_actuation, write_derived_drive, write_joint_actuation
 from .errors import UsdWriteError
+from .height_fields import write_height_field
 from .isaac import JOINT_API, author_isaac
 from .sdf_authoring import (IDENTITY, ORIGIN, T, Prim, Recording, quatd, quatf, set_mesh, set_pose,
                             set_unless_fallback)
@@ -33,6 +34,7 @@ from ..articulation import Articulation, find_articulations
 from ..collision import collision_group_filters, collision_group_name
 from ..files import replaced_file_mode
 from ..mass import MassError, mass_properties, mass_shapes_by_body
+from ..mjcf import primitives
 from ..model import (
     DEFAULT_SOLIMP, DEFAULT_SOLREF, ActuatorKind, Body, Dof, DofMotion, Joint, JointType, MassProperties,
     MeshData, PhysicsMaterial, PhysicsScene, Pose, Shape, ShapeKind, Visual,
@@ -592,6 +594,9 @@ class _LayerWriter:
             prim.set("axis", T.Token, shape.axis, uniform=True)
         elif kind == ShapeKind.PLANE:
             prim.set("axis", T.Token, "Z", uniform=True)
+        elif kind == ShapeKind.HEIGHT_FIELD:
+            set_mesh(prim, primitives.height_field(shape.height_field))
+            write_height_field(prim, shape.height_field)
         else:
             set_mesh(prim, shape.mesh or MeshData())
             return shape.scale
