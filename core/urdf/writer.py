@@ -342,6 +342,9 @@ class _Writer:
             if kind == ShapeKind.CAPSULE:
                 pose = pose_mul(pose, Pose(rot=_AXIS_ROTATIONS[shape.axis]))
                 mesh, scale = primitives.capsule(shape.radius, shape.half_height), (1.0, 1.0, 1.0)
+            elif kind == ShapeKind.HEIGHT_FIELD:
+                self.cannot_say.append(f"height field {shape.name} (URDF has none: its surface as a mesh)")
+                mesh, scale = primitives.height_field(shape.height_field), (1.0, 1.0, 1.0)
             else:
                 mesh, scale = shape.mesh or MeshData(), shape.scale
             attributes = {"filename": self.mesh_uri(mesh, name, ".stl")}

@@ -170,3 +170,16 @@ def test_the_surface_has_a_vertex_per_sample_and_faces_up():
     v = np.asarray(mesh.vertices)
     for a, b, c in mesh.triangles:
         assert np.cross(v[b] - v[a], v[c] - v[a])[2] > 0
+
+
+def test_urdf_writes_a_terrain_on_a_link_as_its_surface_and_says_so(tmp_path):
+    from articula.core.urdf.writer import write_urdf
+
+    scene = samples.pendulum()
+    body = scene.joints[0].body1
+    scene.shapes.append(Shape("rock", ShapeKind.HEIGHT_FIELD, body, world=scene.body(body).world,
+                              height_field=_field()))
+    warnings = write_urdf(scene, str(tmp_path / "robot.urdf"))
+    assert any("height field rock" in w for w in warnings)
+    assert "rock" in (tmp_path / "robot.urdf").read_text()
+    assert [f for f in os.listdir(tmp_path / "meshes") if "rock" in f]
