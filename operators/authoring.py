@@ -10,6 +10,7 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty
 from mathutils import Matrix, Quaternion, Vector
 
 from ..addon.adapters import mesh_to_convex_colliders as convex_adapter
+from ..addon.adapters import mesh_to_height_field as height_field_adapter
 from ..addon.adapters.blender_to_description import (capture_rest, is_body, is_collider, is_joint,
                                                      owner_body, scene_from_blender, world_pose)
 from ..addon.adapters.description_to_blender import fill_primitive_mesh, place
@@ -27,6 +28,8 @@ FIT_SHAPES = [
     ("CONVEX_DECOMPOSITION", "Convex Decomposition", ("Convex parts that follow the mesh's cavities, handles "
                                                       "and slots (CoACD): one child convex-hull collider per part")),
     ("MESH", "Triangle Mesh", "The mesh itself (static or kinematic bodies; PhysX refuses it on moving ones)"),
+    ("HEIGHT_FIELD", "Height Field", "Terrain: the mesh's surface (modifiers applied) as an elevation grid, "
+     "rows and columns from its own grid; static"),
 ]
 
 
@@ -148,7 +151,8 @@ def fit_primitive(props, shape: str, half, axis: str) -> None:
 
 
 class ARTICULA_OT_set_collider(_ObjectModeOperator, bpy.types.Operator):
-    """Give the selected meshes a collider fitted to their bounds, their convex hull, convex parts or mesh.
+    """Give the selected meshes a collider fitted to their bounds, their convex hull, convex parts, mesh or
+    surface (a height field: terrain).
 
     A body (or an object under no body) takes the collider itself when its bounds are centred
     on its origin; otherwise a wireframe child collider is added so the mesh stays a visual.
@@ -200,6 +204,11 @@ class ARTICULA_OT_set_collider(_ObjectModeOperator, bpy.types.Operator):
         if self.shape == "CONVEX_DECOMPOSITION":
             job = self._decomposition_job(meshes)
             return self._finish(job) if job is not None else {"CANCELLED"}
+        faceless = [o.name for o in meshes
+                    if self.shape == "HEIGHT_FIELD" and not height_field_adapter.has_faces(o)]
+        if faceless:
+            return self.fail(f"No height field on {', '.join(faceless)}: a height field is a surface, and the "
+                             "mesh has no faces; use a Grid (Add > Mesh > Grid) or another mesh with faces")
         self._hulls = {}
         if self.shape == "CONVEX_HULL":
             for obj in (o for o in meshes if len(o.data.vertices) > self.max_vertices):
@@ -275,7 +284,7 @@ class ARTICULA_OT_set_collider(_ObjectModeOperator, bpy.types.Operator):
 
     def apply(self, context, obj, center, half, bodies) -> str:
         axis = "XYZ"[max(range(3), key=lambda i: half[i])] if self.axis == "AUTO" else self.axis
-        mesh_shape = self.shape in ("CONVEX_HULL", "MESH")
+        mesh_shape = self.shape in ("CONVEX_HULL", "MESH", "HEIGHT_FIELD")
         own_object = obj in bodies or owner_body(obj, bodies) is None
         if obj in self._hulls:
             return self._simplified_hull(obj, self._hulls[obj])
@@ -284,7 +293,11 @@ class ARTICULA_OT_set_collider(_ObjectModeOperator, bpy.types.Operator):
             target = self._child_collider(context, obj, center, mesh_shape)
         props = target.articula.collider
         props.enabled = True
-        if mesh_shape:
+        if self.shape == "HEIGHT_FIELD":
+            props.shape = self.shape
+            props.hfield_rows, props.hfield_columns = height_field_adapter.default_resolution(obj)
+            props.collider_only = True  # terrain is drawn by its collider, as MuJoCo draws an hfield
+        elif mesh_shape:
             props.shape = self.shape
         else:
             fit_primitive(props, self.shape, half, axis)

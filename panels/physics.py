@@ -491,14 +491,27 @@ class ARTICULA_PT_collider(_NonJointPanel, bpy.types.Panel):
         col.prop(props, "shape")
         for name in _SIZES.get(props.shape, ()):
             col.prop(props, name, expand=name == "axis")
-        if props.shape in ("CONVEX_HULL", "MESH") and context.object.type != "MESH":
+        if props.shape in ("CONVEX_HULL", "MESH", "HEIGHT_FIELD") and context.object.type != "MESH":
             col.label(text="Needs a mesh object", icon="ERROR")
+        if props.shape == "HEIGHT_FIELD":
+            draw_height_field(col, context.object, props)
         col.prop(props, "collider_only")
         col.prop(props, "contact_margin")
         col.prop(props, "contact_gap")
         draw_mujoco_contact(layout.box().column(), props)
         row = layout.row(align=True)
         row.operator_menu_enum("articula.set_collider", "shape", text="Fit Collider", icon="MESH_CUBE")
+
+
+def draw_height_field(layout, obj, props) -> None:
+    """Rows, columns and base (editable) and the sizes the mesh gives (its evaluated bounds, scaled)."""
+    layout.prop(props, "hfield_rows")
+    layout.prop(props, "hfield_columns")
+    layout.prop(props, "hfield_base")
+    x, y, z = obj.dimensions
+    layout.label(text=f"Half size {x / 2:.4g} x {y / 2:.4g} m, elevation {z:.4g} m", icon="MESH_GRID")
+    if props.hfield_name:
+        layout.label(text=f"Asset: {props.hfield_name}")
 
 
 def draw_mujoco_contact(layout, props) -> None:

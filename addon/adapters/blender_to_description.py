@@ -35,6 +35,7 @@ from .fields import (BODY_FIELDS, JOINT_FIELDS, SHAPE_FIELDS, read_actuator, rea
                      read_contact_pair, read_dof, read_equality, read_fields, read_keyframe, read_material,
                      read_mimic, read_optional, read_settings, read_spatial_tendon, read_tendon,
                      read_tendon_equality)
+from .mesh_to_height_field import has_faces, read_height_field
 
 SCALE_SNAP = 1e-6
 
@@ -430,11 +431,16 @@ def read_shape(obj, bodies: set, frames: WorldFrames, props=None) -> Shape:
     shape, axis, half_extents, radius, half_height, material = _SHAPE_READ(props)
     extents, radius_factor, height_factor = size_factors(shape, axis, scale)
     kind = ShapeKind(shape)
+    field = None
+    if kind == ShapeKind.HEIGHT_FIELD:  # final sizes, its frame at the surface's centre and lowest point
+        field, origin = read_height_field(obj, props, scale)
+        pose, scale = _pose_mul(pose, Pose(pos=origin)), (1.0, 1.0, 1.0)
     return Shape(
         name=obj.name,
         kind=kind,
         body=owner.name if owner else None,
         pose=frames.relative(owner, pose) if owner else pose,
+        height_field=field,
         half_extents=tuple([h * f for h, f in zip(half_extents, extents)]),
         radius=radius * radius_factor,
         half_height=half_height * height_factor,
@@ -797,7 +803,8 @@ def prim_names(objects: list, tendons, joint_dofs) -> dict[str, str]:
 
 
 def blender_problems(scene, objects: Optional[Iterable] = None, frames: Optional[WorldFrames] = None) -> list:
-    """Problems only Blender can see: scaled bodies, joints away from body1, meshless mesh colliders.
+    """Problems only Blender can see: scaled bodies, joints away from body1, meshless mesh colliders,
+    height fields without a surface or with too few samples.
 
     ``frames`` collects the world frames read, for a :func:`scene_from_blender` that follows."""
     from ...core import validation
@@ -827,4 +834,22 @@ def blender_problems(scene, objects: Optional[Iterable] = None, frames: Optional
             problems.append(validation.error(
                 obj.name, "the collider is a mesh shape but the object has no mesh; pick a "
                 "primitive shape or use a mesh object", "mesh_collider_without_mesh"))
+        if collider_props is not None and collider_props.shape == ShapeKind.HEIGHT_FIELD.value:
+            problems += height_field_problems(obj, collider_props)
     return problems
+
+
+def height_field_problems(obj, props) -> list:
+    """A height field needs a surface (a mesh with faces) and, where set, at least 2 rows and columns."""
+    from ...core import validation
+
+    if not has_faces(obj):
+        return [validation.error(obj.name, "the height field has no surface: its mesh has no faces (a "
+                                 "non-mesh object has none); use a Grid or another mesh with faces",
+                                 "height_field_without_faces")]
+    counts = (props.hfield_rows, props.hfield_columns)
+    if any(n == 1 for n in counts) or (0 in counts and counts != (0, 0)):
+        return [validation.error(obj.name, f"the height field needs at least 2 rows and 2 columns (has "
+                                 f"{counts[0]} x {counts[1]}; 0 x 0: the mesh's own grid)",
+                                 "height_field_too_few_samples")]
+    return []

@@ -26,8 +26,8 @@ import bmesh
 import bpy
 from mathutils import Matrix, Quaternion, Vector
 
-from ...core.model import (Body, Camera, Joint, LightKind, MeshData, PhysicsMaterial, PhysicsScene, Pose,
-                           Sensor, Shape, ShapeKind, Site, Visual)
+from ...core.model import (Body, Camera, HeightField, Joint, LightKind, MeshData, PhysicsMaterial, PhysicsScene,
+                           Pose, Sensor, Shape, ShapeKind, Site, Visual)
 from ...core.transforms import pose_mul, pose_relative
 from ..properties.camera_props import sync_tracking
 from ..properties.collider_props import MESH_KINDS, size_factors
@@ -140,6 +140,16 @@ def apply_shape(obj, shape: Shape, scale) -> None:
     props.material = shape.material or ""
     write_optional(props, "density", shape.density)
     write_contact(props, shape.contact)
+    if shape.height_field is not None:
+        apply_height_field(props, shape.height_field)
+
+
+def apply_height_field(props, field: HeightField) -> None:
+    """The grid's settings; its surface is the object's mesh (``core.mjcf.primitives.height_field``)."""
+    props.hfield_rows, props.hfield_columns = field.nrow, field.ncol
+    props.hfield_half_size = (field.half_x, field.half_y)
+    props.hfield_elevation, props.hfield_base = field.elevation, field.base
+    props.hfield_name = field.name
 
 
 def _unscale(size: float, factor: float) -> float:
@@ -429,7 +439,8 @@ class _Builder:
     def add_shape(self, shape: Shape) -> None:
         body = self.body_objects.get(shape.body) if shape.body else None
         own = self.body_objects.get(shape.name) if shape.body and shape.name == shape.body else None
-        if own is not None and (shape.kind.value not in MESH_KINDS or _mesh_matches(own, shape.mesh)):
+        primitive = shape.kind.value not in MESH_KINDS and shape.height_field is None
+        if own is not None and (primitive or _mesh_matches(own, shape.mesh)):
             obj = own
         else:
             obj = self.shape_object(shape)
@@ -457,6 +468,10 @@ class _Builder:
         (same kind, sizes, axis and scale): one shared stand-in, filled once."""
         if shape.kind.value in MESH_KINDS or shape.mesh is not None:
             return new_mesh(shape.name, shape.mesh)
+        if shape.height_field is not None:  # terrain: the mesh is its surface, one vertex per sample
+            from ...core.mjcf.primitives import height_field
+
+            return new_mesh(shape.name, height_field(shape.height_field))
         key = (shape.kind, shape.axis, shape.half_extents, shape.radius, shape.half_height, tuple(shape.scale))
         mesh = self.display_meshes.get(key)
         if mesh is None:

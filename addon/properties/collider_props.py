@@ -27,7 +27,7 @@ def size_factors(kind: str, axis: str, scale) -> tuple[tuple[float, float, float
     radius = max(s) if kind == ShapeKind.SPHERE.value else across
     return s, radius, s[along]
 
-_SHAPE_LABELS = {"CONVEX_HULL": "Convex Hull", "MESH": "Triangle Mesh"}
+_SHAPE_LABELS = {"CONVEX_HULL": "Convex Hull", "MESH": "Triangle Mesh", "HEIGHT_FIELD": "Height Field"}
 _SHAPE_DESCRIPTIONS = {
     "BOX": "A box of the given half extents",
     "SPHERE": "A sphere of the given radius",
@@ -36,6 +36,8 @@ _SHAPE_DESCRIPTIONS = {
     "CONVEX_HULL": "The convex hull of the object's mesh",
     "MESH": "The object's mesh as triangles",
     "PLANE": "An infinite plane through the origin, normal along +Z",
+    "HEIGHT_FIELD": "Terrain: the mesh's surface (modifiers applied) as an elevation grid over its XY "
+                    "bounds, static",
 }
 
 
@@ -63,6 +65,21 @@ class ArticulaColliderProps(bpy.types.PropertyGroup):
                                soft_min=0.0)
     contact_gap: float_prop("Contact Gap", "Contacts are generated below this separation", subtype="DISTANCE",
                             unit="LENGTH", soft_min=0.0)
+    # A height field's grid (core.model.HeightField); its sizes come from the evaluated mesh.
+    hfield_rows: IntProperty(name="Rows", min=0, soft_max=1024, description="Samples along Y; 0: the "
+                             "mesh's own grid (sampled where the mesh is no regular grid)")
+    hfield_columns: IntProperty(name="Columns", min=0, soft_max=1024, description="Samples along X; 0: the "
+                                "mesh's own grid (sampled where the mesh is no regular grid)")
+    hfield_base: float_prop("Base", "Depth of the solid below the lowest point; 0: 10% of the larger "
+                            "half size", subtype="DISTANCE", unit="LENGTH", soft_min=0.0)
+    hfield_elevation: float_prop("Elevation", "The file's elevation, kept for a flat surface (whose "
+                                 "mesh has none)", subtype="DISTANCE", unit="LENGTH", soft_min=0.0)
+    hfield_half_size: FloatVectorProperty(name="Half Size", size=2, subtype="XYZ_LENGTH", unit="LENGTH",
+                                          soft_min=0.0, **UNBOUNDED,
+                                          description="The file's half sizes in X and Y (export reads "
+                                          "the mesh's)")
+    hfield_name: StringProperty(name="Height Field Name", description="The elevation asset's name "
+                                "(empty: the object's)")
     # MuJoCo's contact model of this collider (core.model.ContactParams); off: MuJoCo's defaults.
     has_contact: BoolProperty(name="MuJoCo Contact", description="Own MuJoCo contact parameters (condim, "
                               "priority, solref, solimp, solmix); off: MuJoCo's defaults")
