@@ -97,6 +97,19 @@ def test_mujoco_warps_terrain_comes_in_as_its_surface_and_goes_back_the_same(cle
     assert any("elevation 0.1 m" in entry[2] for entry in log if entry[0] == "label")
 
 
+@pytest.mark.skipif(not os.path.isfile(HFIELD_XML), reason="mujoco-warp's test data is not installed")
+def test_terrain_goes_through_usd_and_comes_back_as_a_height_field(clean_scene, tmp_path):
+    assert bpy.ops.articula.import_mjcf(filepath=HFIELD_XML) == {"FINISHED"}
+    assert bpy.ops.articula.export_usd(filepath=str(tmp_path / "terrain.usda")) == {"FINISHED"}
+    for obj in list(bpy.data.objects):
+        bpy.data.objects.remove(obj)
+    assert bpy.ops.articula.import_usd(filepath=str(tmp_path / "terrain.usda")) == {"FINISHED"}
+    terrain = next(o for o in clean_scene.objects if o.articula.collider.shape == "HEIGHT_FIELD")
+    props = terrain.articula.collider
+    assert (props.hfield_rows, props.hfield_columns, len(terrain.data.vertices)) == (3, 3, 9)
+    assert height_field_differences(mujoco.MjModel.from_xml_path(HFIELD_XML), export(tmp_path)) == []
+
+
 def test_dm_controls_quadruped_keeps_its_flat_terrain(clean_scene, tmp_path):
     path = mujoco_robot("quadruped")
     assert bpy.ops.articula.import_mjcf(filepath=path) == {"FINISHED"}
