@@ -121,7 +121,8 @@ def test_dm_controls_quadruped_keeps_its_flat_terrain(clean_scene, tmp_path):
 # --- terrain authored in Blender ------------------------------------------------------------------------
 
 def add_grid(subdivisions=(20, 12), size=2.0):
-    bpy.ops.mesh.primitive_grid_add(x_subdivisions=subdivisions[0], y_subdivisions=subdivisions[1], size=size)
+    bpy.ops.mesh.primitive_grid_add(x_subdivisions=subdivisions[0], y_subdivisions=subdivisions[1], size=size,
+                                    location=(0.0, 0.0, 0.0), rotation=(0.0, 0.0, 0.0))  # not at the 3D cursor
     return bpy.context.active_object
 
 
