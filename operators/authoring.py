@@ -207,8 +207,8 @@ class ARTICULA_OT_set_collider(_ObjectModeOperator, bpy.types.Operator):
         faceless = [o.name for o in meshes
                     if self.shape == "HEIGHT_FIELD" and not height_field_adapter.has_faces(o)]
         if faceless:
-            return self.fail(f"No height field on {', '.join(faceless)}: a height field is a surface, and the "
-                             "mesh has no faces; use a Grid (Add > Mesh > Grid) or another mesh with faces")
+            return self.fail(f"No height field on {', '.join(faceless)}: a height field is a surface, and "
+                             "the mesh has no faces; use a Grid (Add > Mesh > Grid) or another mesh with faces")
         self._hulls = {}
         if self.shape == "CONVEX_HULL":
             for obj in (o for o in meshes if len(o.data.vertices) > self.max_vertices):

@@ -26,8 +26,8 @@ import bmesh
 import bpy
 from mathutils import Matrix, Quaternion, Vector
 
-from ...core.model import (Body, Camera, HeightField, Joint, LightKind, MeshData, PhysicsMaterial, PhysicsScene,
-                           Pose, Sensor, Shape, ShapeKind, Site, Visual)
+from ...core.model import (Body, Camera, HeightField, Joint, LightKind, MeshData, PhysicsMaterial,
+                           PhysicsScene, Pose, Sensor, Shape, ShapeKind, Site, Visual)
 from ...core.transforms import pose_mul, pose_relative
 from ..properties.camera_props import sync_tracking
 from ..properties.collider_props import MESH_KINDS, size_factors

@@ -103,7 +103,8 @@ def default_resolution(obj) -> tuple[int, int]:
     size_x, size_y = (max(float(v), 1e-9) for v in np.ptp(points[:, :2], axis=0))
     per_axis = max(len(points), 1) ** 0.5
     aspect = (size_y / size_x) ** 0.5
-    return (int(np.clip(round(per_axis * aspect), low, high)), int(np.clip(round(per_axis / aspect), low, high)))
+    rows, columns = (int(np.clip(round(n), low, high)) for n in (per_axis * aspect, per_axis / aspect))
+    return rows, columns
 
 
 def sampled_heights(shape: Surface, rows: int, columns: int) -> np.ndarray:

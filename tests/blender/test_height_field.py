@@ -58,7 +58,8 @@ def hfield_world_samples(model, g: int) -> np.ndarray:
     half_x, half_y, elevation, _ = model.hfield_size[h]
     start = int(model.hfield_adr[h])
     heights = model.hfield_data[start:start + nrow * ncol].reshape(nrow, ncol) * elevation
-    ys, xs = np.meshgrid(np.linspace(-half_y, half_y, nrow), np.linspace(-half_x, half_x, ncol), indexing="ij")
+    ys, xs = np.meshgrid(np.linspace(-half_y, half_y, nrow), np.linspace(-half_x, half_x, ncol),
+                         indexing="ij")
     local = np.stack([xs, ys, heights], axis=-1).reshape(-1, 3)
     return data.geom_xpos[g] + local @ data.geom_xmat[g].reshape(3, 3).T
 
@@ -121,7 +122,8 @@ def test_dm_controls_quadruped_keeps_its_flat_terrain(clean_scene, tmp_path):
 # --- terrain authored in Blender ------------------------------------------------------------------------
 
 def add_grid(subdivisions=(20, 12), size=2.0):
-    bpy.ops.mesh.primitive_grid_add(x_subdivisions=subdivisions[0], y_subdivisions=subdivisions[1], size=size,
+    x_cuts, y_cuts = subdivisions
+    bpy.ops.mesh.primitive_grid_add(x_subdivisions=x_cuts, y_subdivisions=y_cuts, size=size,
                                     location=(0.0, 0.0, 0.0), rotation=(0.0, 0.0, 0.0))  # not at the 3D cursor
     return bpy.context.active_object
 
