@@ -25,8 +25,9 @@ from test_panels_draw import draw_panel, drawn_props  # noqa: E402
 
 from articula.panels import physics  # noqa: E402
 
-HFIELD_XML = os.path.join(ROOT, ".venv", "lib", "python3.13", "site-packages", "mujoco_warp", "test_data",
-                          "hfield", "hfield.xml")
+MUJOCO_WARP_DATA = os.path.join(ROOT, ".venv", "lib", "python3.13", "site-packages", "mujoco_warp", "test_data")
+HFIELD_XML = os.path.join(MUJOCO_WARP_DATA, "hfield", "hfield.xml")
+RAY_XML = os.path.join(MUJOCO_WARP_DATA, "ray.xml")  # a 3 x 2 grid, raised 1 m
 SURFACE_TOL = 1e-5  # m
 
 
@@ -109,6 +110,14 @@ def test_terrain_goes_through_usd_and_comes_back_as_a_height_field(clean_scene, 
     props = terrain.articula.collider
     assert (props.hfield_rows, props.hfield_columns, len(terrain.data.vertices)) == (3, 3, 9)
     assert height_field_differences(mujoco.MjModel.from_xml_path(HFIELD_XML), export(tmp_path)) == []
+
+
+@pytest.mark.skipif(not os.path.isfile(RAY_XML), reason="mujoco-warp's test data is not installed")
+def test_a_grid_of_other_rows_than_columns_goes_back_the_same(clean_scene, tmp_path):
+    assert bpy.ops.articula.import_mjcf(filepath=RAY_XML) == {"FINISHED"}
+    terrain = clean_scene.objects["hfield"]
+    assert (terrain.articula.collider.hfield_rows, terrain.articula.collider.hfield_columns) == (3, 2)
+    assert height_field_differences(mujoco.MjModel.from_xml_path(RAY_XML), export(tmp_path)) == []
 
 
 def test_dm_controls_quadruped_keeps_its_flat_terrain(clean_scene, tmp_path):
