@@ -193,6 +193,22 @@ def test_a_surface_that_is_no_grid_is_sampled_on_the_rows_and_columns(clean_scen
     assert np.abs(samples[:, 2] - plane).max() < SURFACE_TOL
 
 
+def test_an_authored_terrain_keeps_its_surface_through_usd(clean_scene, tmp_path):
+    grid = add_grid()
+    bowl(grid)
+    grid.location, grid.rotation_euler, grid.scale = (0.4, -0.2, 0.3), (0.0, 0.0, 0.5), (1.5, 0.8, 2.0)
+    set_height_field(grid)
+    vertices = evaluated_world_vertices(grid)
+    assert bpy.ops.articula.export_usd(filepath=str(tmp_path / "terrain.usda")) == {"FINISHED"}
+    for obj in list(bpy.data.objects):
+        bpy.data.objects.remove(obj)
+    assert bpy.ops.articula.import_usd(filepath=str(tmp_path / "terrain.usda")) == {"FINISHED"}
+    terrain = next(o for o in clean_scene.objects if o.articula.collider.shape == "HEIGHT_FIELD")
+    assert nearest_distances(evaluated_world_vertices(terrain), vertices).max() < SURFACE_TOL
+    model = export(tmp_path)
+    assert nearest_distances(hfield_world_samples(model, hfield_geom(model)), vertices).max() < SURFACE_TOL
+
+
 def test_a_ball_dropped_on_the_terrain_rests_on_its_surface(clean_scene):
     """Dropped over the bowl's lowest point, 0.3 m above the ground, where it stays (a ball rolls on)."""
     terrain = add_grid((24, 24))
