@@ -32,6 +32,7 @@ import newton
 from ..core.articulation import Articulation, find_articulations
 from ..core.collision import filtered_body_pairs
 from ..core.mass import MassError, balance_inertia, bodies_welded_to_world, mass_properties
+from ..core.mjcf.primitives import height_field as height_field_surface
 from ..core.model import (
     Body,
     Dof,
@@ -207,8 +208,10 @@ _Z_TO_AXIS = {
 }
 
 
-def add_shape(builder: newton.ModelBuilder, scene: PhysicsScene, shape: Shape, body: int) -> int:
-    """Add one collider to ``body`` (-1: static) and return its Newton shape index.
+def add_shape(builder: newton.ModelBuilder, scene: PhysicsScene, shape: Shape, body: int,
+              notes: list[str] | None = None) -> int:
+    """Add one collider to ``body`` (-1: static) and return its Newton shape index; what a solver
+    cannot simulate as authored is said in ``notes``.
 
     Mass comes from :mod:`core.mass` (the body is added with locked inertia), not from Newton.
     """
@@ -235,7 +238,37 @@ def add_shape(builder: newton.ModelBuilder, scene: PhysicsScene, shape: Shape, b
     if kind == ShapeKind.PLANE:
         return builder.add_shape_plane(xform=xform, width=0.0, length=0.0, body=body, cfg=cfg,
                                        label=shape.name)
+    if kind == ShapeKind.HEIGHT_FIELD:
+        return _add_height_field(builder, shape, body, common, notes)
     raise SimulationBuildError(f"shape {shape.name!r}: unknown kind {kind!r}")
+
+
+def _add_height_field(builder: newton.ModelBuilder, shape: Shape, body: int, common: dict,
+                      notes: list[str] | None) -> int:
+    """A static height field as Newton's (MuJoCo's hfield on the MuJoCo solver, its base kept); on a
+    moving body, where Newton keeps none, its surface as a triangle mesh."""
+    field = shape.height_field
+    if field is None or min(field.nrow, field.ncol) < 2 or len(field.heights) != field.nrow * field.ncol:
+        raise SimulationBuildError(f"shape {shape.name!r} is a height field without a grid of at least "
+                                   f"2 x 2 samples (nrow * ncol heights)")
+    if body >= 0:
+        if notes is not None:
+            notes.append(f"height field {shape.name!r} is on a moving body, where Newton keeps no height "
+                         f"field: it collides as a triangle mesh of its surface (on MuJoCo Warp that mesh's "
+                         f"convex hull), without its solid base")
+        surface = height_field_surface(field)
+        mesh = newton.Mesh(np.asarray(surface.vertices, dtype=np.float32),
+                           np.asarray(surface.triangles, dtype=np.int32).flatten())
+        return builder.add_shape_mesh(body, mesh=mesh, **common)
+    heights = np.asarray(field.heights, dtype=np.float32).reshape(field.nrow, field.ncol)
+    # Newton renormalizes the samples to [0, 1] between min_z and max_z: give it their own range, so a
+    # grid that does not span [0, 1] keeps its heights (row 0 at -y, as the description's).
+    low, high = float(heights.min()) * field.elevation, float(heights.max()) * field.elevation
+    grid = newton.Heightfield(data=heights, nrow=field.nrow, ncol=field.ncol, hx=field.half_x,
+                              hy=field.half_y, min_z=low, max_z=high)
+    newton.solvers.SolverMuJoCo.register_custom_attributes(builder)  # the base, read by MuJoCo's solver
+    base = {"mujoco:hfield_base": field.base}
+    return builder.add_shape_heightfield(heightfield=grid, custom_attributes=base, **common)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -419,8 +452,15 @@ class _TemplateBuilder:
                           lock_inertia=True)
             index[name] = template.builder.add_link(**kwargs)
             template.bodies.append(name)
-            shapes_of[name] = [add_shape(template.builder, self.scene, s, index[name])
+            shapes_of[name] = [self._add_body_shape(template.builder, body, s, index[name])
                                for s in self.scene.shapes_of(name)]
+
+    def _add_body_shape(self, builder: newton.ModelBuilder, body: Body, shape: Shape, index: int) -> int:
+        """A body's collider; a height field on a body the world holds stays a (static) height field,
+        placed where the body is."""
+        if shape.kind == ShapeKind.HEIGHT_FIELD and body.name in self.welded_to_world and not body.kinematic:
+            return add_shape(builder, self.scene, replace(shape, pose=pose_mul(body.pose, shape.pose)), -1)
+        return add_shape(builder, self.scene, shape, index, self.notes)
 
     def _at_least_fallback_mass(self, name: str, mass: MassProperties) -> MassProperties:
         """XPBD: a moving body lighter than FALLBACK_MASS made that heavy, its inertia scaled alike, with a
