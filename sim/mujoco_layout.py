@@ -15,7 +15,7 @@ from typing import Mapping
 
 import numpy as np
 
-from ..core.model import JointType, PhysicsScene, Pose
+from ..core.model import PhysicsScene, Pose
 
 
 @dataclass
@@ -73,11 +73,8 @@ class SpecLayout:
         self.drives: dict[tuple[str, str], DriveSlot] = {}
         for joint in scene.joints:
             for dof in joint.active_dofs():
-                if not dof.drive_enabled:
-                    continue
-                d6 = joint.type == JointType.D6
-                name = f"{joint.name}_{dof.axis.value}_drive" if d6 else f"{joint.name}_drive"
-                a = _id(m, obj.mjOBJ_ACTUATOR, name)
+                name = built.drive_actuators.get((joint.name, dof.axis.value))
+                a = _id(m, obj.mjOBJ_ACTUATOR, name) if dof.drive_enabled and name else -1
                 if a >= 0:
                     self.drives[(joint.name, dof.axis.value)] = DriveSlot(a, dof.drive_stiffness > 0.0)
         self.mocap = {b.name: int(m.body_mocapid[i]) for b in scene.bodies

@@ -121,7 +121,8 @@ class BuiltSpec:
     for each of its three DOFs; a fixed joint or one left out: absent). ``free_joints``: floating root
     body -> its MuJoCo free joint's name ("" when unnamed: find it by the body). ``initial_keyframe``:
     the name of the keyframe holding the description's state (``initial``, ``initial_1`` when a file
-    keyframe is called ``initial``), "" when the state is the rest pose and none was written."""
+    keyframe is called ``initial``), "" when the state is the rest pose and none was written.
+    ``drive_actuators``: (joint, DOF axis) -> the servo written for that DOF's drive."""
 
     spec: object
     model: object  # MuJoCo's model of ``xml``, as the written file loads
@@ -131,6 +132,7 @@ class BuiltSpec:
     dof_joints: dict[str, list[tuple[str, Dof]]] = field(default_factory=dict)
     free_joints: dict[str, str] = field(default_factory=dict)
     initial_keyframe: str = ""
+    drive_actuators: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 def build_spec(scene: PhysicsScene, path: str = "robot.xml", masses: Optional[dict[str, MassProperties]] = None,
@@ -252,6 +254,7 @@ class _SpecBuilder(ExtrasWriter):
         self.shape_geoms: dict[str, str] = {}  # collider name -> its geom's name
         self.tendon_names: set = set()
         self.height_fields: dict[tuple, str] = {}  # a grid's values -> its <hfield> name
+        self.drive_actuators: dict[tuple[str, str], str] = {}  # (joint, DOF axis) -> its drive's servo
 
     def say(self, what: str) -> None:
         if what not in self.unsayable:
@@ -294,6 +297,7 @@ class _SpecBuilder(ExtrasWriter):
         free_joints = {name: self.scene.body(name).free_joint_name or "" for name in self.free_roots}
         return BuiltSpec(spec=spec, model=model, xml=xml, files=self.files, warnings=self.warnings,
                          dof_joints=dict(self.dof_joints), free_joints=free_joints,
+                         drive_actuators=dict(self.drive_actuators),
                          initial_keyframe=self.initial_name if self.wrote_initial else "")
 
     def written(self) -> tuple[str, object]:
@@ -825,6 +829,7 @@ class _SpecBuilder(ExtrasWriter):
         velocity (kv) toward its target velocity when it has no stiffness."""
         target = self.dof_target(joint, dof)
         name = f"{joint.name}_drive" if joint.type != JointType.D6 else f"{joint.name}_{dof.axis.value}_drive"
+        name = self._unique_actuator_name(name)  # an imported robot's own servo may have the name
         if target is None:
             self.say(f"drive of ball joint {joint.name}")
             return
@@ -841,6 +846,14 @@ class _SpecBuilder(ExtrasWriter):
         else:
             return
         self.actuator(actuator, self.mj.mjtTrn.mjTRN_JOINT, target)
+        self.drive_actuators[(joint.name, dof.axis.value)] = name
+
+    def _unique_actuator_name(self, name: str) -> str:
+        taken = {a.name for a in self.spec.actuators}
+        unique, count = name, 1
+        while unique in taken:
+            unique, count = f"{name}_{count}", count + 1
+        return unique
 
     def equalities(self, articulations: list[Articulation]) -> None:
         mj = self.mj

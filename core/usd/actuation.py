@@ -221,9 +221,13 @@ class ActuationReader:
         consumers) is read as the servo alone, so import -> export -> import is stable."""
         for path, joint in self.joints_by_path.items():
             for dof in joint.dofs:
-                if dof.drive_enabled and dof.actuators and _drive_mirrors(dof, derived_drive(dof)):
+                if not (dof.drive_enabled and dof.actuators):
+                    continue
+                prim = self.r.stage.GetPrimAtPath(path)
+                # The DOF's effort limit is the tighter of the drive's maxForce and the joint's own range.
+                if _drive_mirrors(dof, derived_drive(dof), self.r.mjc_force_limit(prim, joint)):
                     _clear_drive(dof)
-                    self.r.reread_effort_limit(self.r.stage.GetPrimAtPath(path), joint)
+                    self.r.reread_effort_limit(prim, joint)
 
 
 def _schema_names(prim: Usd.Prim) -> list[str]:
@@ -356,15 +360,16 @@ def _close32(a: float, b: float) -> bool:
     return a == b or abs(a - b) <= 1e-6 * max(abs(a), abs(b), 1e-12) or (math.isinf(a) and a == b)
 
 
-def _drive_mirrors(dof: Dof, drive: Optional[dict]) -> bool:
+def _drive_mirrors(dof: Dof, drive: Optional[dict], joint_force_limit: float = INF) -> bool:
     if drive is None:
         return False
+    effort = min(drive["max_force"], joint_force_limit)
     return (dof.drive_type.value == "FORCE" and _close32(dof.drive_stiffness, drive["stiffness"])
             and _close32(dof.drive_damping, drive["damping"])
             # compared as written, in the joint frames (less the reference), where float32 rounds it
             and _close32(dof.target_position - dof.reference, drive["target_position"] - dof.reference)
             and _close32(dof.target_velocity, drive["target_velocity"])
-            and (math.isinf(dof.max_effort) or _close32(dof.max_effort, drive["max_force"])))
+            and (math.isinf(dof.max_effort) or _close32(dof.max_effort, effort)))
 
 
 def _clear_drive(dof: Dof) -> None:

@@ -881,15 +881,22 @@ class _StageReader:
     def _read_mjc_force_range(self, prim: Usd.Prim, joint: Joint) -> None:
         """MuJoCo's joint force range bounds the same effort as a drive's maxForce: keep the tighter
         (Newton's add_usd does the same; an asymmetric range keeps its larger magnitude)."""
+        limit = self.mjc_force_limit(prim, joint)
+        if limit < INF:
+            for dof in joint.active_dofs():
+                dof.max_effort = min(dof.max_effort, limit)
+
+    def mjc_force_limit(self, prim: Usd.Prim, joint: Joint) -> float:
+        """The effort limit MuJoCo's joint force range (``mjc:actuatorfrcrange``) sets; INF: none."""
         low = self.value(prim, D.MJC_FORCE_RANGE_MIN, allow_inf=False)
         high = self.value(prim, D.MJC_FORCE_RANGE_MAX, allow_inf=False)
         if low is None and high is None or joint.type not in (JointType.REVOLUTE, JointType.PRISMATIC):
-            return
+            return INF
         low, high = float(low or 0.0), float(high or 0.0)
         limited = self.value(prim, D.MJC_FORCE_LIMITED, "token", "auto")
         if limited == "true" or (limited == "auto" and low < high):
-            for dof in joint.active_dofs():
-                dof.max_effort = min(dof.max_effort, max(abs(low), abs(high)))
+            return max(abs(low), abs(high))
+        return INF
 
     def reread_effort_limit(self, prim: Usd.Prim, joint: Joint) -> None:
         """Each DOF's effort limit from the joint's MuJoCo force range alone (its drive was dropped)."""

@@ -407,3 +407,24 @@ def test_a_closed_simulation_gives_its_model_to_the_next():
     second.advance(0.2)
     fresh.advance(0.2)
     np.testing.assert_array_equal(second.body_poses(), fresh.body_poses())
+
+
+def test_a_drive_beside_a_servo_of_its_name_is_its_own_actuator(tmp_path):
+    """An imported robot's servo may be called ``<joint>_drive``, the name the export gives a drive: the
+    drive's servo takes the next free name, the file compiles, and drive targets reach the drive's servo."""
+    from articula.core.model import Actuator
+
+    scene = samples.pendulum()
+    joint = scene.joints[0]
+    dof = joint.dofs[0]
+    dof.actuators.append(Actuator.position(f"{joint.name}_drive", 5.0, 0.5))
+    dof.drive_enabled, dof.drive_stiffness, dof.drive_damping = True, 100.0, 1.0
+    out = tmp_path / "robot.xml"
+    write_mjcf(scene, str(out))
+    model = mujoco.MjModel.from_xml_path(str(out))
+    names = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_ACTUATOR, a) for a in range(model.nu)]
+    assert names == [f"{joint.name}_drive", f"{joint.name}_drive_1"]
+    sim = MuJoCoSimulation(scene)
+    sim.set_drive_targets({joint.name: 0.3})
+    sim.advance(1 / 24)
+    assert sim.mj_data.ctrl[1] == pytest.approx(0.3) and sim.mj_data.ctrl[0] == 0.0
