@@ -1,12 +1,12 @@
 """The simulations that load every Warp kernel a Newton solver's run uses, for ``warm_kernels`` (and
 so ``tools/build_kernels.py``): the primitives' warm-up scene (``sim.simulation``) and a second scene
-with what it lacks (a triangle mesh and a convex hull on the ground, a mimic joint), each stepped, read
-back and grabbed as Simulate does."""
+with what it lacks (a triangle mesh and a convex hull on the ground, a ball on a height field, a mimic
+joint), each stepped, read back and grabbed as Simulate does."""
 
 from __future__ import annotations
 
-from ..core.model import (Body, DofMotion, JointType, MeshData, Mimic, PhysicsScene, Pose, SceneSettings,
-                          Shape, ShapeKind, make_joint)
+from ..core.model import (Body, DofMotion, HeightField, JointType, MeshData, Mimic, PhysicsScene, Pose,
+                          SceneSettings, Shape, ShapeKind, make_joint)
 
 _CUBE_VERTICES = [(x, y, z) for x in (-0.1, 0.1) for y in (-0.1, 0.1) for z in (-0.1, 0.1)]
 _CUBE_TRIANGLES = [(0, 1, 3), (0, 3, 2), (4, 6, 7), (4, 7, 5), (0, 4, 5), (0, 5, 1),
@@ -14,8 +14,8 @@ _CUBE_TRIANGLES = [(0, 1, 3), (0, 3, 2), (4, 6, 7), (4, 7, 5), (0, 4, 5), (0, 5,
 
 
 def meshes_and_mimic_scene() -> PhysicsScene:
-    """A mesh, a convex hull and a finger that mimics another: Newton's mesh inertia, its
-    mesh-contact narrow phase and its mimic-joint kernels."""
+    """A mesh, a convex hull, a ball on a height field and a finger that mimics another: Newton's mesh
+    inertia, its mesh- and height-field-contact narrow phase and its mimic-joint kernels."""
     scene = PhysicsScene(name="warmup_meshes", settings=SceneSettings(ground_plane=True))
     cube = MeshData(vertices=list(_CUBE_VERTICES), triangles=list(_CUBE_TRIANGLES))
     scene.bodies += [Body("mesh", Pose((0.0, 0.0, 0.1))), Body("hull", Pose((1.0, 0.0, 0.1))),
@@ -36,7 +36,18 @@ def meshes_and_mimic_scene() -> PhysicsScene:
         dof.motion, dof.lower, dof.upper = DofMotion.LIMITED, -0.05, 0.05
         scene.joints.append(slide)
     scene.joints[-1].mimic = Mimic("finger_a_slide", gear=-1.0)
+    _add_ball_on_terrain(scene, Pose((4.0, 0.0, 0.0)))
     return scene
+
+
+def _add_ball_on_terrain(scene: PhysicsScene, at: Pose) -> None:
+    """A static 3 x 3 height field with a bump (the warm-up's terrain) and a ball resting on it."""
+    bump = HeightField("warmup_bump", nrow=3, ncol=3, half_x=0.3, half_y=0.3, elevation=0.05, base=0.05,
+                       heights=[0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0])
+    scene.shapes.append(Shape("terrain", ShapeKind.HEIGHT_FIELD, pose=at, height_field=bump))
+    ball = Pose((at.pos[0] + 0.15, at.pos[1], at.pos[2] + 0.1))
+    scene.bodies.append(Body("terrain_ball", ball))
+    scene.shapes.append(Shape("terrain_ball_sphere", ShapeKind.SPHERE, "terrain_ball", radius=0.05))
 
 
 def run_warmup(simulation, scenes: list[PhysicsScene], solver, device: str) -> None:
