@@ -17,8 +17,8 @@ import pytest
 from articula.addon.adapters.blender_to_description import scene_from_blender
 from articula.addon.adapters.description_to_blender import build_scene
 from articula.core import samples
-from articula.core.model import (Body, Camera, Dof, DofAxis, DofMotion, DriveType, Joint, JointType,
-                                 MassProperties, MeshData, PhysicsMaterial, PhysicsScene, Pose, SceneSettings,
+from articula.core.model import (Body, Camera, Dof, DofAxis, DofMotion, DriveType, HeightField, Joint,
+                                 JointType, MassProperties, MeshData, PhysicsMaterial, PhysicsScene, Pose, SceneSettings,
                                  Sensor, Shape, ShapeKind, Solver, Visual)
 from articula.core.transforms import quat_from_axis_angle
 
@@ -128,6 +128,11 @@ def every_field_scene() -> PhysicsScene:
         Shape("ground", ShapeKind.PLANE, None, world=-1, collision_group=-2),
         Shape("ramp", ShapeKind.MESH, None, Pose((2.0, 0.0, 0.0), tilt), mesh=_tetra(), scale=(3.0, 3.0, 3.0),
               world=-1, material="rubber"),
+        Shape("terrain", ShapeKind.HEIGHT_FIELD, None,
+              Pose((1.0, -2.0, 0.25), quat_from_axis_angle((0, 0, 1), 0.6)),
+              height_field=HeightField("hills", 3, 4, 1.5, 0.75, 0.4, 0.125,  # samples with a 0, as compiled
+                                       [0.0, 0.25, 0.5, 1.0, 0.125, 0.375, 0.625, 0.875, 0.0, 0.5, 0.25, 0.75]),
+              world=-1, collision_group=-2),
     ]
     visuals = [
         Visual("base_visual", "base", _tetra(), Pose((0.0, 0.0, 0.125)), scale=(1.0, 2.0, 0.5),
