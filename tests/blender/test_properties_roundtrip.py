@@ -18,8 +18,8 @@ from articula.addon.adapters.blender_to_description import scene_from_blender
 from articula.addon.adapters.description_to_blender import build_scene
 from articula.core import samples
 from articula.core.model import (Body, Camera, Dof, DofAxis, DofMotion, DriveType, HeightField, Joint,
-                                 JointType, MassProperties, MeshData, PhysicsMaterial, PhysicsScene, Pose, SceneSettings,
-                                 Sensor, Shape, ShapeKind, Solver, Visual)
+                                 JointType, MassProperties, MeshData, PhysicsMaterial, PhysicsScene, Pose,
+                                 SceneSettings, Sensor, Shape, ShapeKind, Solver, Visual)
 from articula.core.transforms import quat_from_axis_angle
 
 sys.path.insert(0, str(Path(__file__).parent))
