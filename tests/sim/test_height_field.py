@@ -98,6 +98,20 @@ def test_terrain_on_a_body_the_world_holds_stays_a_height_field_where_the_body_i
     assert not [note for note in sim.notes if "height field" in note]
 
 
+def test_terrain_in_a_world_is_each_replicas_own(mjcf_text):
+    scene, _ = _terraces(mjcf_text)
+    scene.settings.replicas = 2
+    terrain = next(shape for shape in scene.shapes if shape.name == "terrain")
+    terrain.world = 0  # replicated with the world's robots (a global -1 terrain stays at the origin)
+    sim = Simulation(scene, device="cpu", solver="XPBD")
+    sim.advance(1.0)
+    offsets = sim.built.replica_offsets
+    assert offsets[0] != offsets[1]
+    for (name, replica), pose in zip(sim.body_keys, sim.body_poses()):
+        height = pose[2] - offsets[replica][2]
+        assert height == pytest.approx(ELEVATION + RADIUS if name == "high_ball" else RADIUS, abs=0.004)
+
+
 # A tray carrying a bump of terrain falls onto the floor: Newton keeps height fields static, so the
 # tray's collides as its surface mesh, whose rim (z = 0 in the tray's frame) comes to rest on the floor.
 MOVING_TERRAIN = """
