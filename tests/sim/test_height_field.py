@@ -6,6 +6,8 @@ import mujoco
 import numpy as np
 import pytest
 
+from articula.core.model import HeightField, PhysicsScene, Shape, ShapeKind
+from articula.sim.builder import SimulationBuildError, build_model
 from articula.sim.simulation import Simulation
 
 RADIUS = 0.05
@@ -137,3 +139,12 @@ def test_terrain_on_a_moving_body_collides_as_its_surface_mesh_with_a_note(mjcf_
     rest, sim = _rest(scene, solver)
     assert rest["tray"] == pytest.approx((0.0, 0.0, 0.0), abs=0.005)
     assert any("'tray_terrain'" in note and "triangle mesh" in note for note in sim.notes)
+
+
+def test_a_height_field_without_its_grid_is_refused_by_name():
+    torn = HeightField("torn", nrow=3, ncol=3, half_x=1.0, half_y=1.0, elevation=0.1, base=0.1,
+                       heights=[0.0] * 8)  # 3 x 3 samples, 8 heights
+    scene = PhysicsScene(name="torn_terrain")
+    scene.shapes.append(Shape("torn_terrain", ShapeKind.HEIGHT_FIELD, height_field=torn))
+    with pytest.raises(SimulationBuildError, match="'torn_terrain'.*height field"):
+        build_model(scene, "XPBD", device="cpu")
