@@ -6,7 +6,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from articula.core.model import HeightField, PhysicsScene, Shape, ShapeKind
+from articula.core.model import Body, HeightField, PhysicsScene, Pose, SceneSettings, Shape, ShapeKind
 from articula.sim.builder import SimulationBuildError, build_model
 from articula.sim.simulation import Simulation
 
@@ -112,6 +112,24 @@ def test_terrain_in_a_world_is_each_replicas_own(mjcf_text):
     for (name, replica), pose in zip(sim.body_keys, sim.body_poses()):
         height = pose[2] - offsets[replica][2]
         assert height == pytest.approx(ELEVATION + RADIUS if name == "high_ball" else RADIUS, abs=0.004)
+
+
+@pytest.mark.parametrize("solver", ["XPBD", "MUJOCO"])
+def test_a_grid_short_of_the_full_range_keeps_its_heights(solver):
+    """Samples in [0.25, 0.5] (authored in Blender, not MuJoCo's normalized [0, 1]) stay where they are:
+    Newton and MuJoCo get the grid's own range, not a stretched one."""
+    ramp = HeightField("ramp", nrow=2, ncol=2, half_x=0.5, half_y=0.5, elevation=0.4, base=0.05,
+                       heights=[0.25, 0.25, 0.5, 0.5])  # 0.1 m at -y up to 0.2 m at +y
+    scene = PhysicsScene(name="short_range", settings=SceneSettings(ground_plane=False))
+    scene.shapes.append(Shape("ramp", ShapeKind.HEIGHT_FIELD, height_field=ramp, world=-1))
+    scene.bodies.append(Body("ball", Pose((0.0, 0.0, 0.3))))
+    scene.shapes.append(Shape("ball", ShapeKind.SPHERE, "ball", radius=RADIUS))
+    sim = Simulation(scene, device="cpu", solver=solver, mujoco_direct=False)
+    sim.advance(0.25)  # landed on the slope's middle (0.15 m high), not yet rolled far
+    x, y, z = sim.body_poses()[0][:3]
+    surface = 0.1 + 0.1 * (y + 0.5)
+    slope = np.arctan(0.1)
+    assert z == pytest.approx(surface + RADIUS / np.cos(slope), abs=0.004)
 
 
 # A tray carrying a bump of terrain falls onto the floor: Newton keeps height fields static, so the
