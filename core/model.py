@@ -454,6 +454,19 @@ class Body:
     hierarchy_gap: bool = False
     # The name a file gives a floating root's free joint (``floating_base_joint``); None = unnamed.
     free_joint_name: Optional[str] = None
+    # A floating root's free joint as MuJoCo gives it, the same on its 6 DOFs (translation in SI per
+    # metre, rotation per radian): passive damping, armature, dry friction (frictionloss) and a spring
+    # (stiffness) holding the body to its start pose.
+    free_joint_damping: float = 0.0
+    free_joint_armature: float = 0.0
+    free_joint_friction: float = 0.0
+    free_joint_stiffness: float = 0.0
+
+    @property
+    def free_joint_dynamics(self) -> tuple[float, float, float, float]:
+        """(damping, armature, friction, stiffness) of the free joint; all 0 unless a file set them."""
+        return (self.free_joint_damping, self.free_joint_armature, self.free_joint_friction,
+                self.free_joint_stiffness)
 
 
 # ------------------------------------------------------------------ frames, sensors and MuJoCo's model

@@ -252,6 +252,9 @@ class ARTICULA_PT_body(_NonJointPanel, bpy.types.Panel):
             col.label(text=f"Held by the world through joint '{anchor.name}'", icon="PINNED")
         elif context.object.parent is None:
             col.prop(props, "free_joint_name")
+            free = col.column(heading="Free Joint", align=True)
+            for what in ("damping", "armature", "friction", "stiffness"):
+                free.prop(props, f"free_joint_{what}")
         col.prop(props, "self_collision")
         col.prop(props, "mass_mode", expand=True)
         if props.mass_mode == "MANUAL":

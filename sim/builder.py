@@ -508,6 +508,7 @@ class _TemplateBuilder:
         if parent is None and joint is None:
             free = b.add_joint_free(index[name], label=f"{name}_free_joint")
             self._set_root_velocity(template, self.scene.body(name), free)
+            self._set_free_joint_dynamics(template, self.scene.body(name), free)
             return free
         if joint is None:  # parent -> child with no joint: welded (MJCF semantics)
             return self._add_weld(template, parent, name, index)
@@ -534,6 +535,24 @@ class _TemplateBuilder:
         v = np.array(body.linear_velocity) + np.cross(body.angular_velocity, r)
         start = b.joint_qd_start[joint]
         b.joint_qd[start:start + 6] = [*v.tolist(), *body.angular_velocity]
+
+    def _set_free_joint_dynamics(self, template, body: Body, joint: int) -> None:
+        """A floating root's free-joint armature and damping on MuJoCo Warp (Newton's MuJoCo solver), whose
+        free-joint DOFs are MuJoCo's; Featherstone's are a spatial twist, where armature would couple
+        turning with sliding, and XPBD has no joint space: there, and for its friction and spring, a note."""
+        damping, armature, friction, stiffness = body.free_joint_dynamics
+        kept = []
+        if self.solver == Solver.MUJOCO:
+            b, start = template.builder, template.builder.joint_qd_start[joint]
+            dofs = slice(start, start + 6)
+            b.joint_armature[dofs], b.joint_damping[dofs] = [armature] * 6, [damping] * 6
+            kept = ["damping", "armature"]
+        lost = [what for what, value in (("damping", damping), ("armature", armature), ("friction", friction),
+                                         ("spring", stiffness)) if value and what not in kept]
+        note = (f"floating robot {body.name!r}: its free joint's {', '.join(lost)} "
+                f"{'is' if len(lost) == 1 else 'are'} simulated on MuJoCo only")
+        if lost and note not in self.notes:
+            self.notes.append(note)
 
     def _add_weld(self, template, parent: str, child: str, index: dict[str, int]) -> int:
         relative = pose_relative(self.scene.body(parent).pose, self.scene.body(child).pose)

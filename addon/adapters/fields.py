@@ -31,7 +31,8 @@ DOF_FIELDS = {
 JOINT_FIELDS = {name: None for name in ("cone_limit0", "cone_limit1", "collide_bodies",
                                         "exclude_from_articulation")}
 BODY_FIELDS = {name: None for name in ("kinematic", "world", "self_collision", "linear_velocity",
-                                       "angular_velocity")}
+                                       "angular_velocity", "free_joint_damping", "free_joint_armature",
+                                       "free_joint_friction", "free_joint_stiffness")}
 SHAPE_FIELDS = {name: None for name in ("axis", "collision_group", "world", "contact_margin", "contact_gap")}
 MATERIAL_FIELDS = {name: None for name in ("static_friction", "dynamic_friction", "restitution",
                                            "torsional_friction", "rolling_friction")}

@@ -46,6 +46,14 @@ class ArticulaBodyProps(bpy.types.PropertyGroup):
                              "body 1")
     free_joint_name: StringProperty(name="Free Joint Name", description="The name the file gives this "
                                     "floating body's free joint (empty: unnamed)")
+    free_joint_damping: float_prop("Damping", "MuJoCo: passive damping on each of the floating body's 6 "
+                                   "free-joint DOFs (N*s/m, N*m*s/rad)", min=0.0)
+    free_joint_armature: float_prop("Armature", "MuJoCo: added inertia on each free-joint DOF (kg, kg*m^2)",
+                                    min=0.0)
+    free_joint_friction: float_prop("Friction", "MuJoCo: dry friction (frictionloss) on each free-joint DOF "
+                                    "(N, N*m)", min=0.0)
+    free_joint_stiffness: float_prop("Stiffness", "MuJoCo: a spring holding the floating body to its start "
+                                     "pose (N/m, N*m/rad)", min=0.0)
     posed: BoolProperty(name="Posed", description="The body shows a simulated state, away from its rest pose "
                         "(Apply Pose as Rest or Reset to Rest ends it)")
     rest_location: FloatVectorProperty(name="Rest Location", size=3, subtype="TRANSLATION", unit="LENGTH",

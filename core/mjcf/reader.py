@@ -288,15 +288,17 @@ class MjcfReader(ExtrasReader):
             self.scene.joints.append(self.joint(i, j, body0))
 
     def free_joint_values(self, j: int, body_name: str) -> None:
-        """A free joint's damping, armature, frictionloss and stiffness have no place (a floating body
-        has no joint in the description): named as not carried."""
+        """A floating root's free joint's damping, armature, frictionloss and stiffness (MuJoCo sets each
+        on all 6 DOFs alike; DOFs that differ keep their largest, with a warning)."""
         m = self.model
         dofs = slice(int(m.jnt_dofadr[j]), int(m.jnt_dofadr[j]) + 6)
-        held = {"damping": m.dof_damping[dofs], "armature": m.dof_armature[dofs],
-                "frictionloss": m.dof_frictionloss[dofs], "stiffness": [m.jnt_stiffness[j]]}
-        lost = [what for what, values in held.items() if np.any(values)]
-        if lost:
-            self.unsupported.append(f"{'/'.join(lost)} of body {body_name}'s free joint")
+        body = self.scene.body(body_name)
+        for what, values in (("damping", m.dof_damping[dofs]), ("armature", m.dof_armature[dofs]),
+                             ("friction", m.dof_frictionloss[dofs])):
+            if np.ptp(values) > 0.0:
+                self.warn(f"body {body_name}: its free joint's DOFs differ in {what}; the largest is kept")
+            setattr(body, f"free_joint_{what}", float(np.max(values)))
+        body.free_joint_stiffness = float(m.jnt_stiffness[j])
 
     def fixed_joint_name(self, i: int, name: str) -> str:
         """The name of the FIXED joint made for jointless body ``i``: ``name`` made unique."""

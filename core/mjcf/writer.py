@@ -403,6 +403,10 @@ class _SpecBuilder(ExtrasWriter):
                 free_joint = spec_body.add_freejoint()
                 if body.free_joint_name:
                     free_joint.name = body.free_joint_name
+                free_joint.damping = [body.free_joint_damping, 0.0, 0.0]
+                free_joint.stiffness = [body.free_joint_stiffness, 0.0, 0.0]
+                free_joint.armature = body.free_joint_armature
+                free_joint.frictionloss = body.free_joint_friction
                 self.free_roots.append(body.name)
         elif body.kinematic:
             self.say(f"kinematic body {body.name} inside a tree (MuJoCo moves only top-level mocap bodies)")

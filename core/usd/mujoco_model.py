@@ -79,6 +79,11 @@ KEYFRAMES_SCOPE, SENSORS_SCOPE, PAIRS_SCOPE = "Keyframes", "Sensors", "ContactPa
 SITE_KIND_ATTR = "articula:siteKind"
 DOF_NAMES_ATTR = "articula:dofNames"
 FREE_JOINT_NAME_ATTR = "articula:freeJointName"
+#: A floating root's free joint on its body prim, MuJoCo's numbers (SI, per radian), as ``mjc:`` joint
+#: attributes are: damping, armature, frictionloss, stiffness (absent: 0).
+FREE_JOINT_DYNAMICS_ATTRS = ("mjc:freejoint:damping", "mjc:freejoint:armature", "mjc:freejoint:frictionloss",
+                             "mjc:freejoint:stiffness")
+_FREE_JOINT_FIELDS = tuple(f"free_joint_{what}" for what in ("damping", "armature", "friction", "stiffness"))
 LAYOUT_ATTR = "articula:qposLayout"  # a key's qpos entries: free:<body>, ball:<joint>, dof:<joint>:<axis>
 CONTROLS_ATTR = "articula:ctrlNames"  # the actuators its ctrl is in
 SENSOR = "mjc:sensor:"
@@ -346,6 +351,11 @@ class _ModelWriter:
             if path is not None and body.free_joint_name:
                 self._spec_prim(path).set(FREE_JOINT_NAME_ATTR, T.String, body.free_joint_name, custom=True,
                                           uniform=True)
+            if path is not None and any(body.free_joint_dynamics):
+                prim = self._spec_prim(path)
+                for attr, value in zip(FREE_JOINT_DYNAMICS_ATTRS, body.free_joint_dynamics):
+                    if value:
+                        prim.set(attr, T.Double, float(value), custom=True, uniform=True)
 
     # -- sites, cameras, lights
     def _named_path(self, parent: Sdf.Path, name: str) -> Sdf.Path:
@@ -985,6 +995,10 @@ class MujocoModelReader:
             prim = r.body_prims[body.name]
             if r.authored(prim, FREE_JOINT_NAME_ATTR):
                 body.free_joint_name = prim.GetAttribute(FREE_JOINT_NAME_ATTR).Get() or None
+            for attr, field_name in zip(FREE_JOINT_DYNAMICS_ATTRS, _FREE_JOINT_FIELDS):
+                value = r.value(prim, attr, default=0.0, allow_inf=False)
+                if value:
+                    setattr(body, field_name, float(value))
 
     # -- sites, cameras, lights
     def _read_site(self, prim: Usd.Prim) -> None:

@@ -83,6 +83,8 @@ def every_field_scene() -> PhysicsScene:
                              replica_spacing=3.5, ground_plane=True)
     base = Body("base", Pose((0.25, -0.5, 1.0), tilt), kinematic=True, world=3, self_collision=False,
                 linear_velocity=(0.5, 0.25, -0.125), angular_velocity=(1.5, -2.0, 0.75),
+                free_joint_damping=2.5, free_joint_armature=0.125, free_joint_friction=0.75,
+                free_joint_stiffness=4.0,  # binary fractions: exact in Blender's float32
                 mass=MassProperties(2.5, (0.125, -0.25, 0.0625), (0.03, 0.04, 0.05),
                                     quat_from_axis_angle((0.0, 0.0, 1.0), 0.25)))
     arm = Body("arm", Pose((0.25, 0.0, 1.5), quat_from_axis_angle((1.0, 0.0, 0.0), 0.4)), parent="base",

@@ -167,7 +167,7 @@ def _close(a, b) -> bool:
 
 
 COMPILED_FIELDS = ("body_mass", "body_inertia", "body_ipos", "dof_armature", "dof_damping", "dof_frictionloss",
-                   "jnt_type", "jnt_axis", "jnt_limited", "actuator_gainprm", "actuator_biasprm",
+                   "jnt_stiffness", "jnt_type", "jnt_axis", "jnt_limited", "actuator_gainprm", "actuator_biasprm",
                    "actuator_gear", "actuator_ctrlrange", "actuator_forcerange", "actuator_ctrllimited",
                    "actuator_forcelimited", "actuator_trntype", "actuator_dyntype", "tendon_range", "tendon_limited",
                    "tendon_stiffness", "tendon_damping", "wrap_objid", "wrap_prm", "eq_type", "eq_obj1id",
@@ -198,9 +198,6 @@ def compiled_differences(original, ours) -> list[str]:
     """Check 3, field by field (bodies, joints, actuators... come in the same order)."""
     found = [f"{name}: {getattr(original, name).tolist()} != {getattr(ours, name).tolist()}"
              for name in COMPILED_FIELDS if not _close(getattr(original, name), getattr(ours, name))]
-    free = int(mujoco.mjtJoint.mjJNT_FREE)  # the description has no free joints, hence no spring on one
-    if not _close(original.jnt_stiffness * (original.jnt_type != free), ours.jnt_stiffness):
-        found.append(f"jnt_stiffness: {original.jnt_stiffness.tolist()} != {ours.jnt_stiffness.tolist()}")
     # Ranges about the file's pose: the description's zero is the original's qpos0 (its ref).
     ref_a = np.array([original.qpos0[original.jnt_qposadr[j]] if original.jnt_type[j] >= 2 else 0.0
                       for j in range(original.njnt)])
@@ -290,11 +287,7 @@ def xml_differences(first: str, second: str) -> list[str]:
 
 
 #: MJCF originals that do not compare in full, each with its reason.
-MOTION_EXCEPTIONS = {
-    "newton/nv_humanoid": "its free joint has stiffness 5 (a default class gives it to every joint): a spring "
-                          "pulling the floating torso back to its start, which the description cannot hold "
-                          "(it has no free joints) and MuJoCo users would not expect",
-}
+MOTION_EXCEPTIONS: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("key", MJCF_CORPUS)

@@ -47,8 +47,7 @@ KNOWN_LOSSES = {
     "warp/actuation/slidercrank.xml": (("actuator:",), "a slider-crank transmission is not read"),
     "warp/collision_sdf/cow.xml": (("colliders of",), _SDF),
     "warp/collision_sdf/mesh.xml": (("colliders of",), _SDF),
-    "warp/collision_sdf/nutbolt.xml": (("colliders of", "joint body_0_joint_0 damping"),
-                                       _SDF + "; a free joint's damping (a floating body has no joint)"),
+    "warp/collision_sdf/nutbolt.xml": (("colliders of",), _SDF),
     "warp/collision_sdf/tactile.xml": (("sensor:", "colliders of"), "tactile sensors read a mesh asset the "
                                        "description does not keep by name; " + _SDF),
     "warp/constraints.xml": (("equality:", "equality joint", "tendon:"),
@@ -58,9 +57,6 @@ KNOWN_LOSSES = {
     "warp/flex/moving_base_strain.xml": (("equality:",), "flexes (and their equalities) are not read"),
     "warp/flex/multiflex.xml": (("equality:",), "flexes (and their equalities) are not read"),
     "warp/flex/rope.xml": (("equality:",), "flexes (and their equalities) are not read"),
-    "newton/nv_humanoid.xml": (("joint root stiffness",), "a free joint's spring (stiffness 5 from the "
-                               "default class, tethering the torso to its start) is not held: a floating "
-                               "body has no joint"),
     "warp/pendula.xml": (("joint:", "equality:", "keyframe"),
                          "a ball joint stacked after a slide on one body is written as a loop-closing "
                          "connect (core.articulation stacks only hinges and slides), so the keyframes' "
