@@ -58,6 +58,8 @@ def clean_scene(articula_addon):
     _clear_data()
     scene = bpy.context.scene
     _reset_to_defaults(scene.articula)
+    scene.render.fps, scene.render.fps_base = 24, 1.0  # a test's own frame rate and range leave with it
+    scene.frame_start, scene.frame_end = 1, 250
     scene.frame_set(1)
     yield scene
     _clear_data()
