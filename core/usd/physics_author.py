@@ -333,6 +333,20 @@ class _OntoWriter(_LayerWriter):
         self._write_object_colors()
         write_mujoco_model(self)
         self._write_isaac()
+        self._keep_item_names()
+
+    def _keep_item_names(self) -> None:
+        """A prim name cannot hold every name Blender's objects can (``robot0:elbow_flex_link``, Blender
+        writes ``robot0_elbow_flex_link``): the item's name goes on as the prim's display name, which
+        readers take as the item's name (environments address bodies, joints, sites by it)."""
+        scene = self.scene
+        described = {item.name for group in (scene.bodies, scene.joints, scene.shapes, scene.sites)
+                     for item in group}
+        for name in described:
+            path = self.object_paths.get(name)
+            spec = self.layer.GetPrimAtPath(path) if path is not None else None
+            if spec is not None and spec.name != name and not spec.HasInfo("displayName"):
+                spec.SetInfo("displayName", name)
 
     def _wrap_fixed_bases(self, roots: list[str]) -> None:
         """Move each fixed-base root body's prim under a new Xform holding the articulation root
