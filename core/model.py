@@ -755,6 +755,10 @@ class PhysicsScene:
     # USD prim name each body, joint, tendon or actuator came from, where it differs from its name
     # (a converter's ``tn__...`` encoding of ``arm/elbow``): the writer gives it back unchanged.
     prim_names: dict[str, str] = field(default_factory=dict)
+    # The object that holds each site, camera, light or sensor in an authoring tool, where its name
+    # differs from the item's (Blender's camera ``head.001`` beside the body ``head``): the export finds
+    # the prim that tool wrote for it by this name.
+    object_names: dict[str, str] = field(default_factory=dict)
     sites: list[Site] = field(default_factory=list)
     cameras: list[Camera] = field(default_factory=list)
     lights: list[Light] = field(default_factory=list)
