@@ -643,6 +643,8 @@ def read_mujoco_model(settings, objects: list, bodies: set, frames: WorldFrames,
         spatial_tendons=[t for t in tendons if all(complete(w.target, w.side_site) for w in t.path)],
         tendon_equalities=[read_tendon_equality(e) for e in settings.tendon_equalities],
         frame_actuators=actuators,
+        object_names={f"{kind[:-1]}:{name}": obj.name for kind, objects in kinds.items() for obj in objects
+                      if (name := names[obj]) != obj.name},
     )
 
 

@@ -262,7 +262,7 @@ class _ModelWriter:
         self.object_paths = getattr(writer, "object_paths", None) or {}
 
     def write(self) -> None:
-        self._drop_objects([sensor.name for sensor in self.scene.sensors])
+        self._drop_objects("sensor", [sensor.name for sensor in self.scene.sensors])
         self._write_options()
         self._write_names()
         for site in self.scene.sites:
@@ -363,7 +363,7 @@ class _ModelWriter:
 
     def _write_site(self, site: Site) -> None:
         T = self.T
-        path = self._replace_object(site.name, site.body)
+        path = self._replace_object("site", site.name, site.body)
         pose = self._pose_at(path, site.body, site.pose)
         prim = self.w.prim(path, _SITE_PRIMS[site.kind], site.name)
         size, scale = site.size, None
@@ -389,26 +389,31 @@ class _ModelWriter:
         prim.done()
         self.site_paths[site.name] = path
 
-    def _blender_object(self, name: str) -> Optional[Sdf.PrimSpec]:
+    def _blender_path(self, kind: str, name: str) -> Optional[Sdf.Path]:
+        """The prim Blender wrote for the ``kind`` (site, camera...) ``name``: its object's (the camera
+        ``head`` is the object ``head.001`` beside the body ``head``)."""
+        return self.object_paths.get(self.scene.object_names.get(f"{kind}:{name}", name))
+
+    def _blender_object(self, kind: str, name: str) -> Optional[Sdf.PrimSpec]:
         """The prim Blender wrote for the object ``name`` (an Empty's Xform), if it is no body's."""
-        path = self.object_paths.get(name)
+        path = self._blender_path(kind, name)
         spec = self.w.layer.GetPrimAtPath(path) if path is not None else None
         if spec is None or path in self.w.body_paths.values() or path in self.w.joint_paths.values():
             return None
         return spec
 
-    def _drop_objects(self, names: list[str]) -> None:
+    def _drop_objects(self, kind: str, names: list[str]) -> None:
         """Blender's prims of objects that stand for what this module writes elsewhere (a sensor's
         Empty: the sensor goes to the Sensors scope), where nothing hangs below them."""
         for name in names:
-            spec = self._blender_object(name)
+            spec = self._blender_object(kind, name)
             if spec is not None and not spec.nameChildren:
                 del self.w.layer.GetPrimAtPath(spec.path.GetParentPath()).nameChildren[spec.name]
 
-    def _replace_object(self, name: str, body: Optional[str]) -> Sdf.Path:
+    def _replace_object(self, kind: str, name: str, body: Optional[str]) -> Sdf.Path:
         """The path for an element's own prim: where Blender wrote its object (that prim is replaced;
         one with children stays, the element's prim goes below it), else a new child of its body."""
-        spec = self._blender_object(name)
+        spec = self._blender_object(kind, name)
         if spec is None:
             return self._named_path(self._parent(body), name)
         path = spec.path
@@ -428,7 +433,7 @@ class _ModelWriter:
 
     def _write_camera(self, camera: Camera) -> None:
         T = self.T
-        existing = self._blender_prim(camera.name, "Camera")
+        existing = self._blender_prim("camera", camera.name, "Camera")
         if existing is not None:
             self._name_blender_prim(existing, camera.name)
             if camera.mode in (CameraMode.TARGETBODY, CameraMode.TARGETBODYCOM):
@@ -456,16 +461,16 @@ class _ModelWriter:
 
     def _authored_camera_pose(self, camera: Camera) -> None:
         """Blender wrote a target-body camera as its Track To turns it: its own pose instead."""
-        path = self.object_paths[camera.name]
+        path = self._blender_path("camera", camera.name)
         spec = self.w.layer.GetPrimAtPath(path)
         for prop in [p for p in spec.properties if p.name.startswith("xformOp")]:
             spec.RemoveProperty(prop)
         self._set_local_pose(self._spec_prim(path), self._pose_at(path, camera.body, camera.pose))
 
-    def _blender_prim(self, name: str, type_name: str) -> Optional[Sdf.Path]:
+    def _blender_prim(self, kind: str, name: str, type_name: str) -> Optional[Sdf.Path]:
         """The prim of ``type_name`` Blender's exporter wrote for the object ``name`` (at its path or
         right under it), if any."""
-        path = self.object_paths.get(name)
+        path = self._blender_path(kind, name)
         spec = self.w.layer.GetPrimAtPath(path) if path is not None else None
         if spec is None:
             return None
@@ -486,7 +491,7 @@ class _ModelWriter:
 
     def _write_light(self, light: Light) -> None:
         T = self.T
-        existing = self._blender_prim(light.name, "Light")
+        existing = self._blender_prim("light", light.name, "Light")
         if existing is not None:
             self._name_blender_prim(existing, light.name)
             prim = self._spec_prim(existing)
