@@ -756,8 +756,8 @@ class PhysicsScene:
     # (a converter's ``tn__...`` encoding of ``arm/elbow``): the writer gives it back unchanged.
     prim_names: dict[str, str] = field(default_factory=dict)
     # The object that holds each site, camera, light or sensor in an authoring tool, where its name
-    # differs from the item's (Blender's camera ``head.001`` beside the body ``head``): the export finds
-    # the prim that tool wrote for it by this name.
+    # differs from the item's, by ``"<kind>:<name>"`` (``"camera:head"`` -> Blender's ``head.001``
+    # beside the body ``head``): the export finds the prim that tool wrote for it by this name.
     object_names: dict[str, str] = field(default_factory=dict)
     sites: list[Site] = field(default_factory=list)
     cameras: list[Camera] = field(default_factory=list)
