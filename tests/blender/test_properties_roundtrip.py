@@ -154,8 +154,9 @@ def every_field_scene() -> PhysicsScene:
 NOT_PROPERTIES = {
     # a state, not the robot: Blender shows it as the bodies' poses (export option State: Current Pose)
     Dof: {"initial_position", "initial_velocity"},
-    # the Isaac link and joint order: Blender's hierarchy gives it (core.usd.isaac.kinematic_order)
-    PhysicsScene: {"robot_links", "robot_joints"},
+    # the Isaac link and joint order: Blender's hierarchy gives it (core.usd.isaac.kinematic_order);
+    # the objects' own names, which Blender holds as the objects (test_real_mujoco_robots_usd.py)
+    PhysicsScene: {"robot_links", "robot_joints", "object_names"},
 }
 
 
