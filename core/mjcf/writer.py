@@ -255,6 +255,7 @@ class _SpecBuilder(ExtrasWriter):
         self.tendon_names: set = set()
         self.height_fields: dict[tuple, str] = {}  # a grid's values -> its <hfield> name
         self.drive_actuators: dict[tuple[str, str], str] = {}  # (joint, DOF axis) -> its drive's servo
+        self.actuator_names: set = set()  # every actuator's so far (a drive's servo takes a free one)
 
     def say(self, what: str) -> None:
         if what not in self.unsayable:
@@ -806,6 +807,7 @@ class _SpecBuilder(ExtrasWriter):
         mj = self.mj
         spec_actuator = self.spec.add_actuator()
         spec_actuator.name = actuator.name
+        self.actuator_names.add(actuator.name)
         spec_actuator.trntype = trntype
         spec_actuator.target = target
         spec_actuator.dyntype = _enum(mj.mjtDyn, "mjDYN", actuator.dyn_type)
@@ -853,7 +855,7 @@ class _SpecBuilder(ExtrasWriter):
         self.drive_actuators[(joint.name, dof.axis.value)] = name
 
     def _unique_actuator_name(self, name: str) -> str:
-        taken = {a.name for a in self.spec.actuators}
+        taken = self.actuator_names
         unique, count = name, 1
         while unique in taken:
             unique, count = f"{name}_{count}", count + 1
