@@ -16,13 +16,16 @@ around MuJoCo's step:
 - grab and push: a wrench recomputed from the body's motion before each step (``xfrc_applied``,
   between ``mj_step1`` and ``mj_step2``);
 - replicas: one ``MjData`` per replica on the one model, each simulated in replica 0's frame (its
-  grid offset added to its poses), their ``mj_step`` calls (which release the GIL) on threads.
+  grid offset added to its poses), their ``mj_step`` calls (which release the GIL) on threads; where
+  static shapes of no world (a wall, terrain) stand at one place for all, each replica steps a copy of
+  the model with those geoms moved back by its offset.
 
 :func:`spec_refusal` says when a scene needs Newton's path instead (MuJoCo Warp on CUDA).
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
 import os
@@ -55,23 +58,32 @@ _BAD_STATE = ("mjWARN_BADQACC", "mjWARN_BADQVEL", "mjWARN_BADQPOS")
 
 
 def spec_refusal(scene: PhysicsScene) -> Optional[str]:
-    """Why ``scene``'s replicas cannot share one compiled model, each simulated in replica 0's frame
-    (Newton's path then simulates them on MuJoCo Warp), or None. One world always can."""
+    """Why ``scene``'s replicas cannot each be simulated on MuJoCo's C library in replica 0's frame
+    (Newton's path then simulates them on MuJoCo Warp), or None. One world always can. Static shapes of
+    no world can: each replica's model holds them moved back by its grid offset (:func:`shared_statics`)."""
     if max(1, scene.settings.replicas) <= 1:
         return None
     if any(b.world == -1 for b in scene.bodies):
         return "bodies of no world are shared by every replica"
     if len({b.world for b in scene.bodies}) > 1:
         return "several scene worlds (MuJoCo Warp simulates each)"
-    for shape in scene.shapes:
-        if shape.body is not None:
-            continue
-        if shape.kind.value != "PLANE":
-            return f"static shape {shape.name!r} is shared by every replica (it is in no world)"
-        _, qx, qy, _ = shape.pose.rot
-        if abs(qx) > _LEVEL or abs(qy) > _LEVEL:  # a turn about z keeps a floor level
-            return f"plane {shape.name!r} of no world is tilted: the replicas would meet it differently"
     return None
+
+
+def shared_statics(scene: PhysicsScene) -> list[int]:
+    """Positions among the scene's static shapes (``body`` None, in scene order: the export's world
+    geoms, in that order) of those of no world that each replica meets at another place: all but level
+    planes, which every replica meets alike."""
+    statics = [shape for shape in scene.shapes if shape.body is None]
+    found = []
+    for k, shape in enumerate(statics):
+        if shape.world != -1:
+            continue  # a scene world's own static shape: each replica has its copy
+        _, qx, qy, _ = shape.pose.rot
+        if shape.kind.value == "PLANE" and abs(qx) <= _LEVEL and abs(qy) <= _LEVEL:  # a turn about z
+            continue
+        found.append(k)
+    return found
 
 
 def physics_only(scene: PhysicsScene) -> PhysicsScene:
@@ -189,6 +201,7 @@ class MuJoCoSimulation(FrameSteps):
         settings = self.scene.settings
         self.offsets = np.asarray(replica_offsets(max(1, settings.replicas), settings.replica_spacing))
         count = len(self.offsets)
+        self.models = self._replica_models()
         self.datas = [self._mujoco.MjData(self.mj_model) for _ in range(count)]
         self._bad_seen = np.zeros(count, dtype=np.int64)
         names = self.layout.body_names
@@ -197,6 +210,22 @@ class MuJoCoSimulation(FrameSteps):
         self._chunks = [list(range(count))[k::threads] for k in range(threads)]
         self._pool = ThreadPoolExecutor(threads, thread_name_prefix="articula-mujoco") \
             if threads > 1 else None
+
+    def _replica_models(self) -> list:
+        """Each replica's model: the one compiled model, or where static shapes of no world stand where
+        the replicas meet them differently (a wall, terrain), a copy per replica with those geoms moved
+        back by its grid offset (each replica is simulated in replica 0's frame)."""
+        m = self.mj_model
+        moved = shared_statics(self._physics) if len(self.offsets) > 1 else []
+        if not moved:
+            return [m] * len(self.offsets)
+        world_geoms = np.flatnonzero(np.asarray(m.geom_bodyid) == 0)[moved]  # the export's order
+        models = [m]
+        for offset in self.offsets[1:]:
+            copy_of = copy.copy(m)
+            copy_of.geom_pos[world_geoms] -= offset
+            models.append(copy_of)
+        return models
 
     def _authored_state(self, d) -> np.ndarray:
         """The description's start state in ``d`` (the writer's ``initial`` keyframe, when it wrote one);
@@ -262,7 +291,7 @@ class MuJoCoSimulation(FrameSteps):
         if not self.kinematic.moving():
             self.kinematic.velocity[:] = 0.0
         if not self._per_step():
-            self._on_replicas(lambda d: mujoco.mj_step(m, d, count))
+            self._on_replicas(lambda m, d: mujoco.mj_step(m, d, count))
         else:
             done, total = frame
             for i in range(count):
@@ -270,9 +299,9 @@ class MuJoCoSimulation(FrameSteps):
         self._kinematics_current = False
 
     def _one_step(self, t: float, duration: float) -> None:
-        mujoco, m = self._mujoco, self.mj_model
+        mujoco = self._mujoco
         moving = self.kinematic.moving()
-        for r, d in enumerate(self.datas):
+        for r, (m, d) in enumerate(zip(self.models, self.datas)):
             if moving:
                 self.kinematic.place(d, t, duration)
             if r == 0 and self.wrenches:
@@ -332,15 +361,16 @@ class MuJoCoSimulation(FrameSteps):
         return response.T @ np.linalg.solve(response[:, dofs], change)
 
     def _on_replicas(self, work: Callable) -> None:
+        """``work(model, data)`` of every replica, on the thread pool where there is one."""
         if self._pool is None:
-            for d in self.datas:
-                work(d)
+            for m, d in zip(self.models, self.datas):
+                work(m, d)
             return
-        datas = self.datas
+        models, datas = self.models, self.datas
 
         def chunk(rows):
             for r in rows:
-                work(datas[r])
+                work(models[r], datas[r])
 
         for _ in self._pool.map(chunk, self._chunks):
             pass
@@ -402,8 +432,8 @@ class MuJoCoSimulation(FrameSteps):
         """``xpos``/``xquat`` at the current ``qpos`` (``mj_step`` leaves them one step behind), every
         replica; fields the next step recomputes, so the physics is untouched."""
         if not self._kinematics_current:
-            mujoco, m = self._mujoco, self.mj_model
-            self._on_replicas(lambda d: mujoco.mj_kinematics(m, d))
+            mujoco = self._mujoco
+            self._on_replicas(mujoco.mj_kinematics)
             self._kinematics_current = True
 
     def body_poses(self) -> np.ndarray:
@@ -416,11 +446,11 @@ class MuJoCoSimulation(FrameSteps):
 
     def body_velocities(self) -> np.ndarray:
         """(n, 6): linear (of the centre of mass) and angular velocity, world space."""
-        mujoco, m = self._mujoco, self.mj_model
+        mujoco = self._mujoco
         out = np.zeros((len(self._body_keys), 6))
         velocity = np.zeros(6)
         row = 0
-        for d in self.datas:
+        for m, d in zip(self.models, self.datas):
             mujoco.mj_kinematics(m, d)
             mujoco.mj_comPos(m, d)
             mujoco.mj_comVel(m, d)

@@ -50,16 +50,17 @@ class MuJoCoSensorReader(SensorReader):
         """The replica's whole ``sensordata`` now (MuJoCo's order)."""
         data = self.sim.datas[replica]
         if self.sim.steps == 0:
-            return self._forward(data).sensordata.copy()
+            return self._forward(self.sim.models[replica], data).sensordata.copy()
         return data.sensordata.copy()
 
-    def _forward(self, data):
-        """The readings of ``data``'s state without touching it: a scratch copy brought forward."""
+    def _forward(self, model, data):
+        """The readings of ``data``'s state on its replica's ``model`` without touching it: a scratch
+        copy brought forward."""
         mujoco = self._mujoco
         if self._scratch is None:
             self._scratch = mujoco.MjData(self.model)
-        mujoco.mj_copyData(self._scratch, self.model, data)
-        mujoco.mj_forward(self.model, self._scratch)
+        mujoco.mj_copyData(self._scratch, model, data)
+        mujoco.mj_forward(model, self._scratch)
         return self._scratch
 
     def read(self, replica: int = 0) -> dict[str, dict[str, float]]:

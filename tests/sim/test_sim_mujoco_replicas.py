@@ -13,9 +13,10 @@ import numpy as np
 import pytest
 
 from articula.core import samples
-from articula.core.model import (Body, JointType, MassProperties, PhysicsScene, Pose, SceneSettings, Shape, ShapeKind,
-                                  make_joint)
+from articula.core.model import (Body, JointType, MassProperties, PhysicsScene, Pose, SceneSettings, Sensor, Shape,
+                                  ShapeKind, Site, make_joint)
 from articula.sim.mujoco_spec import MuJoCoSimulation, spec_refusal
+from articula.sim.sensors import SensorReader
 from articula.sim.simulation import Simulation, SimulationDiverged
 
 from .test_sim_kinematic import carried_arm_scene
@@ -170,20 +171,12 @@ def test_a_pull_on_replica_0_acts_on_it_alone():
     assert np.abs(moved[0] - moved[1]).max() > 0.01
 
 
-def test_shapes_the_replicas_cannot_share_keep_mujoco_warp():
+def test_what_the_replicas_cannot_share_keeps_mujoco_warp():
     def refusal(scene):
         return spec_refusal(replicated(scene))
 
     assert refusal(samples.pendulum()) is None
     assert refusal(carried_arm_scene()) is None  # placed per replica between steps
-    wall = samples.pendulum()
-    wall.shapes.append(Shape("wall", ShapeKind.BOX, None, pose=Pose((2.0, 0.0, 0.5)), half_extents=(0.1, 1.0, 0.5),
-                             world=-1))
-    assert "'wall'" in refusal(wall) or "no world" in refusal(wall)
-    slope = samples.pendulum()  # a floor turned on its side: the replicas stand at other distances from it
-    slope.shapes.append(Shape("slope", ShapeKind.PLANE, None, pose=Pose((0.0, 0.0, 0.0), (0.7071068, -0.7071068, 0.0, 0.0)),
-                              world=-1))
-    assert "'slope'" in refusal(slope)
     rubbing = samples.pendulum()
     rubbing.joints[0].dofs[0].static_friction = 0.1
     assert refusal(rubbing) is None
@@ -195,6 +188,70 @@ def test_shapes_the_replicas_cannot_share_keep_mujoco_warp():
     worlds.bodies.append(Body("other", Pose((0.0, 3.0, 1.0)), world=1))
     worlds.shapes.append(Shape("other_ball", ShapeKind.SPHERE, "other", radius=0.1))
     assert "scene worlds" in refusal(worlds)
+
+
+BALL = 0.1
+TABLE_TOP = 0.4
+
+
+def ball_over_table(table_world: int, table: str = "box") -> PhysicsScene:
+    """A ball dropped from 1 m onto a table 0.4 m high standing under replica 0's ball (a box, or a
+    plane tilted 45 degrees through the table's top centre), beside a ground plane."""
+    scene = PhysicsScene(settings=SceneSettings(ground_plane=True))
+    scene.bodies.append(Body("ball", Pose((0.0, 0.0, 1.0))))
+    scene.shapes.append(Shape("ball_sphere", ShapeKind.SPHERE, "ball", radius=BALL))
+    if table == "box":
+        scene.shapes.append(Shape("table", ShapeKind.BOX, None, pose=Pose((0.0, 0.0, TABLE_TOP / 2)),
+                                  half_extents=(0.3, 0.3, TABLE_TOP / 2), world=table_world))
+    else:
+        turn = (0.9238795, 0.3826834, 0.0, 0.0)  # 45 degrees about x: the ball rolls off towards -y
+        scene.shapes.append(Shape("table", ShapeKind.PLANE, None, pose=Pose((0.0, 0.0, TABLE_TOP), turn),
+                                  world=table_world))
+    return scene
+
+
+def ball_alone_at(offset, table_world: int, table: str) -> np.ndarray:
+    """The ball's path in a one-world simulation of the scene with the ball started at ``offset``."""
+    scene = ball_over_table(table_world, table)
+    scene.bodies[0].pose = Pose(tuple(np.add(offset, (0.0, 0.0, 1.0))))
+    return one_second(Simulation(scene, device="cpu", solver="MUJOCO"))[:, 0]
+
+
+@pytest.mark.parametrize("table", ["box", "tilted_plane"])
+def test_a_static_shape_of_no_world_stands_at_one_place_for_every_replica(table):
+    """On MuJoCo's C library (no MuJoCo Warp): replica 0's ball lands on the table; the others, a grid
+    cell away, meet it where it stands, as a one-world simulation with the ball in their place does."""
+    sim = simulate(ball_over_table(-1, table))
+    assert len({id(m) for m in sim.models}) == REPLICAS  # a model per replica, the table moved back
+    paths = one_second(sim)[:, :, :3]
+    for r, offset in enumerate(sim.offsets):
+        np.testing.assert_allclose(paths[:, r], ball_alone_at(offset, -1, table)[:, :3], atol=1e-6, rtol=0)
+    if table == "box":
+        assert paths[-1, 0, 2] == pytest.approx(TABLE_TOP + BALL, abs=0.005)
+        assert paths[-1, 1:, 2] == pytest.approx([BALL] * (REPLICAS - 1), abs=0.005)
+
+
+def test_a_static_shape_of_a_scene_world_is_each_replicas_own():
+    """A table of world 0 is copied with the robot world: every replica's ball lands on its own table,
+    all replicas on the one model."""
+    sim = simulate(ball_over_table(0))
+    assert all(m is sim.mj_model for m in sim.models)
+    sim.advance(1.0)
+    heights = sim.body_poses()[:, 2]
+    assert heights == pytest.approx([TABLE_TOP + BALL] * REPLICAS, abs=0.005)
+
+
+def test_a_rangefinder_sees_the_table_of_no_world_only_under_replica_0():
+    """Readings at the start come from each replica's own model: the table under replica 0 only."""
+    scene = ball_over_table(-1)
+    scene.sites.append(Site("eye", "ball", Pose((0.0, 0.0, 0.0), (0.0, 1.0, 0.0, 0.0))))  # looking down
+    scene.sensors.append(Sensor("range", "rangefinder", target="eye", target_kind="site"))
+    sim = simulate(scene)
+    reader = SensorReader.of(sim)
+    distances = [reader.read(replica=r)["range"] for r in range(REPLICAS)]
+    first = [next(iter(d.values())) for d in distances]
+    assert first[0] == pytest.approx(1.0 - TABLE_TOP, abs=1e-6)
+    assert first[1:] == pytest.approx([1.0] * (REPLICAS - 1), abs=1e-6)
 
 
 @pytest.mark.parametrize("robot, each_frame", [("carried_arm", animate_base), ("massless_base", animate_base),
