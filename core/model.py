@@ -123,6 +123,8 @@ class Dof:
     # initial positions and keyframes are in this coordinate (the file's); the joint frames stay at
     # the authored pose, so UsdPhysics and Newton, whose zero is the authored pose, read q - reference.
     reference: float = 0.0
+    # MuJoCo's joint ``group`` (which joints its viewer shows): only MuJoCo reads it.
+    group: int = 0
 
     @property
     def has_soft_mujoco_limit(self) -> bool:
@@ -160,7 +162,9 @@ class Actuator:
 
         force = gear * (gain[0] * ctrl + bias[0] + bias[1] * length + bias[2] * velocity)
 
-    with ``length = gear * q`` (``q`` the DOF's position or the tendon's length). SI units: a position
+    with ``length = gear * q`` (``q`` the DOF's position or the tendon's length); a muscle (``gain_type``
+    and ``bias_type`` "muscle") takes its force from ``gain``/``bias`` as MuJoCo's muscle model, over
+    ``length_range``. SI units: a position
     servo's ctrl is the DOF's position (rad or m), a velocity servo's its velocity, a motor's an effort
     before ``gear`` (N*m or N). ``ctrl_range``/``force_range`` ``None`` means unlimited. ``control`` is
     the ctrl the robot starts with (MuJoCo's ``ctrl = 0`` unless a file or an animation says otherwise).
@@ -186,6 +190,12 @@ class Actuator:
     target: Optional[str] = None
     reference_site: Optional[str] = None
     gear_vector: tuple[float, ...] = ()
+    # MuJoCo's bias type where it is not affine ("muscle": ``bias`` holds the muscle's parameters, as
+    # ``gain`` does; "user"). "affine" with an empty ``bias`` is MuJoCo's "none".
+    bias_type: str = "affine"
+    # The range of the transmission's length a muscle works over (MuJoCo ``lengthrange``, m or rad);
+    # None: MuJoCo's compiler finds it.
+    length_range: Optional[tuple[float, float]] = None
 
     def __post_init__(self):
         self.gain, self.bias, self.dyn_params = _trim(self.gain), _trim(self.bias), _trim(self.dyn_params)
@@ -253,6 +263,8 @@ class FixedTendon:
     # The spring's rest length (MuJoCo ``springlength``; two values bound a dead band); None: the length
     # at the start.
     spring_length: Optional[tuple[float, float]] = None
+    # Inertia added along the tendon (MuJoCo tendon ``armature``): kg or kg*m^2. Only MuJoCo reads it.
+    armature: float = 0.0
 
 
 @dataclass
@@ -263,6 +275,9 @@ class Mimic:
     leader: str  # the leader joint's name
     gear: float = 1.0  # multiplier
     offset: float = 0.0  # rad or m
+    # MuJoCo's polynomial terms above the linear one (joint equality ``polycoef[2:]``): the position
+    # also gets ``higher_terms[k] * leader ** (k + 2)``. Only MuJoCo simulates them.
+    higher_terms: tuple[float, ...] = ()
 
 
 #: The DOF axes each joint type has, in order. Revolute/prismatic use ``Joint.axis``.
@@ -648,6 +663,8 @@ class SpatialTendon:
     # The spring's rest length (MuJoCo ``springlength``; two values bound a dead band); None: the length
     # at the start.
     spring_length: Optional[tuple[float, float]] = None
+    # Inertia added along the tendon (MuJoCo tendon ``armature``): kg or kg*m^2. Only MuJoCo reads it.
+    armature: float = 0.0
     width: float = 0.003  # m, as drawn
     color: tuple[float, float, float, float] = (0.5, 0.5, 0.5, 1.0)
 
