@@ -3,7 +3,7 @@
 The layers register bottom-up and unregister top-down. Blender modules are imported inside
 ``register()`` so that the bpy-free layers (``core``, ``sim``) stay importable from plain Python:
 ``pip install articula`` (``[sim]`` for the simulation) gives the library (``articula.core.formats``:
-``read_file``, ``write_file``) and the ``articula`` command (``articula.core.cli``).
+``read_file``, ``write_file``) and the ``articula`` command (``articula.sim.cli``).
 """
 
 import atexit

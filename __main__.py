@@ -1,7 +1,7 @@
-"""``python -m articula``: the command line (:mod:`articula.core.cli`)."""
+"""``python -m articula``: the command line (:mod:`articula.sim.cli`: the core's commands and ``simulate``)."""
 
 import sys
 
-from .core.cli import main
+from .sim.cli import main
 
 sys.exit(main())

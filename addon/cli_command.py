@@ -1,6 +1,7 @@
-"""``blender -b -c articula convert IN OUT`` and ``... check FILE``: the command line inside Blender 4.2+.
+"""``blender -b -c articula convert IN OUT``, ``... check FILE``, ``... simulate FILE``: the command line
+inside Blender 4.2+.
 
-The same commands as the ``articula`` program (:mod:`core.cli`), reading and writing USD with
+The same commands as the ``articula`` program (:mod:`sim.cli`), reading and writing USD with
 Blender's own pxr; registered with Blender while Articula is enabled, gone when it is disabled.
 """
 
@@ -15,7 +16,7 @@ _handle = None
 def execute(argv: list[str]) -> int:
     """Blender's callback: the arguments after ``-c articula``; returns the exit code."""
     ensure_blender_pxr()
-    from ..core.cli import main
+    from ..sim.cli import main
 
     return main(argv, prog=f"blender -c {COMMAND}")
 

@@ -8,6 +8,9 @@
 Also ``python -m articula``, and inside Blender 4.2+ ``blender -b -c articula convert ...``.
 Warnings go to stderr; a file that cannot be read or written is an error naming it, nothing of it is
 written (each writer replaces its files only once all are written), and the exit code is 1.
+
+Layers above the core add commands (:class:`Command`): the installed ``articula`` is
+:func:`sim.cli.main`, which adds ``simulate``.
 """
 
 from __future__ import annotations
@@ -22,12 +25,25 @@ from .formats import (FORMATS, FormatError, ReadOptions, format_of, read_error_t
                       write_error_types, write_file)
 from .validation import ERROR, validate
 
-__all__ = ["main"]
+__all__ = ["Command", "main"]
 
 #: --to choices: the file ending each writes.
 OUTPUT_ENDINGS = {"usda": ".usda", "usdc": ".usdc", "usd": ".usd", "mjcf": ".xml", "xml": ".xml",
                   "urdf": ".urdf"}
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class Command:
+    """A command a higher layer adds to the command line: ``add_to`` declares its sub-parser (``reading``:
+    the parent parser of the reading options), ``run`` does it and returns the exit code."""
+
+    name = ""
+
+    def add_to(self, commands, reading: argparse.ArgumentParser) -> None:
+        raise NotImplementedError
+
+    def run(self, args, options: "ReadOptions", out, err) -> int:
+        raise NotImplementedError
 
 
 # ----------------------------------------------------------------------------------------- arguments
@@ -50,7 +66,7 @@ def _xacro_argument(text: str) -> tuple[str, str]:
     return name, value
 
 
-def _parser(prog: str) -> argparse.ArgumentParser:
+def _parser(prog: str, extra: tuple[Command, ...] = ()) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -78,6 +94,8 @@ def _parser(prog: str) -> argparse.ArgumentParser:
                                 description="Read each file and validate it; exit 1 when a file cannot be "
                                             "read or has an error.")
     check.add_argument("inputs", nargs="+", metavar="FILE")
+    for command in extra:
+        command.add_to(commands, reading)
     return parser
 
 
@@ -210,15 +228,19 @@ def _check(args, options: ReadOptions, out, err) -> int:
     return status
 
 
-def main(argv: list[str] | None = None, prog: str = "articula", out=None, err=None) -> int:
-    """Run the command line ``argv`` (default: ``sys.argv[1:]``); returns the exit code."""
+def main(argv: list[str] | None = None, prog: str = "articula", out=None, err=None,
+         extra: tuple[Command, ...] = ()) -> int:
+    """Run the command line ``argv`` (default: ``sys.argv[1:]``) with the core's commands and ``extra``;
+    returns the exit code."""
     out, err = out or sys.stdout, err or sys.stderr
     try:
-        args = _parser(prog).parse_args(argv)
+        args = _parser(prog, extra).parse_args(argv)
     except SystemExit as exit_:  # --help, or a usage error argparse has printed
         return int(exit_.code or 0)
     with ExitStack() as stack:
         options = _read_options(args, stack)
         if args.command == "convert":
             return _convert(args, options, out, err)
-        return _check(args, options, out, err)
+        if args.command == "check":
+            return _check(args, options, out, err)
+        return next(c for c in extra if c.name == args.command).run(args, options, out, err)

@@ -49,3 +49,19 @@ def test_the_command_converts_and_checks_with_blenders_usd(articula_addon, tmp_p
     assert not (tmp_path / "broken.usda").exists()
     assert cli_command.execute(["convert", "--help"]) == 0
     assert "blender -c articula convert" in capsys.readouterr().out
+
+
+def test_the_command_simulates_a_usd_robot_read_with_blenders_usd(articula_addon, tmp_path, capsys):
+    """``blender -c articula simulate``: the robot read with Blender's pxr, stepped by MuJoCo."""
+    from articula.core import samples
+    from articula.core.usd.writer import write_usd
+
+    robot = tmp_path / "pendulum.usda"
+    write_usd(samples.pendulum(), str(robot))
+    poses = tmp_path / "poses.csv"
+    assert cli_command.execute(["simulate", str(robot), "--seconds", "0.5", "--poses", str(poses)]) == 0
+    out = capsys.readouterr().out
+    assert "on MUJOCO (cpu), 30 frames" in out and "pendulum_link" in poses.read_text().splitlines()[0]
+    assert len(poses.read_text().splitlines()) == 32  # the header, the start and 30 frames
+    assert cli_command.execute(["simulate", str(tmp_path / "missing.usda")]) == 1
+    assert "missing.usda" in capsys.readouterr().err
