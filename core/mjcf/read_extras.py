@@ -42,9 +42,10 @@ def _vec(values) -> tuple:
 
 
 def tendon_friction_and_spring(m, t: int, tendon) -> None:
-    """A tendon's dry friction, and its spring's rest length where it has a spring (compiled: MuJoCo's
-    -1, the length at the start, resolved to the number)."""
+    """A tendon's dry friction and armature, and its spring's rest length where it has a spring
+    (compiled: MuJoCo's -1, the length at the start, resolved to the number)."""
     tendon.frictionloss = float(m.tendon_frictionloss[t])
+    tendon.armature = float(m.tendon_armature[t])
     if m.tendon_stiffness[t]:
         tendon.spring_length = (float(m.tendon_lengthspring[t][0]), float(m.tendon_lengthspring[t][1]))
 

@@ -17,9 +17,9 @@ numbers; nothing here reads XML. What becomes what:
 - per DOF: range, margin, armature, damping (viscous), frictionloss (static = dynamic friction),
   stiffness (passive spring), ``actuatorfrcrange`` (effort limit);
 - actuators on a hinge/slide joint -> :class:`Actuator` on its DOF, on a fixed tendon -> on the
-  :class:`FixedTendon`, in MuJoCo's general form as compiled (gainprm, biasprm, gear, ranges; no
-  drive is made from them: a DOF's drive is its UsdPhysics drive); fixed tendons -> FixedTendon;
-  joint equalities -> ``Joint.mimic`` of joint1;
+  :class:`FixedTendon`, in MuJoCo's general form as compiled (gainprm, biasprm, gear, ranges, muscles'
+  bias type and length range; no drive is made from them: a DOF's drive is its UsdPhysics drive);
+  fixed tendons -> FixedTendon; joint equalities -> ``Joint.mimic`` of joint1 (polynomial terms too);
 - geoms follow Newton's ``add_mjcf``: class ``visual*`` or contype = conaffinity = 0 -> visuals,
   the rest -> colliders (which MuJoCo also draws: a visual copy is added for each one in a drawn
   group 0-2); friction -> physics materials; contype/conaffinity -> collision groups where exact,
@@ -33,7 +33,7 @@ numbers; nothing here reads XML. What becomes what:
   height fields -> HEIGHT_FIELD shapes (the compiled, normalized grid: files and inline data alike),
   margin/gap -> ``contact_margin``/``contact_gap``, a DOF's joint name -> ``Dof.name``, a named
   free joint -> ``Body.free_joint_name``; geoms that pairs and tendons name stay colliders;
-- what the description cannot hold (flexes, skins, slider-crank and muscle actuators, flex
+- what the description cannot hold (flexes, skins, slider-crank actuators, flex
   equalities, tactile sensors, ...) is named in one warning.
 """
 
@@ -347,28 +347,27 @@ class MjcfReader(ExtrasReader):
         d.spring_stiffness = float(m.jnt_stiffness[j])
         d.limit_margin = float(m.jnt_margin[j])
         d.limit_solref, d.limit_solimp = _vec(m.jnt_solref[j]), _vec(m.jnt_solimp[j])
+        d.group = int(m.jnt_group[j])
         if m.jnt_actfrclimited[j]:
             d.max_effort = float(max(abs(m.jnt_actfrcrange[j][0]), abs(m.jnt_actfrcrange[j][1])))
 
     # --- actuators, tendons, coupled joints ------------------------------------------------
     def add_tendons(self) -> None:
         """Fixed tendons -> :class:`FixedTendon` (joints with coefficients, length limits, spring and
-        damper, friction), spatial tendons -> :class:`SpatialTendon`; a tendon's armature, and a fixed
-        tendon on a ball or free joint, are named as not carried."""
+        damper, friction, armature), spatial tendons -> :class:`SpatialTendon`; a fixed tendon on a ball
+        or free joint is named as not carried."""
         m, mj = self.model, self.mujoco
         joint_wrap = int(mj.mjtWrap.mjWRAP_JOINT)
         self.spatial_tendons: dict[int, object] = {}  # MuJoCo tendon id -> SpatialTendon
         self.tendons: dict[int, object] = {}  # MuJoCo tendon id -> FixedTendon
         self.tendon_names: list[str] = []
-        on_ball, extras = [], []
+        on_ball = []
         for t in range(m.ntendon):
             name = self._unique(_name(mj, m, mj.mjtObj.mjOBJ_TENDON, t, f"tendon_{t}"),
                                 set(self.tendon_names))
             self.tendon_names.append(name)
             first, count = int(m.tendon_adr[t]), int(m.tendon_num[t])
             wraps = range(first, first + count)
-            if getattr(m, "tendon_armature", [0.0] * (t + 1))[t]:
-                extras.append(f"{name} (armature)")
             if any(int(m.wrap_type[w]) != joint_wrap for w in wraps):
                 self.spatial_tendons[t] = self.spatial_tendon(t, name)
                 self.scene.spatial_tendons.append(self.spatial_tendons[t])
@@ -387,8 +386,6 @@ class MjcfReader(ExtrasReader):
             self.scene.tendons.append(tendon)
         if on_ball:
             self.unsupported.append(f"{len(on_ball)} fixed tendons ({_listed(on_ball)})")
-        if extras:
-            self.unsupported.append(f"tendon armature ({_listed(extras)})")
 
     def _scalar_joint_types(self) -> tuple[int, int]:
         return int(self.mujoco.mjtJoint.mjJNT_HINGE), int(self.mujoco.mjtJoint.mjJNT_SLIDE)
@@ -410,9 +407,6 @@ class MjcfReader(ExtrasReader):
             self.actuator_names.append(name)
             trntype, target = int(m.actuator_trntype[a]), int(m.actuator_trnid[a][0])
             biastype = int(m.actuator_biastype[a])
-            if biastype not in (int(mj.mjtBias.mjBIAS_NONE), int(mj.mjtBias.mjBIAS_AFFINE)):
-                skipped.append(f"{name} (bias {_enum_name(mj.mjtBias(biastype))})")
-                continue
             # jointinparent differs from joint only on ball and free joints, which are not read.
             if trntype in joint_trns and int(m.jnt_type[target]) in self._scalar_joint_types():
                 owner = self.scene.joint(self.joint_names[target])
@@ -426,7 +420,9 @@ class MjcfReader(ExtrasReader):
                 continue
             actuator = Actuator(
                 name=name, gain=m.actuator_gainprm[a],
-                bias=m.actuator_biasprm[a] if biastype == int(mj.mjtBias.mjBIAS_AFFINE) else (),
+                bias=m.actuator_biasprm[a] if biastype != int(mj.mjtBias.mjBIAS_NONE) else (),
+                bias_type=_enum_name(mj.mjtBias(biastype)) if biastype != int(mj.mjtBias.mjBIAS_NONE)
+                else "affine",
                 gear=float(m.actuator_gear[a][0]), gravity_compensation=gravcomp,
                 dyn_type=_enum_name(mj.mjtDyn(int(m.actuator_dyntype[a]))),
                 gain_type=_enum_name(mj.mjtGain(int(m.actuator_gaintype[a]))),
@@ -435,6 +431,8 @@ class MjcfReader(ExtrasReader):
                 actuator.ctrl_range = tuple(float(v) for v in m.actuator_ctrlrange[a])
             if m.actuator_forcelimited[a]:
                 actuator.force_range = tuple(float(v) for v in m.actuator_forcerange[a])
+            if m.actuator_lengthrange[a][0] < m.actuator_lengthrange[a][1]:
+                actuator.length_range = tuple(float(v) for v in m.actuator_lengthrange[a])
             if m.actuator_actlimited[a] or int(m.actuator_actnum[a]) > 1:
                 activation.append(name)
             if actuators is self.scene.frame_actuators:
@@ -478,8 +476,8 @@ class MjcfReader(ExtrasReader):
 
     def add_equalities(self) -> None:
         """Joint equalities between two hinge/slide joints -> ``Joint.mimic`` of joint1 (joint1 =
-        polycoef[0] + polycoef[1] * joint2, both from the file's pose, as MuJoCo measures them);
-        higher polynomial terms are dropped with a warning; weld and connect -> :class:`Equality`; tendon
+        polycoef[0] + polycoef[1] * joint2 + polycoef[2] * joint2 ** 2..., both from the file's pose, as
+        MuJoCo measures them); weld and connect -> :class:`Equality`; tendon
         equalities -> :class:`TendonEquality`. Other equalities are named as not carried."""
         m, mj = self.model, self.mujoco
         joint_eq = int(mj.mjtEq.mjEQ_JOINT)
@@ -509,10 +507,8 @@ class MjcfReader(ExtrasReader):
                                f"joint {follower.name})")
                 continue
             poly = [float(c) for c in m.eq_data[e][:5]]
-            if any(poly[2:]):
-                self.warn(f"equality {name}: joint {follower.name} follows {self.joint_names[j2]} linearly "
-                          f"(polycoef terms {poly[2:]} of higher order are dropped)")
-            follower.mimic = Mimic(leader=self.joint_names[j2], gear=poly[1], offset=poly[0])
+            follower.mimic = Mimic(leader=self.joint_names[j2], gear=poly[1], offset=poly[0],
+                                   higher_terms=tuple(np.trim_zeros(poly[2:], "b")))
         if skipped:
             self.unsupported.append(f"{len(skipped)} equality constraints ({_listed(skipped)})")
 

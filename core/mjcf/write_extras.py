@@ -29,9 +29,10 @@ _DEFAULT_INTPRM = {"rangefinder": "1 0 0"}
 
 
 def tendon_friction_and_spring(spec_tendon, tendon) -> None:
-    """A tendon's dry friction and its spring's rest length (left to MuJoCo, the length at the start,
-    where the description has none)."""
+    """A tendon's dry friction and armature, and its spring's rest length (left to MuJoCo, the length at
+    the start, where the description has none)."""
     spec_tendon.frictionloss = float(tendon.frictionloss)
+    spec_tendon.armature = float(tendon.armature)
     if tendon.spring_length is not None:
         spec_tendon.springlength = [float(v) for v in tendon.spring_length]
 

@@ -497,6 +497,7 @@ class _SpecBuilder(ExtrasWriter):
     def dof_values(self, spec_joint, joint: Joint, dof: Dof) -> None:
         mj = self.mj
         spec_joint.armature = float(dof.armature)
+        spec_joint.group = int(dof.group)
         spec_joint.damping = [float(dof.viscous_damping), 0.0, 0.0]  # MuJoCo 3.17: polynomial coefficients
         spec_joint.frictionloss = float(dof.dynamic_friction)
         if dof.static_friction > dof.dynamic_friction:
@@ -812,11 +813,13 @@ class _SpecBuilder(ExtrasWriter):
         spec_actuator.target = target
         spec_actuator.dyntype = _enum(mj.mjtDyn, "mjDYN", actuator.dyn_type)
         spec_actuator.gaintype = _enum(mj.mjtGain, "mjGAIN", actuator.gain_type)
-        spec_actuator.biastype = mj.mjtBias.mjBIAS_AFFINE if actuator.bias else mj.mjtBias.mjBIAS_NONE
+        spec_actuator.biastype = self.bias_type(actuator)
         spec_actuator.gainprm = _padded(actuator.gain, 10)
         spec_actuator.biasprm = _padded(actuator.bias, 10)
         spec_actuator.dynprm = _padded(actuator.dyn_params, 10)
         spec_actuator.gear = [float(actuator.gear), 0.0, 0.0, 0.0, 0.0, 0.0]
+        if actuator.length_range is not None:
+            spec_actuator.lengthrange = [float(v) for v in actuator.length_range]
         if actuator.ctrl_range is not None:
             spec_actuator.ctrllimited = mj.mjtLimited.mjLIMITED_TRUE
             spec_actuator.ctrlrange = list(actuator.ctrl_range)
@@ -829,6 +832,11 @@ class _SpecBuilder(ExtrasWriter):
             spec_actuator.forcelimited = mj.mjtLimited.mjLIMITED_FALSE
         self.controls.append(float(actuator.control))
         return spec_actuator
+
+    def bias_type(self, actuator: Actuator):
+        if actuator.bias_type != "affine":
+            return self.enum(self.mj.mjtBias, "mjBIAS", actuator.bias_type, f"actuator {actuator.name} bias type")
+        return self.mj.mjtBias.mjBIAS_AFFINE if actuator.bias else self.mj.mjtBias.mjBIAS_NONE
 
     def drive(self, joint: Joint, dof: Dof) -> None:
         """An Articula drive as a MuJoCo servo: position (kp, kv) toward its target position, or
@@ -876,7 +884,11 @@ class _SpecBuilder(ExtrasWriter):
             equality.objtype = mj.mjtObj.mjOBJ_JOINT
             equality.name1, equality.name2 = follower, leader
             data = np.zeros(len(equality.data))
-            data[0], data[1] = float(joint.mimic.offset), float(joint.mimic.gear)
+            terms = [float(joint.mimic.offset), float(joint.mimic.gear), *joint.mimic.higher_terms]
+            if len(terms) > 5:
+                raise MjcfWriteError(self.path, [f"mimic of {joint.name}: MuJoCo's polycoef holds terms up "
+                                                 f"to the 4th power, not {len(terms) - 1}"])
+            data[:len(terms)] = terms
             equality.data = data
         for articulation in articulations:
             for joint in articulation.loop_joints:

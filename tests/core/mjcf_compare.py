@@ -1,7 +1,9 @@
 """Two MuJoCo models compared BY NAME: what an MJCF robot must keep through Articula (read -> write, or
-read -> Blender -> write): joints (names, free joints' too, frictionloss, armature, damping), sites, sensors, cameras, lights, keyframes, weld/connect and joint
-equalities, tendons with their wraps, actuator transmissions, ``<option>``, contact pairs and excludes,
-each collider's contact parameters, and the height field of each hfield geom (its grid, sizes and pose).
+read -> Blender -> write): joints (names, free joints' too, frictionloss, armature, damping, group),
+sites, sensors, cameras, lights, keyframes, weld/connect and joint equalities, tendons with their wraps
+and armature, actuator transmissions, types (muscles), dynamics and length ranges, ``<option>``,
+contact pairs and excludes, each collider's contact parameters, and the height field of each hfield
+geom (its grid, sizes and pose).
 
 Numbers are equal at the 6 significant digits ``to_xml`` writes (rtol 2e-5, atol 1e-9). Unnamed
 objects are named as ``core.mjcf.reader`` names them (``site_3``, ``tendon_0``, ``body_2``...), so the
@@ -117,7 +119,7 @@ def _joints(found, models, names) -> None:
                 ("stiffness", m.jnt_stiffness[j], "~"),
                 ("springref", m.qpos_spring[m.jnt_qposadr[j]] if sprung else 0.0, "~"),
                 ("frictionloss", m.dof_frictionloss[dofs], "~"), ("armature", m.dof_armature[dofs], "~"),
-                ("damping", m.dof_damping[dofs], "~")]
+                ("damping", m.dof_damping[dofs], "~"), ("group", int(m.jnt_group[j]), "=")]
     _rows(found, "joint", *(n.all("joint", m.njnt) for m, n in zip(models, names)), row)
 
 
@@ -223,7 +225,7 @@ def _tendons(found, models, names) -> None:
                 ("limited", bool(m.tendon_limited[i]), "="),
                 ("range", m.tendon_range[i] if m.tendon_limited[i] else 0.0, "~"),
                 ("stiffness", m.tendon_stiffness[i], "~"), ("damping", m.tendon_damping[i], "~"),
-                ("frictionloss", m.tendon_frictionloss[i], "~"),
+                ("frictionloss", m.tendon_frictionloss[i], "~"), ("armature", m.tendon_armature[i], "~"),
                 ("spring length", m.tendon_lengthspring[i] if m.tendon_stiffness[i] else 0.0, "~"),
                 ("width", m.tendon_width[i] if spatial else 0.0, "~"),
                 ("rgba", m.tendon_rgba[i] if spatial else 0.0, "~")]
@@ -245,7 +247,10 @@ def _actuators(found, models, names) -> None:
         reference = n.of("site", int(m.actuator_trnid[i][1])) if on_site else None
         return [("transmission", trn, "="), ("target", target, "="),
                 ("refsite", reference, "="), ("gear", m.actuator_gear[i], "~"),
+                ("types", (int(m.actuator_dyntype[i]), int(m.actuator_gaintype[i]),
+                           int(m.actuator_biastype[i])), "="),
                 ("gain", m.actuator_gainprm[i], "~"), ("bias", m.actuator_biasprm[i], "~"),
+                ("dynprm", m.actuator_dynprm[i], "~"), ("lengthrange", m.actuator_lengthrange[i], "~"),
                 ("ctrlrange", m.actuator_ctrlrange[i] if m.actuator_ctrllimited[i] else 0.0, "~")]
     _rows(found, "actuator", *(n.all("actuator", m.nu) for m, n in zip(models, names)), row)
 

@@ -42,18 +42,14 @@ UNLOADABLE = {
 _SDF = "a collider of an SDF plugin (signed distance field) is not read"
 #: What the description has no place for: file -> (the differences it makes, by their start; why).
 KNOWN_LOSSES = {
-    "warp/actuation/muscle.xml": (("actuator:", "keyframe"), "a muscle actuator (bias type muscle) is not "
-                                  "read: the description's actuators have an affine bias"),
     "warp/actuation/slidercrank.xml": (("actuator:",), "a slider-crank transmission is not read"),
     "warp/collision_sdf/cow.xml": (("colliders of",), _SDF),
     "warp/collision_sdf/mesh.xml": (("colliders of",), _SDF),
     "warp/collision_sdf/nutbolt.xml": (("colliders of",), _SDF),
     "warp/collision_sdf/tactile.xml": (("sensor:", "colliders of"), "tactile sensors read a mesh asset the "
                                        "description does not keep by name; " + _SDF),
-    "warp/constraints.xml": (("equality:", "equality joint", "tendon:"),
-                             "a fixed tendon on a ball joint (and so the tendon equality on it) and a "
-                             "joint equality's polynomial terms above the linear one are not held (Mimic "
-                             "is linear)"),
+    "warp/constraints.xml": (("equality:", "tendon:"),
+                             "a fixed tendon on a ball joint (and so the tendon equality on it) is not held"),
     "warp/flex/moving_base_strain.xml": (("equality:",), "flexes (and their equalities) are not read"),
     "warp/flex/multiflex.xml": (("equality:",), "flexes (and their equalities) are not read"),
     "warp/flex/rope.xml": (("equality:",), "flexes (and their equalities) are not read"),
