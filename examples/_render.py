@@ -123,6 +123,25 @@ def build_stage(scene, frames, view=(1.0, -1.6, 0.7), ground_z=0.0, size=FRAME_S
     configure_cycles(scene, size)
 
 
+def aimed_stage(scene, camera_at, look_at, lens: float, sun_energy: float, sun_turn_degrees) -> None:
+    """A camera at ``camera_at`` looking at ``look_at``, a sun turned by ``sun_turn_degrees`` (x, y, z)
+    and the pale sky of :func:`build_stage`, for pictures framed by hand."""
+    camera = bpy.data.objects.new("camera", bpy.data.cameras.new("camera"))
+    camera.data.lens = lens
+    camera.location = Vector(camera_at)
+    camera.rotation_euler = (Vector(look_at) - camera.location).to_track_quat("-Z", "Y").to_euler()
+    scene.collection.objects.link(camera)
+    scene.camera = camera
+    sun = bpy.data.objects.new("sun", bpy.data.lights.new("sun", "SUN"))
+    sun.data.energy = sun_energy
+    sun.rotation_euler = tuple(math.radians(a) for a in sun_turn_degrees)
+    scene.collection.objects.link(sun)
+    scene.world = scene.world or bpy.data.worlds.new("World")
+    if scene.world.node_tree is None:
+        scene.world.use_nodes = True
+    scene.world.node_tree.nodes["Background"].inputs["Color"].default_value = (0.62, 0.7, 0.8, 1.0)
+
+
 def configure_cycles(scene, size=FRAME_SIZE) -> None:
     scene.render.engine = "CYCLES"
     scene.cycles.device = "CPU"

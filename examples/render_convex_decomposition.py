@@ -5,7 +5,6 @@ Run: .venv/bin/python examples/render_convex_decomposition.py  (writes docs/conv
 """
 
 import colorsys
-import math
 
 import _render
 import _support
@@ -49,23 +48,11 @@ def add_ball(scene, mesh, location):
 
 
 def stage(scene):
-    camera = bpy.data.objects.new("camera", bpy.data.cameras.new("camera"))
-    camera.data.lens = 50
-    camera.location = Vector((0.0, -0.16, 0.5))
-    camera.rotation_euler = (Vector((0.0, 0.0, 0.02)) - camera.location).to_track_quat("-Z", "Y").to_euler()
-    scene.collection.objects.link(camera)
-    scene.camera = camera
-    sun = bpy.data.objects.new("sun", bpy.data.lights.new("sun", "SUN"))
-    sun.data.energy = 3.5
-    sun.rotation_euler = (math.radians(40), math.radians(10), math.radians(30))
-    scene.collection.objects.link(sun)
+    _render.aimed_stage(scene, (0.0, -0.16, 0.5), (0.0, 0.0, 0.02), lens=50, sun_energy=3.5,
+                        sun_turn_degrees=(40, 10, 30))
     ground = bpy.data.objects.new("ground", _render._plane_mesh("ground", 5.0))
     ground.data.materials.append(_render._material("ground", (0.55, 0.56, 0.58, 1.0), 0.9))
     scene.collection.objects.link(ground)
-    scene.world = scene.world or bpy.data.worlds.new("World")
-    if scene.world.node_tree is None:
-        scene.world.use_nodes = True
-    scene.world.node_tree.nodes["Background"].inputs["Color"].default_value = (0.62, 0.7, 0.8, 1.0)
 
 
 def main():

@@ -6,13 +6,11 @@ Run: .venv/bin/python examples/render_terrain.py  (writes docs/terrain.png)
 """
 
 import colorsys
-import math
 
 import _render
 import _support
 import bpy
 import numpy as np
-from mathutils import Vector
 
 _support.articula()
 
@@ -60,20 +58,8 @@ def dropped_balls(scene) -> list:
 def stage(scene, terrain):
     terrain.hide_render, terrain.display_type = False, "TEXTURED"  # a collider, drawn for the picture
     terrain.data.materials.append(_render._material("terrain", (0.25, 0.4, 0.18, 1.0), 0.9))
-    camera = bpy.data.objects.new("camera", bpy.data.cameras.new("camera"))
-    camera.data.lens = 35
-    camera.location = Vector((2.9, -3.2, 2.5))
-    camera.rotation_euler = (Vector((0.0, 0.0, 0.75)) - camera.location).to_track_quat("-Z", "Y").to_euler()
-    scene.collection.objects.link(camera)
-    scene.camera = camera
-    sun = bpy.data.objects.new("sun", bpy.data.lights.new("sun", "SUN"))
-    sun.data.energy = 2.5
-    sun.rotation_euler = (math.radians(45), math.radians(15), math.radians(40))
-    scene.collection.objects.link(sun)
-    scene.world = scene.world or bpy.data.worlds.new("World")
-    if scene.world.node_tree is None:
-        scene.world.use_nodes = True
-    scene.world.node_tree.nodes["Background"].inputs["Color"].default_value = (0.62, 0.7, 0.8, 1.0)
+    _render.aimed_stage(scene, (2.9, -3.2, 2.5), (0.0, 0.0, 0.75), lens=35, sun_energy=2.5,
+                        sun_turn_degrees=(45, 15, 40))
 
 
 def main():
