@@ -8,7 +8,9 @@ and Newton 1.8 reads them (``SolverMuJoCo.register_custom_attributes`` + ``add_u
 - ``MjcTendon`` (``mjc:type = "fixed"``): ``rel mjc:path`` (joints), ``mjc:path:indices``/``coef``.
 - A mimic (coupled) joint: ``NewtonMimicAPI`` + ``MjcEqualityJointAPI`` on the follower
   (``rel newton:mimicJoint``, ``newton:mimicCoef0`` in the follower's USD units, ``newton:mimicCoef1``)
-  and, for PhysX, ``PhysxMimicJointAPI:<axis>`` (``follower + gearing * leader + offset = 0``).
+  and, for PhysX, ``PhysxMimicJointAPI:<axis>`` (``follower + gearing * leader + offset = 0``); the
+  polynomial's higher terms as the converter writes them (``mjc:coef2``..``mjc:coef4``).
+- Muscles: ``mjc:gainType``/``mjc:biasType`` "muscle", ``mjc:lengthRange:min``/``max``.
 - ``mjc:actuatorgravcomp`` on the joint: its actuators also carry gravity (MuJoCo's ``actgravcomp``).
 
 The Mjc schema is not registered with every USD (Blender's, usd-core): attributes are read as
@@ -21,6 +23,7 @@ import dataclasses
 import math
 from typing import Optional
 
+import numpy as np
 from pxr import Sdf, Usd
 
 from . import dialect as D
@@ -40,6 +43,7 @@ GRAVCOMP = "mjc:actuatorgravcomp"
 CONTROL = "articula:control"  # the actuator's ctrl at rest: MuJoCo has no USD attribute for it
 UNIT_GEAR_OF = "articula:gear"  # a servo written at gear 1 (see at_unit_gear): its own gear, read back
 PRM_SIZE = 10
+MIMIC_HIGHER_COEFS = (2, 3, 4)  # MjcEqualityJointAPI's mjc:coef2..4: polycoef beyond the linear terms
 GEAR_SIZE = 6
 
 
@@ -155,10 +159,12 @@ class ActuationReader:
         actuator.gain_type = r.value(prim, "mjc:gainType", "token", "fixed")
         actuator.dyn_type = r.value(prim, "mjc:dynType", "token", "none")
         actuator.dyn_params = tuple(r.value(prim, "mjc:dynPrm", "floats", [1.0]))
-        if bias_type not in ("none", "affine") and bias_type != actuator.gain_type:
-            r.warn(prim, f"mjc:biasType {bias_type!r} is kept as an affine bias")
+        actuator.bias_type = bias_type if bias_type not in ("none", "affine") else "affine"
         actuator.gain = tuple(gain)
         actuator.bias = tuple(bias) if bias_type != "none" else ()
+        low, high = (r.value(prim, f"mjc:lengthRange:{end}", default=0.0) for end in ("min", "max"))
+        if low < high:  # MuJoCo's 0 0: its compiler finds the range
+            actuator.length_range = (low, high)
         gear = r.value(prim, "mjc:gear", "floats", [1.0])
         actuator.gear = gear[0] if gear else 0.0
         if frame:  # MuJoCo's whole gear, as read_mjcf keeps it for transmissions on frames
@@ -195,9 +201,10 @@ class ActuationReader:
                 offset = D.angle_from_usd(offset)
             gear = r.value(prim, "newton:mimicCoef1", default=None)
             gear = r.value(prim, "mjc:coef1", default=1.0) if gear is None else gear
-            if any(r.value(prim, f"mjc:coef{k}", default=0.0) for k in (2, 3, 4)):
-                r.warn(prim, "the joint equality's polynomial terms beyond linear are not kept")
             self._set_mimic(prim, joint, targets, gear, offset, "newton:mimicJoint")
+            if joint.mimic is not None:
+                terms = [r.value(prim, f"mjc:coef{k}", default=0.0) for k in MIMIC_HIGHER_COEFS]
+                joint.mimic.higher_terms = tuple(np.trim_zeros(terms, "b"))
             return
         for schema in schemas:
             if schema.startswith(PHYSX_MIMIC_API + ":"):
@@ -450,18 +457,22 @@ def _write_tendon(writer, scope: Sdf.Path, tendon: FixedTendon) -> Optional[Sdf.
 
 
 def write_tendon_friction_and_spring(prim, tendon) -> None:
-    """A tendon's ``mjc:frictionloss`` and ``mjc:springlength``, where the description has them."""
+    """A tendon's ``mjc:frictionloss``, ``mjc:armature`` and ``mjc:springlength``, where the description
+    has them."""
     if tendon.frictionloss:
         prim.set("mjc:frictionloss", T.Double, float(tendon.frictionloss), uniform=True)
+    if tendon.armature:
+        prim.set("mjc:armature", T.Double, float(tendon.armature), uniform=True)
     if tendon.spring_length is not None:
         prim.set(TENDON_SPRING_LENGTH, T.DoubleArray, [float(v) for v in tendon.spring_length],
                  uniform=True)
 
 
 def read_tendon_friction_and_spring(r, prim: Usd.Prim, tendon) -> None:
-    """``mjc:frictionloss`` and ``mjc:springlength`` (one value: a length; two: a dead band; a first
-    value -1: MuJoCo's length at the start, the description's None)."""
+    """``mjc:frictionloss``, ``mjc:armature`` and ``mjc:springlength`` (one value: a length; two: a dead
+    band; a first value -1: MuJoCo's length at the start, the description's None)."""
     tendon.frictionloss = r.value(prim, "mjc:frictionloss", default=0.0)
+    tendon.armature = r.value(prim, "mjc:armature", default=0.0)
     lengths = r.value(prim, TENDON_SPRING_LENGTH, "floats", None)
     if lengths and lengths[0] != -1.0:
         tendon.spring_length = (float(lengths[0]), float(lengths[-1]))
@@ -495,13 +506,15 @@ def write_actuator(writer, scope: Sdf.Path, actuator: Actuator, target: Sdf.Path
     prim.rel("mjc:target", [target])
     if actuator.gain != (1.0,):
         prim.set("mjc:gainPrm", T.DoubleArray, _padded(actuator.gain, PRM_SIZE), uniform=True)
+    if actuator.bias or actuator.bias_type != "affine":
+        prim.set("mjc:biasType", T.Token, actuator.bias_type, uniform=True)
     if actuator.bias:
-        prim.set("mjc:biasType", T.Token, "affine", uniform=True)
         prim.set("mjc:biasPrm", T.DoubleArray, _padded(actuator.bias, PRM_SIZE), uniform=True)
     if actuator.gain_type != "fixed":
         prim.set("mjc:gainType", T.Token, actuator.gain_type, uniform=True)
-        if actuator.gain_type == "muscle":
-            prim.set("mjc:biasType", T.Token, "muscle", uniform=True)
+    if actuator.length_range is not None:
+        for end, value in zip(("min", "max"), actuator.length_range):
+            prim.set(f"mjc:lengthRange:{end}", T.Double, float(value), uniform=True)
     if actuator.dyn_type != "none":
         prim.set("mjc:dynType", T.Token, actuator.dyn_type, uniform=True)
     if actuator.dyn_params != (1.0,):
@@ -556,6 +569,9 @@ def _write_mimic(writer, prim, joint: Joint) -> None:
     prim.rel("newton:mimicJoint", [leader])
     prim.set("newton:mimicCoef0", T.Float, D.angle_to_usd(mimic.offset) if angular else float(mimic.offset))
     prim.set("newton:mimicCoef1", T.Float, float(mimic.gear))
+    for k, term in zip(MIMIC_HIGHER_COEFS, mimic.higher_terms):  # MuJoCo's polynomial (radians, SI)
+        if term:
+            prim.set(f"mjc:coef{k}", T.Double, float(term), uniform=True)
     if dofs:  # PhysX: follower + gearing * leader + offset = 0, offset in radians or meters
         axis = dofs[0].axis.value
         prim.apply(f"{PHYSX_MIMIC_API}:{axis}")

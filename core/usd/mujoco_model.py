@@ -78,6 +78,8 @@ TENDON_TYPE = "MjcTendon"
 KEYFRAMES_SCOPE, SENSORS_SCOPE, PAIRS_SCOPE = "Keyframes", "Sensors", "ContactPairs"
 SITE_KIND_ATTR = "articula:siteKind"
 DOF_NAMES_ATTR = "articula:dofNames"
+JOINT_GROUP = "mjc:group"  # MjcJointAPI: MuJoCo's joint group (every DOF of the joint)
+DOF_GROUPS_ATTR = "articula:dofGroups"  # a D6's MuJoCo joints in different groups: one per DOF, in order
 FREE_JOINT_NAME_ATTR = "articula:freeJointName"
 #: A floating root's free joint on its body prim, MuJoCo's numbers (SI, per radian), as ``mjc:`` joint
 #: attributes are: damping, armature, frictionloss, stiffness (absent: 0).
@@ -346,6 +348,8 @@ class _ModelWriter:
                          custom=True, uniform=True)
                 prim.set(DOF_NAMES_ATTR + ":axes", T.TokenArray, Vt.TokenArray([d.axis.value for d in named]),
                          custom=True, uniform=True)
+            if path is not None:
+                self._write_joint_groups(path, joint)
         for body in self.scene.bodies:
             path = self.w.body_paths.get(body.name)
             if path is not None and body.free_joint_name:
@@ -356,6 +360,16 @@ class _ModelWriter:
                 for attr, value in zip(FREE_JOINT_DYNAMICS_ATTRS, body.free_joint_dynamics):
                     if value:
                         prim.set(attr, T.Double, float(value), custom=True, uniform=True)
+
+    def _write_joint_groups(self, path: Sdf.Path, joint) -> None:
+        groups = [d.group for d in joint.dofs]
+        if not any(groups):
+            return
+        if len(set(groups)) == 1:
+            self._spec_prim(path).set(JOINT_GROUP, self.T.Int, int(groups[0]), custom=True, uniform=True)
+        else:
+            self._spec_prim(path).set(DOF_GROUPS_ATTR, self.T.IntArray, Vt.IntArray(groups), custom=True,
+                                      uniform=True)
 
     # -- sites, cameras, lights
     def _named_path(self, parent: Sdf.Path, name: str) -> Sdf.Path:
@@ -996,6 +1010,7 @@ class MujocoModelReader:
                     dof = joint.dof(axis) if axis in _AXES else None
                     if dof is not None:
                         dof.name = name or None
+            self._read_joint_groups(prim, joint)
         for body in self.scene.bodies:
             prim = r.body_prims[body.name]
             if r.authored(prim, FREE_JOINT_NAME_ATTR):
@@ -1004,6 +1019,13 @@ class MujocoModelReader:
                 value = r.value(prim, attr, default=0.0, allow_inf=False)
                 if value:
                     setattr(body, field_name, float(value))
+
+    def _read_joint_groups(self, prim: Usd.Prim, joint) -> None:
+        r = self.r
+        group = r.value(prim, JOINT_GROUP, "int", 0)
+        groups = list(prim.GetAttribute(DOF_GROUPS_ATTR).Get() or []) if r.authored(prim, DOF_GROUPS_ATTR) else []
+        for k, dof in enumerate(joint.dofs):
+            dof.group = int(groups[k]) if k < len(groups) else group
 
     # -- sites, cameras, lights
     def _read_site(self, prim: Usd.Prim) -> None:

@@ -33,7 +33,7 @@ WARP_FILES = sorted(os.path.relpath(p, WARP_DATA) for p in glob.glob(os.path.joi
                                                                      recursive=True))
 CORPUS = ([f"gym/{n}.xml" for n in GYM_FILES] + [f"newton/{n}.xml" for n in NEWTON_FILES]
           + [f"warp/{n}" for n in WARP_FILES] + ["data/mjcf_everything.xml", "data/arm_gripper.xml",
-                                                 "data/servo_gears.xml"])
+                                                 "data/servo_gears.xml", "data/mjcf_muscles.xml"])
 
 #: Files MuJoCo itself cannot load as shipped.
 UNLOADABLE = {
