@@ -277,7 +277,7 @@ class ARTICULA_PT_spatial_tendons(_ScenePanel, bpy.types.Panel):
                 col.prop(wrap, "target", text=wrap.kind.title())
             _switch_row(col, tendon, "has_lower", "lower")
             _switch_row(col, tendon, "has_upper", "upper")
-            for name in ("stiffness", "damping", "frictionloss", "spring_length", "width"):
+            for name in ("stiffness", "damping", "frictionloss", "armature", "spring_length", "width"):
                 col.prop(tendon, name)
         actuator = _draw_list(layout, props, "frame_actuators", "frame_actuator", rows=2, buttons=False)
         if actuator is not None:
@@ -285,6 +285,9 @@ class ARTICULA_PT_spatial_tendons(_ScenePanel, bpy.types.Panel):
             col.use_property_split = True
             for name in ("target_kind", "target", "reference_site", "gear", "gear_vector", "control"):
                 col.prop(actuator, name)
+            if actuator.kind == "GENERAL":
+                row = _switch_row(col, actuator, "has_length_range", "length_min")
+                row.prop(actuator, "length_max", text="")
 
 
 class ARTICULA_PT_mujoco_options(_ScenePanel, bpy.types.Panel):

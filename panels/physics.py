@@ -314,6 +314,7 @@ def draw_dof(layout, dof, joint_type: str) -> None:
     box.prop(dof, "spring_stiffness")
     box.prop(dof, dof.view("spring_reference"))
     _switch_row(box, dof, "has_velocity_limit", dof.view("velocity_limit"))
+    col.prop(dof, "group")
 
 
 def actuation_note(dof_actuators, drive_enabled: bool) -> str:
@@ -349,8 +350,10 @@ def draw_actuators(layout, owner, actuators, drive_enabled: bool = False, tendon
     if actuator.kind in ("POSITION", "VELOCITY"):
         col.prop(actuator, "kv")
     if actuator.kind == "GENERAL":
-        col.label(text=f"MuJoCo general actuator (dynamics {actuator.dyn_type}, gain {actuator.gain_type}): "
-                  "kept as the file wrote it", icon="INFO")
+        col.label(text=f"MuJoCo general actuator (dynamics {actuator.dyn_type}, gain {actuator.gain_type}, "
+                  f"bias {actuator.bias_type}): kept as the file wrote it", icon="INFO")
+        row = _switch_row(col, actuator, "has_length_range", "length_min")
+        row.prop(actuator, "length_max", text="")
     col.prop(actuator, "gear")
     col.prop(actuator, actuator.view("control"))
     row = _switch_row(col, actuator, "has_ctrl_range", actuator.view("ctrl_min"))
@@ -406,6 +409,7 @@ def draw_mimic(layout, props) -> None:
     sub.prop(props, "mimic_leader")
     sub.prop(props, "mimic_gear")
     sub.prop(props, "mimic_offset_angle" if props.type == JointType.REVOLUTE.value else "mimic_offset")
+    sub.prop(props, "mimic_higher_terms")
 
 
 def draw_joint_dofs(layout, props) -> None:
@@ -447,6 +451,7 @@ class ARTICULA_PT_tendons(_ScenePanel, bpy.types.Panel):
         col.prop(tendon, "stiffness")
         col.prop(tendon, "damping")
         col.prop(tendon, "frictionloss")
+        col.prop(tendon, "armature")
         col.prop(tendon, "spring_length")
         layout.label(text="Actuators on the tendon (MjcActuator; MuJoCo simulates them):")
         draw_actuators(layout, tendon, tendon.actuators, tendon_index=props.active_tendon_index)

@@ -26,7 +26,7 @@ DOF_FIELDS = {
                                "drive_stiffness", "drive_damping", "target_position", "target_velocity",
                                "max_effort", "armature", "static_friction", "dynamic_friction",
                                "viscous_damping", "velocity_limit", "spring_stiffness", "limit_margin",
-                               "reference", "limit_solref", "limit_solimp", "spring_reference")},
+                               "reference", "limit_solref", "limit_solimp", "spring_reference", "group")},
 }
 JOINT_FIELDS = {name: None for name in ("cone_limit0", "cone_limit1", "collide_bodies",
                                         "exclude_from_articulation")}
@@ -212,7 +212,7 @@ def read_actuator(props) -> Actuator:
     common = dict(gear=props.gear, ctrl_range=_range(props, "ctrl"), force_range=_range(props, "force"),
                   gravity_compensation=props.gravity_compensation, control=props.control,
                   target_kind=props.target_kind or None, target=props.target or None,
-                  reference_site=props.reference_site or None,
+                  reference_site=props.reference_site or None, length_range=_range(props, "length"),
                   gear_vector=tuple(props.gear_vector) if any(props.gear_vector) else ())
     kind = ActuatorKind(props.kind)
     if kind == ActuatorKind.POSITION:
@@ -223,7 +223,7 @@ def read_actuator(props) -> Actuator:
         return Actuator.motor(props.name, **common)
     return Actuator(props.name, gain=tuple(props.gain_prm), bias=tuple(props.bias_prm),
                     dyn_type=props.dyn_type, gain_type=props.gain_type, dyn_params=tuple(props.dyn_prm),
-                    **common)
+                    bias_type=props.bias_type, **common)
 
 
 def write_actuator(props, actuator: Actuator, prim_name: str = "") -> None:
@@ -239,7 +239,8 @@ def write_actuator(props, actuator: Actuator, prim_name: str = "") -> None:
     props.control = actuator.control
     props.gain_prm, props.bias_prm = _padded(actuator.gain), _padded(actuator.bias)
     props.dyn_prm = _padded(actuator.dyn_params)
-    props.dyn_type, props.gain_type = actuator.dyn_type, actuator.gain_type
+    props.dyn_type, props.gain_type, props.bias_type = actuator.dyn_type, actuator.gain_type, actuator.bias_type
+    _write_range(props, "length", actuator.length_range)
     props.target_kind, props.target = actuator.target_kind or "", actuator.target or ""
     props.reference_site = actuator.reference_site or ""
     props.gear_vector = tuple(actuator.gear_vector) + (0.0,) * (6 - len(actuator.gear_vector))
@@ -254,7 +255,8 @@ def write_actuators(collection, actuators, prim_names: dict) -> None:
 def read_mimic(props) -> Optional[Mimic]:
     if not props.has_mimic or props.mimic_leader is None:
         return None
-    return Mimic(leader=props.mimic_leader.name, gear=props.mimic_gear, offset=props.mimic_offset)
+    return Mimic(leader=props.mimic_leader.name, gear=props.mimic_gear, offset=props.mimic_offset,
+                 higher_terms=tuple(np.trim_zeros(shortest_decimals(props.mimic_higher_terms), "b")))
 
 
 def write_mimic(props, mimic: Optional[Mimic], joint_objects: dict) -> None:
@@ -262,6 +264,7 @@ def write_mimic(props, mimic: Optional[Mimic], joint_objects: dict) -> None:
     props.mimic_leader = joint_objects.get(mimic.leader) if mimic else None
     if mimic is not None:
         props.mimic_gear, props.mimic_offset = mimic.gear, mimic.offset
+        props.mimic_higher_terms = tuple(mimic.higher_terms) + (0.0,) * (3 - len(mimic.higher_terms))
 
 
 def read_tendon(props) -> FixedTendon:
@@ -273,7 +276,7 @@ def read_tendon(props) -> FixedTendon:
         lower=props.lower if props.has_lower else -math.inf,
         upper=props.upper if props.has_upper else math.inf,
         stiffness=props.stiffness, damping=props.damping, frictionloss=props.frictionloss,
-        spring_length=read_spring_length(props))
+        spring_length=read_spring_length(props), armature=props.armature)
 
 
 def read_spring_length(props) -> Optional[tuple[float, float]]:
@@ -300,7 +303,7 @@ def write_tendon(props, tendon: FixedTendon, joint_objects: dict, prim_names: di
     if props.has_upper:
         props.upper = tendon.upper
     props.stiffness, props.damping = tendon.stiffness, tendon.damping
-    props.frictionloss = tendon.frictionloss
+    props.frictionloss, props.armature = tendon.frictionloss, tendon.armature
     write_spring_length(props, tendon.spring_length)
 
 
@@ -414,7 +417,7 @@ def write_spatial_tendon(props, tendon: SpatialTendon, targets: dict, prim_names
     if props.has_upper:
         props.upper = tendon.upper
     props.stiffness, props.damping, props.width = tendon.stiffness, tendon.damping, tendon.width
-    props.frictionloss = tendon.frictionloss
+    props.frictionloss, props.armature = tendon.frictionloss, tendon.armature
     write_spring_length(props, tendon.spring_length)
     props.color = tendon.color
 
@@ -428,4 +431,5 @@ def read_spatial_tendon(props, name_of) -> SpatialTendon:
         lower=props.lower if props.has_lower else -math.inf,
         upper=props.upper if props.has_upper else math.inf,
         stiffness=props.stiffness, damping=props.damping, frictionloss=props.frictionloss,
-        spring_length=read_spring_length(props), width=props.width, color=tuple(props.color))
+        spring_length=read_spring_length(props), width=props.width, color=tuple(props.color),
+        armature=props.armature)

@@ -70,6 +70,12 @@ class ArticulaActuatorProps(bpy.types.PropertyGroup):
                                      "transmissions: MuJoCo's 6-vector gear (all zero: the gear alone)")
     dyn_type: StringProperty(name="Dynamics Type", default="none", options={"HIDDEN"})
     gain_type: StringProperty(name="Gain Type", default="fixed", options={"HIDDEN"})
+    bias_type: StringProperty(name="Bias Type", default="affine", options={"HIDDEN"})
+    # The range of the transmission's length a muscle works over (MuJoCo lengthrange).
+    has_length_range: BoolProperty(name="Length Range", description="The transmission length range a muscle "
+                                   "works over (MuJoCo lengthrange); off: MuJoCo's compiler finds it")
+    length_min: float_prop("Length Min", "Shortest transmission length (m or rad)")
+    length_max: float_prop("Length Max", "Longest transmission length (m or rad)", default=1.0)
 
     def dof(self):
         """The DOF this actuator is on (None on a tendon)."""

@@ -101,6 +101,8 @@ class ArticulaDofProps(bpy.types.PropertyGroup):
                                  "(rad or m; MuJoCo joint springref)")
     has_velocity_limit: BoolProperty(name="Velocity Limit", description="Limit the speed; off: unlimited")
     velocity_limit: float_prop("Velocity Limit", "Largest speed (rad/s or m/s)", default=10.0, soft_min=0.0)
+    group: IntProperty(name="MuJoCo Group", min=0, max=5, description="Which MuJoCo joint group this DOF's "
+                       "joint is in (MuJoCo joint group: the groups its viewer shows or hides)")
     # The DOF's MuJoCo actuators (the drive above is its UsdPhysics drive).
     actuators: CollectionProperty(type=ArticulaActuatorProps, name="Actuators")
     active_actuator_index: IntProperty(name="Active Actuator", min=0)

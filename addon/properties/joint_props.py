@@ -118,6 +118,10 @@ class ArticulaJointProps(bpy.types.PropertyGroup):
     mimic_offset: float_prop("Offset", "Added to gear * the leader's position (rad or m)")
     mimic_offset_angle: unit_view("mimic_offset", "Offset", "Added to gear * the leader's angle",
                                   subtype="ANGLE", unit="ROTATION")
+    mimic_higher_terms: FloatVectorProperty(
+        name="Polynomial Terms", size=3, **UNBOUNDED,
+        description="Coefficients of the leader's position squared, cubed and to the 4th power, added to "
+                    "the position (MuJoCo joint equality polycoef; simulated on MuJoCo only)")
     # Blender keeps no order among objects; a file's joint order matters where joints stack on one body
     # (MuJoCo hips, planar roots): Newton merges them into one D6 in that order.
     file_order: IntProperty(name="File Order", default=-1, min=-1, options={"HIDDEN"},

@@ -43,6 +43,8 @@ class ArticulaSpatialTendonProps(bpy.types.PropertyGroup):
     frictionloss: float_prop("Friction Loss", "Dry friction against the tendon's length change (N; MuJoCo "
                              "frictionloss)", soft_min=0.0)
     spring_length: spring_length_prop("m")
+    armature: float_prop("Armature", "Inertia added along the tendon (kg; MuJoCo tendon armature)",
+                         soft_min=0.0)
     width: float_prop("Width", "Drawn width", default=0.003, subtype="DISTANCE", unit="LENGTH", soft_min=0.0)
     color: FloatVectorProperty(name="Color", size=4, subtype="COLOR", min=0.0, max=1.0,
                                default=(0.5, 0.5, 0.5, 1.0))

@@ -61,6 +61,8 @@ class ArticulaTendonProps(bpy.types.PropertyGroup):
     frictionloss: float_prop("Friction Loss", "Dry friction against the tendon's length change (N or N*m; "
                              "MuJoCo frictionloss)", soft_min=0.0)
     spring_length: spring_length_prop("m or rad")
+    armature: float_prop("Armature", "Inertia added along the tendon (kg or kg*m^2; MuJoCo tendon armature)",
+                         soft_min=0.0)
 
 
 classes = (ArticulaTendonJointProps, ArticulaTendonProps)
