@@ -79,6 +79,8 @@ def _parser(prog: str, extra: tuple[Command, ...] = ()) -> argparse.ArgumentPars
                               "package:// meshes and xacro's $(find); repeatable")
     reading.add_argument("--arg", action="append", default=[], type=_xacro_argument, metavar="NAME:=VALUE",
                          help="a xacro argument; repeatable")
+    reading.add_argument("--floating-base", action="store_true",
+                         help="URDF and xacro: the root link floats instead of being fixed to the world")
 
     convert = commands.add_parser("convert", parents=[reading], help="convert robots between formats",
                                   description="Convert URDF/xacro, MJCF and USD robots; the output's ending "
@@ -110,7 +112,7 @@ def _read_options(args, stack: ExitStack) -> ReadOptions:
             os.symlink(folder, os.path.join(links, name), target_is_directory=True)
         paths.append(links)
     paths += [folder for name, folder in args.package_path if not name]
-    return ReadOptions(args.trust_xacro, paths, dict(args.arg))
+    return ReadOptions(args.trust_xacro, paths, dict(args.arg), args.floating_base)
 
 
 # ------------------------------------------------------------------------------------------ commands

@@ -73,11 +73,13 @@ def format_of(path: str) -> str:
 
 @dataclass
 class ReadOptions:
-    """How to read URDF and xacro files: package folders, xacro trust and arguments."""
+    """How to read URDF and xacro files: package folders, xacro trust and arguments, and whether the
+    root link floats."""
 
     trust_xacro: bool = False
     package_paths: list[str] = field(default_factory=list)
     arguments: dict[str, str] = field(default_factory=dict)
+    floating_base: bool = False
 
 
 def read_error_types() -> tuple[type, ...]:

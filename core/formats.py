@@ -32,8 +32,8 @@ def read_file(path: str, options: ReadOptions | None = None) -> ReadResult:
             if not options.trust_xacro:
                 raise FormatError(path, "a xacro file: it runs the Python expressions written in it, so "
                                         "it is expanded only with --trust-xacro (for files you trust)")
-            return read_xacro(path, options.package_paths, options.arguments)
-        return read_urdf(path, package_paths=options.package_paths)
+            return read_xacro(path, options.package_paths, options.arguments, options.floating_base)
+        return read_urdf(path, package_paths=options.package_paths, floating_base=options.floating_base)
     if kind == "mjcf":
         return read_mjcf(path)
     from .usd.reader import read_usd  # here: the core stays importable where no USD library (pxr) is

@@ -67,6 +67,9 @@ class ARTICULA_OT_import_urdf(bpy.types.Operator, ImportHelper):
         name="Arguments", default="",
         description="Xacro arguments as name:=value, separated by spaces (the file's defaults for the others; "
                     "no environment variable is read)")
+    floating_base: BoolProperty(
+        name="Floating Base", default=False,
+        description="The root link floats (a legged robot, a mobile base) instead of being fixed to the world")
 
     def invoke(self, context, event):
         from ..addon.preferences import preferences
@@ -89,9 +92,9 @@ class ARTICULA_OT_import_urdf(bpy.types.Operator, ImportHelper):
             return {"CANCELLED"}
         try:
             if self.trust_xacro and is_xacro(self.filepath):
-                read = read_xacro(self.filepath, paths, arguments)
+                read = read_xacro(self.filepath, paths, arguments, self.floating_base)
             else:
-                read = read_urdf(self.filepath, package_paths=paths)
+                read = read_urdf(self.filepath, package_paths=paths, floating_base=self.floating_base)
         except (UrdfReadError, XacroError) as error:
             hint = f' (or tick "{TRUST_LABEL}" in the importer)' if isinstance(error, UrdfReadError) \
                 and not self.trust_xacro and is_xacro(self.filepath) else ""

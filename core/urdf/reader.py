@@ -28,7 +28,9 @@ Gazebo's sensor tags and ros2_control's sensors, which MuJoCo's compiler skips, 
 tree by core/urdf/sensors.py into sensors, sites and cameras.
 
 Mapping: each link -> a body (fixed links stay bodies, welded by FIXED joints named as in the
-URDF); the root link is fixed to the world (Newton's add_urdf default); revolute/continuous ->
+URDF); the root link is fixed to the world (Newton's add_urdf default), or floats with
+``floating_base`` (a legged robot, a mobile base: Newton's ``floating=True``, pybullet's default, Isaac
+Sim's *Fix Base Link* off); revolute/continuous ->
 REVOLUTE (continuous unlimited), prismatic -> PRISMATIC; ``<collision>`` -> colliders (meshes as
 convex hulls, as MuJoCo collides them), ``<visual>`` -> visual meshes with their colors. Masses are
 MuJoCo's (the ``<inertial>``, else computed from the geometry).
@@ -106,9 +108,10 @@ def resolve_uri(uri: str, urdf_path: str, package_paths=()) -> str | None:
 class _UrdfReader(_Reader):
     Error = UrdfReadError
 
-    def __init__(self, path: str, package_paths=()):
+    def __init__(self, path: str, package_paths=(), floating_base: bool = False):
         super().__init__(path, visuals_from_colliders=False)
         self.package_paths = [os.path.abspath(p) for p in package_paths]
+        self.floating_base = floating_base
         self.left_out: list[tuple[str, str]] = []
         self.user_mesh_files: dict[str, str] = {}  # mesh name -> its file, read here for MuJoCo
         self._collada: dict[str, object] = {}  # file -> its ColladaMesh, or why it cannot be read
@@ -175,12 +178,25 @@ class _UrdfReader(_Reader):
             message = re.sub(r"line (\d+)", lambda m: f"line {int(m.group(1)) + offset}", " ".join(str(error).split()))
             raise UrdfReadError(self.path, message) from error
         add_planes(spec, self.mujoco, repaired.planes)
+        if self.floating_base:
+            self.float_roots(spec)
         self.make_inertias_positive(spec)
         self.resolve_meshes(spec)
         self.drop_empty_geoms(spec)
         # Each link's <inertial> as written, before compiling may balance, bound or fill it in.
         self.inertials = {b.name: _urdf_inertial(b) for b in spec.bodies}
         return spec
+
+    def float_roots(self, spec) -> None:
+        """A free joint on each root link the world holds by nothing else; a root jointed to the world
+        (through the file's own ``world`` link) stays as written, said."""
+        for body in spec.worldbody.bodies:
+            if body.joints:
+                names = ", ".join(j.name for j in body.joints)
+                self.warn(f"floating base: link {body.name!r} is jointed to the world ({names}) by the file's "
+                          "world link: left as written")
+            else:
+                body.add_freejoint()
 
     def make_inertias_positive(self, spec) -> None:
         """A full inertia with a principal moment MuJoCo reads as not positive (a rod written as a
@@ -531,12 +547,13 @@ def _urdf_inertial(spec_body) -> MassProperties:
                           diagonal_inertia=tuple(float(max(m, 0.0)) for m in moments), principal_axes=principal)
 
 
-def read_urdf(path: str, package_paths=()) -> UrdfRead:
+def read_urdf(path: str, package_paths=(), floating_base: bool = False) -> UrdfRead:
     """Read a URDF file into the description; raises :class:`UrdfReadError` naming file and element.
 
     ``package_paths``: folders searched for ``package://`` meshes (after which the file's own folder
-    and its parents are searched)."""
-    reader = _UrdfReader(path, package_paths)
+    and its parents are searched). ``floating_base``: the root link floats (a free joint) instead of
+    being fixed to the world."""
+    reader = _UrdfReader(path, package_paths, floating_base)
     read = reader.read()
     read.warnings += read_sensors(reader.xml, read.scene)
     if not read.scene.bodies:

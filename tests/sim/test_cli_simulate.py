@@ -142,3 +142,16 @@ def test_a_blow_up_names_the_body_and_writes_nothing(tmp_path):
     code, _, err = articula(path, "--keyframe", "spun", "--poses", kept, cwd=tmp_path)
     assert code == 1 and "flywheel" in err and "nothing written" in err
     assert kept.read_text() == "earlier\n"
+
+
+def test_a_urdf_robot_with_a_floating_base_falls_and_with_its_fixed_base_stays(tmp_path):
+    from tests.core.test_urdf_corpus import corpus_file
+
+    a1 = corpus_file("pybullet/a1/a1.urdf")
+    code, floating, err = articula(a1, "--floating-base", "--seconds", "0.3", cwd=tmp_path)
+    assert code == 0, err
+    assert "trunk: from (0.000, 0.000, 0.000) to (" in floating
+    end_z = float(floating.split("trunk: from (0.000, 0.000, 0.000) to (")[1].split(")")[0].split(", ")[2])
+    assert end_z == pytest.approx(-0.5 * 9.81 * 0.3 ** 2, abs=0.03)  # free fall (no ground)
+    code, fixed, err = articula(a1, "--seconds", "0.3", cwd=tmp_path)
+    assert code == 0 and "trunk: from (0.000, 0.000, 0.000) to (0.000, 0.000, 0.000), 0.000 m" in fixed
