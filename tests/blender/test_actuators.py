@@ -56,12 +56,15 @@ def actuated_scene() -> PhysicsScene:
     slide.dofs[0].actuators = [Actuator("filtered", gain=(5.0, 0.0, 0.5), bias=(0.25, -5.0, -1.0, 0.125),
                                         dyn_type="filterexact", gain_type="affine", dyn_params=(0.05, 0.0, 2.0))]
     right = make_joint("right_slide", JointType.PRISMATIC, "lower", "right", axis="Z")
-    right.mimic = Mimic("slide", gear=-1.0, offset=0.0125)
+    right.mimic = Mimic("slide", gear=-1.0, offset=0.0125, higher_terms=(0.5, 0.0, -0.25))
     twin = make_joint("twin", JointType.PRISMATIC, "lower", "twin_finger", axis="Z")
+    muscle = (0.75, 1.05, -1.0, 200.0, 0.5, 1.6, 1.5, 1.3, 1.2)  # MuJoCo's muscle shortcut's parameters
+    twin.dofs[0].actuators = [Actuator("flexor", gain=muscle, bias=muscle, gain_type="muscle", bias_type="muscle",
+                                       dyn_type="muscle", dyn_params=(0.01, 0.04), length_range=(-0.5, 0.25))]
     tendon = FixedTendon("grip", [TendonJoint("slide", 0.5), TendonJoint("right_slide", -0.5)],
                          actuators=[Actuator.position("gripper", kp=80.0, kv=4.0, ctrl_range=(0.0, 0.04))],
                          lower=-0.01, upper=0.05, stiffness=15.0, damping=0.75, frictionloss=0.125,
-                         spring_length=(0.0, 0.01))
+                         spring_length=(0.0, 0.01), armature=0.25)
     return PhysicsScene(
         name="Actuated",
         bodies=[_body("upper", 1.0), _body("lower", 0.5, "upper"), _body("left", 0.25, "lower"),

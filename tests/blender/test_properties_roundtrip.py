@@ -97,7 +97,7 @@ def every_field_scene() -> PhysicsScene:
                     static_friction=0.75, dynamic_friction=0.5, viscous_damping=0.0625, velocity_limit=6.5,
                     spring_stiffness=3.5, limit_margin=0.03125, reference=0.25,
                     limit_solref=(0.005, 1.0), limit_solimp=(0.0, 0.99, 0.01, 0.5, 2.0), spring_reference=0.5,
-                    initial_position=0.25)  # at rest: the authored pose is the reference
+                    initial_position=0.25, group=3)  # at rest: the authored pose is the reference
     hinge = Joint("hinge", JointType.REVOLUTE, "base", "arm",
                   local_pose0=Pose((0.0, 0.125, 0.5), quat_from_axis_angle((0.0, 1.0, 0.0), 0.3)),
                   local_pose1=Pose((0.0, 0.0, -0.125)), axis="Y", dofs=[every_dof],
