@@ -183,7 +183,8 @@ class Actuator:
     gain_type: str = "fixed"
     dyn_params: tuple[float, ...] = (1.0,)
     # Where an actuator is not on a DOF or a fixed tendon (``PhysicsScene.frame_actuators``): MuJoCo's
-    # transmission keyword ("site", "body", "joint" for a ball joint, "tendon" for a spatial tendon), the
+    # transmission keyword ("site", "body", "joint" for a ball joint, "tendon" for a spatial tendon,
+    # "slidercrank"), the
     # object's name, the site a site actuator measures from, and the 6-vector gear of site and ball
     # transmissions (empty: ``gear`` alone).
     target_kind: Optional[str] = None
@@ -196,6 +197,10 @@ class Actuator:
     # The range of the transmission's length a muscle works over (MuJoCo ``lengthrange``, m or rad);
     # None: MuJoCo's compiler finds it.
     length_range: Optional[tuple[float, float]] = None
+    # A slider-crank (``target_kind`` "slidercrank", ``target`` the crank's site): the site the slider
+    # moves along (its z axis) and the connecting rod's length (m, MuJoCo ``cranklength``).
+    slider_site: Optional[str] = None
+    crank_length: float = 0.0
 
     def __post_init__(self):
         self.gain, self.bias, self.dyn_params = _trim(self.gain), _trim(self.bias), _trim(self.dyn_params)
