@@ -184,9 +184,8 @@ class Actuator:
     dyn_params: tuple[float, ...] = (1.0,)
     # Where an actuator is not on a DOF or a fixed tendon (``PhysicsScene.frame_actuators``): MuJoCo's
     # transmission keyword ("site", "body", "joint" for a ball joint, "tendon" for a spatial tendon,
-    # "slidercrank"), the
-    # object's name, the site a site actuator measures from, and the 6-vector gear of site and ball
-    # transmissions (empty: ``gear`` alone).
+    # "slidercrank"), the object's name, the site a site actuator measures from, and the 6-vector gear
+    # of site and ball transmissions (empty: ``gear`` alone).
     target_kind: Optional[str] = None
     target: Optional[str] = None
     reference_site: Optional[str] = None
