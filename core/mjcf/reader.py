@@ -33,7 +33,7 @@ numbers; nothing here reads XML. What becomes what:
   height fields -> HEIGHT_FIELD shapes (the compiled, normalized grid: files and inline data alike),
   margin/gap -> ``contact_margin``/``contact_gap``, a DOF's joint name -> ``Dof.name``, a named
   free joint -> ``Body.free_joint_name``; geoms that pairs and tendons name stay colliders;
-- what the description cannot hold (flexes, skins, slider-crank actuators, flex
+- what the description cannot hold (flexes, skins, flex
   equalities, tactile sensors, ...) is named in one warning.
 """
 
@@ -395,7 +395,7 @@ class MjcfReader(ExtrasReader):
         general form, as the compiled model holds it (defaults, autolimits and dampratio resolved):
         gainprm, biasprm, gear[0], ctrl/force ranges where limited, the joint's actgravcomp, dynamics
         kept verbatim. ctrl starts at 0, as in MuJoCo. Site, body, ball and named free joint, spatial
-        tendon transmissions -> ``frame_actuators``; others (slider-crank) are named as not carried."""
+        tendon and slider-crank transmissions -> ``frame_actuators``."""
         m, mj = self.model, self.mujoco
         trn = mj.mjtTrn
         joint_trns = (int(trn.mjTRN_JOINT), int(trn.mjTRN_JOINTINPARENT))
@@ -415,7 +415,7 @@ class MjcfReader(ExtrasReader):
                 actuators, gravcomp = self.tendons[target].actuators, False
             elif self.frame_target(a) is not None:
                 actuators, gravcomp = self.scene.frame_actuators, False
-            else:  # a slider-crank
+            else:  # no transmission the description holds
                 skipped.append(f"{name} (on a {_enum_name(mj.mjtTrn(trntype))} transmission)")
                 continue
             actuator = Actuator(
@@ -438,6 +438,9 @@ class MjcfReader(ExtrasReader):
             if actuators is self.scene.frame_actuators:
                 actuator.target_kind, actuator.target, actuator.reference_site = self.frame_target(a)
                 actuator.gear_vector = tuple(float(g) for g in m.actuator_gear[a])
+                if actuator.target_kind == "slidercrank":
+                    actuator.slider_site = self.site_names[int(m.actuator_trnid[a][1])]
+                    actuator.crank_length = float(m.actuator_cranklength[a])
             actuators.append(actuator)
         if skipped:
             self.unsupported.append(f"{len(skipped)} actuators ({_listed(skipped)})")
@@ -460,6 +463,8 @@ class MjcfReader(ExtrasReader):
             return "body", self.body_names[target], None
         if trntype == int(trn.mjTRN_TENDON) and target in self.spatial_tendons:
             return "tendon", self.tendon_names[target], None
+        if trntype == int(trn.mjTRN_SLIDERCRANK):
+            return "slidercrank", self.site_names[target], None
         if trntype not in (int(trn.mjTRN_JOINT), int(trn.mjTRN_JOINTINPARENT)):
             return None
         keyword = "joint" if trntype == int(trn.mjTRN_JOINT) else "jointinparent"

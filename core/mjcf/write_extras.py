@@ -17,7 +17,8 @@ from .read_extras import CONTACT_DATA, CONTACT_REDUCE, SENSOR_KEYWORDS
 _SENSOR_ENUMS = {word: enum for enum, word in SENSOR_KEYWORDS.items()}
 #: Transmission keyword -> MuJoCo's mjtTrn member name.
 _TRANSMISSIONS = {"site": "mjTRN_SITE", "body": "mjTRN_BODY", "joint": "mjTRN_JOINT",
-                  "jointinparent": "mjTRN_JOINTINPARENT", "tendon": "mjTRN_TENDON"}
+                  "jointinparent": "mjTRN_JOINTINPARENT", "tendon": "mjTRN_TENDON",
+                  "slidercrank": "mjTRN_SLIDERCRANK"}
 
 
 def _floats(values) -> list[float]:
@@ -272,6 +273,16 @@ class ExtrasWriter:
                 spec_actuator.gear = (_floats(actuator.gear_vector) + [0.0] * 6)[:6]
             if actuator.reference_site:
                 spec_actuator.refsite = actuator.reference_site
+            if actuator.target_kind == "slidercrank":
+                self.slider_crank(spec_actuator, actuator)
+
+    def slider_crank(self, spec_actuator, actuator) -> None:
+        if not actuator.slider_site or actuator.crank_length <= 0.0:
+            raise MjcfWriteError(self.path, [f"actuator {actuator.name}: a slider-crank needs a slider site and "
+                                             f"a crank length above 0 (has {actuator.slider_site!r}, "
+                                             f"{actuator.crank_length:g})"])
+        spec_actuator.slidersite = actuator.slider_site
+        spec_actuator.cranklength = float(actuator.crank_length)
 
     # --- keyframes -------------------------------------------------------------------------
     def file_keyframes(self, model) -> None:

@@ -147,6 +147,10 @@ class ActuationReader:
         references = _targets(prim, "mjc:refSite")
         if references and references[0] in self.frame_targets:
             actuator.reference_site = self.frame_targets[references[0]][1]
+        sliders = _targets(prim, "mjc:sliderSite")
+        if sliders and sliders[0] in self.frame_targets:  # a slider-crank, as the converter writes it
+            actuator.target_kind, actuator.slider_site = "slidercrank", self.frame_targets[sliders[0]][1]
+            actuator.crank_length = r.value(prim, "mjc:crankLength", default=0.0)
         r.scene.frame_actuators.append(actuator)
 
     def _actuator(self, prim: Usd.Prim, frame: bool = False) -> Actuator:

@@ -675,8 +675,9 @@ class _ModelWriter:
     def _frame_target(self, actuator: Actuator) -> Optional[Sdf.Path]:
         """The prim an actuator on a frame acts on; a floating root's free joint (no prim) is its body's."""
         kind, name = actuator.target_kind, actuator.target
-        found = {"site": self.site_paths, "body": self.w.body_paths, "joint": self.w.joint_paths,
-                 "jointinparent": self.w.joint_paths, "tendon": self.tendon_paths}.get(kind, {})
+        found = {"site": self.site_paths, "slidercrank": self.site_paths, "body": self.w.body_paths,
+                 "joint": self.w.joint_paths, "jointinparent": self.w.joint_paths,
+                 "tendon": self.tendon_paths}.get(kind, {})
         if name not in found and kind in ("joint", "jointinparent"):
             body = next((b for b in self.scene.bodies if b.free_joint_name == name), None)
             return self.w.body_paths.get(body.name) if body is not None else None
@@ -699,6 +700,9 @@ class _ModelWriter:
             prim = write_actuator(self.w, scope, written, target, finish=False)
             if actuator.reference_site and actuator.reference_site in self.site_paths:
                 prim.rel("mjc:refSite", [self.site_paths[actuator.reference_site]])
+            if actuator.slider_site in self.site_paths:  # a slider-crank: the crank's site is the target
+                prim.rel("mjc:sliderSite", [self.site_paths[actuator.slider_site]])
+                prim.set("mjc:crankLength", self.T.Double, float(actuator.crank_length), uniform=True)
             if actuator.gear_vector:
                 from .actuation import GEAR_SIZE, _padded
                 gear = _padded(actuator.gear_vector, GEAR_SIZE)

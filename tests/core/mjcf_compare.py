@@ -244,6 +244,7 @@ def _actuators(found, models, names) -> None:
         obj = _TRN_OBJECTS.get(trn)
         target = n.of(obj, int(m.actuator_trnid[i][0])) if obj else None
         on_site = trn == int(mujoco.mjtTrn.mjTRN_SITE)
+        on_site = on_site or trn == int(mujoco.mjtTrn.mjTRN_SLIDERCRANK)  # its second site: the slider's
         reference = n.of("site", int(m.actuator_trnid[i][1])) if on_site else None
         return [("transmission", trn, "="), ("target", target, "="),
                 ("refsite", reference, "="), ("gear", m.actuator_gear[i], "~"),
@@ -251,6 +252,7 @@ def _actuators(found, models, names) -> None:
                            int(m.actuator_biastype[i])), "="),
                 ("gain", m.actuator_gainprm[i], "~"), ("bias", m.actuator_biasprm[i], "~"),
                 ("dynprm", m.actuator_dynprm[i], "~"), ("lengthrange", m.actuator_lengthrange[i], "~"),
+                ("cranklength", m.actuator_cranklength[i], "~"),
                 ("ctrlrange", m.actuator_ctrlrange[i] if m.actuator_ctrllimited[i] else 0.0, "~")]
     _rows(found, "actuator", *(n.all("actuator", m.nu) for m, n in zip(models, names)), row)
 

@@ -105,3 +105,28 @@ def test_what_mujoco_cannot_take_is_refused_by_name(muscles, tmp_path):
     with pytest.raises(MjcfWriteError, match="mimic of joint3: MuJoCo's polycoef holds terms up to the 4th"):
         write_mjcf(constraints, str(out))
     assert out.read_text() == "<mujoco/>"
+
+
+SLIDER_CRANK = os.path.join(WARP_DATA, "actuation", "slidercrank.xml")
+
+
+def test_a_slider_crank_is_read_and_written_whole(tmp_path):
+    scene = read_mjcf(SLIDER_CRANK).scene
+    (crank,) = scene.frame_actuators
+    assert (crank.target_kind, crank.target, crank.slider_site, crank.crank_length) == \
+        ("slidercrank", "cranksite", "slidersite", 0.25)
+    found = mjcf_differences(mujoco.MjModel.from_xml_path(SLIDER_CRANK), _round_trip(scene, tmp_path))
+    assert found == []
+    crank.crank_length = 0.3
+    found = "\n".join(mjcf_differences(mujoco.MjModel.from_xml_path(SLIDER_CRANK), _round_trip(scene, tmp_path)))
+    assert "actuator actuator_0 cranklength" in found
+
+
+def test_a_slider_crank_without_its_slider_is_refused_by_name(tmp_path):
+    out = tmp_path / "robot.xml"
+    out.write_text("<mujoco/>")
+    scene = read_mjcf(SLIDER_CRANK).scene
+    scene.frame_actuators[0].slider_site = None
+    with pytest.raises(MjcfWriteError, match="actuator actuator_0: a slider-crank needs a slider site"):
+        write_mjcf(scene, str(out))
+    assert out.read_text() == "<mujoco/>"

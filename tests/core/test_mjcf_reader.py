@@ -143,16 +143,17 @@ def test_sites_and_sensors_are_read_so_nothing_is_left_out(arm):
 def test_what_cannot_be_represented_is_one_warning(tmp_path):
     path = tmp_path / "crank.xml"
     path.write_text(ARM.replace('<motor name="m" joint="elbow" gear="3" ctrlrange="-1 2"/>',
-                                '<motor name="m" cranksite="tip" slidersite="tip" cranklength="0.1"/>'
                                 '<general name="mu" joint="elbow" dyntype="integrator" actlimited="true" '
                                 'actrange="0 1"/>')
+                    .replace('</fixed></tendon>', '</fixed><fixed name="tb"><joint joint="wrist_ball" coef="1"/>'
+                             '</fixed></tendon>')
                     .replace("</worldbody>", '<geom type="hfield" hfield="h"/></worldbody>')
                     .replace("<worldbody>", '<asset><hfield name="h" nrow="2" ncol="2" size="1 1 0.1 0.1"/></asset>'
                              "<worldbody>"))
     read = read_mjcf(str(path))
     listed = [w for w in read.warnings if "not carried over" in w]
     assert len(listed) == 1
-    assert "m (on a slidercrank transmission)" in listed[0] and "activation limits of actuators mu" in listed[0]
+    assert "tb (on a ball or free joint)" in listed[0] and "activation limits of actuators mu" in listed[0]
     assert "site" not in listed[0].replace("slidercrank", "") and "sensor" not in listed[0]
     assert "height" not in listed[0]  # terrain is carried: a HEIGHT_FIELD collider
     assert ShapeKind.HEIGHT_FIELD in [s.kind for s in read.scene.shapes if s.body is None]

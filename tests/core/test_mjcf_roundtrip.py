@@ -42,7 +42,6 @@ UNLOADABLE = {
 _SDF = "a collider of an SDF plugin (signed distance field) is not read"
 #: What the description has no place for: file -> (the differences it makes, by their start; why).
 KNOWN_LOSSES = {
-    "warp/actuation/slidercrank.xml": (("actuator:",), "a slider-crank transmission is not read"),
     "warp/collision_sdf/cow.xml": (("colliders of",), _SDF),
     "warp/collision_sdf/mesh.xml": (("colliders of",), _SDF),
     "warp/collision_sdf/nutbolt.xml": (("colliders of",), _SDF),

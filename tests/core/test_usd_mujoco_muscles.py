@@ -77,3 +77,17 @@ def test_the_converters_usd_reads_as_the_mjcf(rel):
         assert any(m.higher_terms for m in mimics.values())
     else:
         assert [t.armature for t in ours.spatial_tendons] == [t.armature for t in theirs.spatial_tendons] == [2.0]
+
+
+def test_a_slider_crank_goes_through_usd_as_the_converter_writes_it(tmp_path):
+    mjcf, converted = _converted("actuation/slidercrank.xml")
+    (theirs,) = read_usd(converted).scene.frame_actuators
+    assert (theirs.target_kind, theirs.target, theirs.slider_site, theirs.crank_length) == \
+        ("slidercrank", "cranksite", "slidersite", pytest.approx(0.25))
+    stage = build_stage(read_mjcf(mjcf).scene, "NESTED")
+    prim = next(p for p in stage.Traverse() if p.GetTypeName() == "MjcActuator")
+    assert prim.GetAttribute("mjc:crankLength").Get() == pytest.approx(0.25)
+    assert [str(t).rsplit("/", 1)[-1] for t in prim.GetRelationship("mjc:sliderSite").GetTargets()] == ["slidersite"]
+    out = str(tmp_path / "robot.xml")
+    write_mjcf(read_usd(stage).scene, out)
+    assert mjcf_differences(mujoco.MjModel.from_xml_path(mjcf), mujoco.MjModel.from_xml_path(out)) == []
