@@ -20,6 +20,7 @@ from ..core import cli as core_cli
 from ..core.articulation import find_articulations
 from ..core.files import replace_atomically
 from ..core.formats import read_error_types, read_file
+from ..core.ground import lift_onto_ground
 from ..core.model import Solver
 
 SOLVERS = {"mujoco": Solver.MUJOCO, "featherstone": Solver.FEATHERSTONE, "xpbd": Solver.XPBD}
@@ -52,7 +53,9 @@ class SimulateCommand(core_cli.Command):
         parser.add_argument("--seconds", type=_positive, default=2.0, help="simulated time (default 2)")
         parser.add_argument("--fps", type=_positive, default=60.0, help="frames per second written (default 60)")
         parser.add_argument("--keyframe", metavar="NAME", help="start from the robot's keyframe NAME (MuJoCo)")
-        parser.add_argument("--ground", action="store_true", help="add a ground plane at z = 0")
+        parser.add_argument("--ground", action="store_true",
+                            help="add a ground plane at z = 0 (a floating robot reaching below it is raised "
+                                 "onto it)")
         parser.add_argument("--poses", metavar="CSV", help="write every body's world pose at every frame")
         parser.add_argument("--readings", metavar="CSV", help="write every sensor's reading at every frame")
 
@@ -99,6 +102,8 @@ def _read(args, options, err):
         raise _Failed(f"{args.robot}: no rigid body: nothing to simulate")
     if args.ground:
         read.scene.settings.ground_plane = True
+        for root, lift in lift_onto_ground(read.scene).items():
+            print(f"note: {root} raised {lift:.3f} m to stand on the ground", file=err)
     return read.scene
 
 

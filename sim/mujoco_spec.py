@@ -264,8 +264,9 @@ class MuJoCoSimulation(FrameSteps):
 
     @property
     def notes(self) -> list[str]:
-        """What this solver cannot simulate as authored, in plain words."""
-        notes = list(self.built.warnings)
+        """What this solver cannot simulate as authored, in plain words (the export's warnings, less the
+        velocity limits the file cannot say: they are applied around MuJoCo's step)."""
+        notes = [note for note in map(_without_velocity_limits, self.built.warnings) if note]
         if self.layout.kinematic_fixed:
             notes.append("kinematic bodies inside a tree stay where they are (MuJoCo moves only top-level "
                          "mocap bodies): " + ", ".join(self.layout.kinematic_fixed))
@@ -701,6 +702,15 @@ def first_bad_pose_row(poses: np.ndarray, limit: float) -> Optional[int]:
         return None
     bad = ~np.isfinite(poses).all(axis=1) | (np.abs(poses[:, :3]).max(axis=1) > limit)
     return int(np.flatnonzero(bad)[0])
+
+
+def _without_velocity_limits(warning: str) -> str:
+    """The export's "MJCF cannot say" warning without its velocity limits ("" when nothing is left)."""
+    head = "MJCF cannot say (left out): "
+    if not warning.startswith(head):
+        return warning
+    items = [item for item in warning[len(head):].split("; ") if not item.startswith("velocity limit of ")]
+    return head + "; ".join(items) if items else ""
 
 
 def _clamped(actuator, value: float) -> float:

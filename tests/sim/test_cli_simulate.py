@@ -155,3 +155,18 @@ def test_a_urdf_robot_with_a_floating_base_falls_and_with_its_fixed_base_stays(t
     assert end_z == pytest.approx(-0.5 * 9.81 * 0.3 ** 2, abs=0.03)  # free fall (no ground)
     code, fixed, err = articula(a1, "--seconds", "0.3", cwd=tmp_path)
     assert code == 0 and "trunk: from (0.000, 0.000, 0.000) to (0.000, 0.000, 0.000), 0.000 m" in fixed
+
+
+def test_the_ground_raises_a_floating_quadruped_onto_it(tmp_path):
+    """Unitree's A1 read with a floating base starts with its legs below z = 0: --ground raises it, and
+    without drives it folds down onto the ground, its trunk above it, nothing blown up."""
+    from tests.core.test_urdf_corpus import corpus_file
+
+    code, out, err = articula(corpus_file("pybullet/a1/a1.urdf"), "--floating-base", "--ground", "--seconds", "1",
+                              cwd=tmp_path)
+    assert code == 0, err
+    raised = float(err.split("note: trunk raised ")[1].split(" m")[0])
+    assert 0.3 < raised < 0.6
+    end = [float(v) for v in out.split(f"trunk: from (0.000, 0.000, {raised:.3f}) to (")[1].split(")")[0].split(", ")]
+    assert 0.02 < end[2] < raised
+    assert "velocity limit" not in err  # applied around MuJoCo's step: not left out

@@ -428,3 +428,12 @@ def test_a_drive_beside_a_servo_of_its_name_is_its_own_actuator(tmp_path):
     sim.set_drive_targets({joint.name: 0.3})
     sim.advance(1 / 24)
     assert sim.mj_data.ctrl[1] == pytest.approx(0.3) and sim.mj_data.ctrl[0] == 0.0
+
+
+def test_velocity_limits_are_simulated_so_the_notes_do_not_call_them_left_out():
+    from articula.core.mjcf.writer import build_spec
+
+    scene = slider(velocity_limit=0.6)
+    assert any("velocity limit of rail" in w for w in build_spec(scene).warnings)  # the file cannot say it
+    sim = Simulation(scene, device="cpu", solver="MUJOCO")
+    assert not [note for note in sim.notes if "velocity limit" in note]
