@@ -34,7 +34,7 @@ from ..properties.collider_props import MESH_KINDS, size_factors
 from ..properties.joint_props import dofs_unsynced
 from ..properties.site_props import EMPTY_DISPLAY
 from .blender_to_description import (PRIM_NAME, WorldFrames, mesh_data, parents_first, principled_node,
-                                     world_pose_and_scale)
+                                     world_pose_and_scale, world_poses_and_scales)
 from .fields import (BODY_FIELDS, DOF_FIELDS, JOINT_FIELDS, SETTINGS_FIELDS, SHAPE_FIELDS, read_material,
                      write_actuator, write_actuators, write_contact, write_contact_pair, write_equality,
                      write_fields, write_keyframe, write_material, write_mimic, write_mujoco, write_optional,
@@ -823,6 +823,7 @@ class _Adopter(_Builder):
         self.hidden_from_render: list = []  # colliders Blender made, hidden from renders at the end
         self._frames: Optional[dict] = None  # (parent prim path, prim name) -> Blender's objects there
         self.stand_ins: list = []  # Blender's objects for prims Articula makes its own object for
+        self._read_ahead: Optional[dict] = None  # see current_frame
 
     def build(self) -> dict:
         drawn_by_instances, stripped = self.sort_instancers()
@@ -943,6 +944,15 @@ class _Adopter(_Builder):
                 return parent
         return obj
 
+    def current_frame(self, obj) -> tuple:
+        """``world_pose_and_scale(obj)``: from one read of every object's world matrix
+        (``world_poses_and_scales``, the same numbers) the first time an object is asked for, live
+        after. An object is moved only after it was asked for (reparenting keeps its world matrix)."""
+        if self._read_ahead is None:
+            self._read_ahead = world_poses_and_scales(bpy.data.objects)
+        found = self._read_ahead.pop(obj, None)
+        return found if found is not None else world_pose_and_scale(obj)
+
     def owner(self, obj):
         current = obj.parent
         while current is not None:
@@ -961,7 +971,7 @@ class _Adopter(_Builder):
         parent = self.body_objects.get(body.parent) if body.parent else None
         if obj.parent is not parent and (parent is not None or self.owner(obj) is not None):
             _reparent_keep_world(obj, parent, self.children)
-        pose, scale = world_pose_and_scale(obj)
+        pose, scale = self.current_frame(obj)
         moved = True
         if obj.type == "EMPTY":
             obj.empty_display_size = BODY_EMPTY_SIZE
@@ -1004,7 +1014,7 @@ class _Adopter(_Builder):
         if not own:
             if self.owner(obj) is not body:
                 _reparent_keep_world(obj, body, self.children)
-            pose, scale = world_pose_and_scale(obj)
+            pose, scale = self.current_frame(obj)
             expected = pose_mul(self.frames.pose(body), shape.pose)
             primitive = shape.kind.value not in MESH_KINDS
             unscaled = all(abs(abs(c) - 1.0) <= 1e-6 for c in scale)  # primitives: sizes carry the scale
@@ -1073,8 +1083,8 @@ def adopt_imported(context, desc: PhysicsScene, prim_paths: dict, prim_objects: 
     object of ``prim_objects`` that became part of the robot."""
     if merge:
         renames = merge_materials(context.scene, desc.materials)
-        desc = replace(desc, materials=[], shapes=[
-            replace(s, material=renames.get(s.material, s.material)) for s in desc.shapes])
+        desc = replace(desc, materials=[], shapes=[  # a copy only where renamed: the builder changes none
+            replace(s, material=renames[s.material]) if s.material in renames else s for s in desc.shapes])
         desc = with_free_actuator_names(context.scene, desc)
     index = children_index()
     _settle_world_matrices(prim_objects.values(), index)
