@@ -285,6 +285,9 @@ class ARTICULA_PT_spatial_tendons(_ScenePanel, bpy.types.Panel):
             col.use_property_split = True
             for name in ("target_kind", "target", "reference_site", "gear", "gear_vector", "control"):
                 col.prop(actuator, name)
+            if actuator.target_kind == "slidercrank":
+                col.prop(actuator, "slider_site")
+                col.prop(actuator, "crank_length")
             if actuator.kind == "GENERAL":
                 row = _switch_row(col, actuator, "has_length_range", "length_min")
                 row.prop(actuator, "length_max", text="")

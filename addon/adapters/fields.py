@@ -213,6 +213,7 @@ def read_actuator(props) -> Actuator:
                   gravity_compensation=props.gravity_compensation, control=props.control,
                   target_kind=props.target_kind or None, target=props.target or None,
                   reference_site=props.reference_site or None, length_range=_range(props, "length"),
+                  slider_site=props.slider_site or None, crank_length=props.crank_length,
                   gear_vector=tuple(props.gear_vector) if any(props.gear_vector) else ())
     kind = ActuatorKind(props.kind)
     if kind == ActuatorKind.POSITION:
@@ -243,6 +244,7 @@ def write_actuator(props, actuator: Actuator, prim_name: str = "") -> None:
     _write_range(props, "length", actuator.length_range)
     props.target_kind, props.target = actuator.target_kind or "", actuator.target or ""
     props.reference_site = actuator.reference_site or ""
+    props.slider_site, props.crank_length = actuator.slider_site or "", actuator.crank_length
     props.gear_vector = tuple(actuator.gear_vector) + (0.0,) * (6 - len(actuator.gear_vector))
 
 

@@ -61,11 +61,15 @@ class ArticulaActuatorProps(bpy.types.PropertyGroup):
     dyn_prm: _raw_vector("Dynamics Parameters", "MuJoCo dynprm (GENERAL actuators)")
     # On a site, body, ball joint or spatial tendon (``scene.articula.frame_actuators``): MuJoCo's
     # transmission, by name; empty on a DOF or fixed tendon.
-    target_kind: StringProperty(name="Transmission", description="site, body, joint (ball) or tendon "
-                                "(spatial); empty: the DOF or tendon it sits on")
+    target_kind: StringProperty(name="Transmission", description="site, body, joint (ball), tendon "
+                                "(spatial) or slidercrank; empty: the DOF or tendon it sits on")
     target: StringProperty(name="Target", description="The site, body, ball joint or spatial tendon it moves")
     reference_site: StringProperty(name="Reference Site",
                                    description="A site actuator measures from this site")
+    slider_site: StringProperty(name="Slider Site", description="A slider-crank: the site the slider moves "
+                                "along (its z axis); the target is the crank's site")
+    crank_length: float_prop("Crank Length", "A slider-crank: the connecting rod's length (m; MuJoCo "
+                             "cranklength)", soft_min=0.0, subtype="DISTANCE", unit="LENGTH")
     gear_vector: FloatVectorProperty(name="Gear (6)", size=6, **UNBOUNDED, description="Site and ball "
                                      "transmissions: MuJoCo's 6-vector gear (all zero: the gear alone)")
     dyn_type: StringProperty(name="Dynamics Type", default="none", options={"HIDDEN"})

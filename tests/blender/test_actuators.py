@@ -91,7 +91,7 @@ def test_actuated_scene_sets_every_actuator_field():
 #: The fields of an actuator on a site, body, ball joint or spatial tendon (``frame_actuators``), which
 #: this scene's DOF and tendon actuators leave at their defaults: they round-trip in
 #: tests/blender/test_mujoco_objects.py.
-FRAME_ACTUATOR_FIELDS = ("target_kind", "target", "reference_site", "gear_vector")
+FRAME_ACTUATOR_FIELDS = ("target_kind", "target", "reference_site", "gear_vector", "slider_site", "crank_length")
 
 
 def test_actuators_tendons_mimic_and_prim_names_round_trip_through_blender(clean_scene):

@@ -77,3 +77,19 @@ def test_through_usd_in_blender_it_is_the_same_model(muscles, tmp_path):
     blender_conftest._reset_to_defaults(bpy.context.scene.articula)
     assert bpy.ops.articula.import_usd(filepath=usd) == {"FINISHED"}
     assert mjcf_differences(muscles, export(tmp_path)) == []
+
+
+def test_a_slider_crank_through_blender_is_the_same_model_and_edits_show(clean_scene, tmp_path):
+    import glob
+
+    found = glob.glob(os.path.join(ROOT, ".venv/lib/python3.*/site-packages/mujoco_warp/test_data/actuation/"
+                                         "slidercrank.xml"))
+    if not found:
+        pytest.skip("MuJoCo Warp's test_data is not installed")
+    assert bpy.ops.articula.import_mjcf(filepath=found[0]) == {"FINISHED"}
+    original = mujoco.MjModel.from_xml_path(found[0])
+    assert mjcf_differences(original, export(tmp_path)) == []
+    (crank,) = bpy.context.scene.articula.frame_actuators
+    assert (crank.target_kind, crank.slider_site) == ("slidercrank", "slidersite")
+    crank.crank_length = 0.3
+    assert export(tmp_path).actuator_cranklength[0] == pytest.approx(0.3)
