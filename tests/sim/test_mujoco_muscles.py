@@ -107,3 +107,27 @@ def test_each_part_matters(robot):
     scene.joint("follow").mimic.higher_terms = (1.5, -0.8, 0.3)
     scene.spatial_tendons[0].armature = 0.0
     assert abs(_simulated(scene)[0] - ours[0]) > 1e-3
+
+
+def test_a_slider_crank_turns_its_crank_as_mujoco_turns_the_file(mjcf_text):
+    """MuJoCo Warp's slider-crank, driven: MuJoCo on the CPU steps the export as MuJoCo steps the file."""
+    import glob
+    import os
+
+    found = glob.glob(os.path.join(os.path.dirname(mujoco.__file__), os.pardir, "mujoco_warp", "test_data",
+                                   "actuation", "slidercrank.xml"))
+    if not found:
+        pytest.skip("MuJoCo Warp's test_data is not installed")
+    with open(found[0]) as file:
+        scene, path = mjcf_text(file.read(), "slidercrank.xml")
+    model = mujoco.MjModel.from_xml_path(path)
+    data = mujoco.MjData(model)
+    data.ctrl[0] = 0.5
+    mujoco.mj_step(model, data, int(SECONDS / model.opt.timestep))
+    sim = Simulation(scene, device="cpu", solver="MUJOCO")
+    sim.set_controls({scene.frame_actuators[0].name: 0.5})
+    for _ in range(int(SECONDS / sim.dt)):
+        sim.step()
+    crank = next(j.name for j in scene.joints if j.name != "unactuated")
+    ours = sim.joint_positions()[(crank, "rotZ")]
+    assert ours == pytest.approx(data.qpos[0], abs=1e-5) and abs(ours) > 0.1
