@@ -44,6 +44,7 @@ _BLOCKS = tuple(getattr(Sdf, name) for name in ("ValueBlock", "AnimationBlock") 
 _VEC3_TYPES = frozenset((Gf.Vec3f, Gf.Vec3d, Gf.Vec3h))
 _PLAIN_KINDS = {"int": int, "bool": bool, "token": str}
 _QUAT_TYPES = frozenset((Gf.Quatf, Gf.Quatd, Gf.Quath))
+_UNAUTHORED_VELOCITY = (0.0, 0.0, 0.0)  # asked for by identity: a velocity not authored
 
 
 PARSERS = ("auto", "usd", "python")
@@ -572,12 +573,14 @@ class _StageReader:
         body = Body(name=self.unique_name("body", prim), pose=pose)
         body.kinematic = self.value(prim, D.KINEMATIC, "bool", False)
         to_world = self.to_meters_z_up
-        velocity = self.value(prim, D.VELOCITY, "vec3", (0.0, 0.0, 0.0))
-        v = to_world.TransformDir(Gf.Vec3d(*velocity))
-        body.linear_velocity = (v[0], v[1], v[2])
-        omega = self.value(prim, D.ANGULAR_VELOCITY, "vec3", (0.0, 0.0, 0.0))
-        w = to_world.TransformDir(Gf.Vec3d(*(D.angle_from_usd(c) for c in omega))) / self.meters_per_unit
-        body.angular_velocity = (w[0], w[1], w[2])
+        velocity = self.value(prim, D.VELOCITY, "vec3", _UNAUTHORED_VELOCITY)
+        if velocity is not _UNAUTHORED_VELOCITY:  # else at rest, the body's default (most bodies)
+            v = to_world.TransformDir(Gf.Vec3d(*velocity))
+            body.linear_velocity = (v[0], v[1], v[2])
+        omega = self.value(prim, D.ANGULAR_VELOCITY, "vec3", _UNAUTHORED_VELOCITY)
+        if omega is not _UNAUTHORED_VELOCITY:
+            w = to_world.TransformDir(Gf.Vec3d(*(D.angle_from_usd(c) for c in omega))) / self.meters_per_unit
+            body.angular_velocity = (w[0], w[1], w[2])
         world = self.value(prim, D.WORLD_ATTR, "int")
         body.world = 0 if world is None else world
         if world is None:
