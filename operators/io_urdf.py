@@ -70,6 +70,10 @@ class ARTICULA_OT_import_urdf(bpy.types.Operator, ImportHelper):
     floating_base: BoolProperty(
         name="Floating Base", default=False,
         description="The root link floats (a legged robot, a mobile base) instead of being fixed to the world")
+    place_on_ground: BoolProperty(
+        name="Place on Ground", default=True,
+        description="With Floating Base: a robot whose colliders reach below z = 0 is raised until its lowest "
+                    "collider touches it")
 
     def invoke(self, context, event):
         from ..addon.preferences import preferences
@@ -100,6 +104,10 @@ class ARTICULA_OT_import_urdf(bpy.types.Operator, ImportHelper):
                 and not self.trust_xacro and is_xacro(self.filepath) else ""
             self.report({"ERROR"}, f"{error}{hint}; nothing was imported")
             return {"CANCELLED"}
+        if self.floating_base and self.place_on_ground:
+            from ..core.ground import lift_onto_ground
+
+            lift_onto_ground(read.scene)
         result = build_or_report(self, context, read, self.filepath)
         prefs = preferences(context)
         if result == {"FINISHED"} and prefs is not None and self.package_paths.strip():

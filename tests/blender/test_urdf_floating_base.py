@@ -31,7 +31,7 @@ def trunk_height_after_bake(scene) -> float:
 def test_the_floating_base_falls_and_the_fixed_one_stays(clean_scene, floating):
     if not os.path.isfile(A1):
         pytest.skip(f"{A1} missing: run `make urdf-corpus`")
-    assert bpy.ops.articula.import_urdf(filepath=A1, floating_base=floating) == {"FINISHED"}
+    assert bpy.ops.articula.import_urdf(filepath=A1, floating_base=floating, place_on_ground=False) == {"FINISHED"}
     held = [j.name for j in scene_from_blender(clean_scene).joints if j.body0 is None]
     assert held == ([] if floating else ["trunk_fixed_base"])
     fallen = -trunk_height_after_bake(clean_scene)
@@ -39,3 +39,18 @@ def test_the_floating_base_falls_and_the_fixed_one_stays(clean_scene, floating):
         assert fallen == pytest.approx(0.5 * 9.81 * (7 / 24) ** 2, rel=0.1)
     else:
         assert fallen == pytest.approx(0.0, abs=1e-6)
+
+
+def test_a_floating_robot_is_placed_on_the_ground_and_a_bake_keeps_it_above_it(clean_scene):
+    if not os.path.isfile(A1):
+        pytest.skip(f"{A1} missing: run `make urdf-corpus`")
+    assert bpy.ops.articula.import_urdf(filepath=A1, floating_base=True) == {"FINISHED"}
+    clean_scene.articula.ground_plane = True  # after: the import gives the scene the file's settings
+    from articula.core.ground import lowest_point
+
+    description = scene_from_blender(clean_scene)
+    lowest = min(lowest_point(s, description.body(s.body).pose) for s in description.shapes if s.body)
+    assert lowest == pytest.approx(0.001, abs=1e-4)  # Blender keeps float32 poses
+    start = clean_scene.objects["trunk"].matrix_world.translation.z
+    assert start > 0.3
+    assert 0.0 < trunk_height_after_bake(clean_scene) <= start
