@@ -43,6 +43,7 @@ from ..core.model import (
     MassProperties,
     PhysicsScene,
     Pose,
+    DEFAULT_SOLIMP,
     Shape,
     ShapeKind,
     Solver,
@@ -184,13 +185,17 @@ def _inertia_matrix(mass: MassProperties) -> wp.mat33:
     return wp.mat33(*inertia.flatten().tolist())
 
 
-def _shape_config(scene: PhysicsScene, shape: Shape) -> newton.ModelBuilder.ShapeConfig:
+def _shape_config(scene: PhysicsScene, shape: Shape, mujoco: bool = False) -> newton.ModelBuilder.ShapeConfig:
+    """Newton's shape settings; ``mujoco``: for Newton's MuJoCo conversion, which hands margin and gap to
+    MuJoCo as the geom's own (MuJoCo's gap 0 unless authored: Newton's 0.1 m detection gap there put a box
+    3 mm deeper into a terrain, MuJoCo's resting depth with that gap)."""
     material = scene.material(shape.material)
     cfg = newton.ModelBuilder.ShapeConfig(
         density=0.0,
         collision_group=shape.collision_group,
         margin=shape.contact_margin,
-        gap=shape.contact_gap or None,  # 0 = Newton's default detection gap
+        # 0 = Newton's default detection gap for Newton's own contacts
+        gap=shape.contact_gap if mujoco else shape.contact_gap or None,
     )
     if material is not None:
         cfg.mu = material.dynamic_friction
@@ -208,16 +213,32 @@ _Z_TO_AXIS = {
 }
 
 
+def _mujoco_contact_attributes(builder: newton.ModelBuilder, shape: Shape) -> dict:
+    """The collider's own MuJoCo contact model (condim, priority, solref, solimp, solmix) as the custom
+    attributes Newton's MuJoCo conversion gives each geom (else it derives solref from Newton's ke/kd)."""
+    contact = shape.contact
+    if contact is None:
+        return {}
+    newton.solvers.SolverMuJoCo.register_custom_attributes(builder)
+    solimp = (tuple(contact.solimp) + DEFAULT_SOLIMP[len(contact.solimp):])[:5]
+    return {"mujoco:condim": contact.condim, "mujoco:geom_priority": contact.priority,
+            "mujoco:geom_solimp": solimp, "mujoco:geom_solmix": contact.solmix,
+            "mujoco:solref": tuple(contact.solref[:2]), "mujoco:solref_mode": SOLREF_AS_MUJOCO_READS_IT}
+
+
 def add_shape(builder: newton.ModelBuilder, scene: PhysicsScene, shape: Shape, body: int,
-              notes: list[str] | None = None) -> int:
+              notes: list[str] | None = None, mujoco: bool = False) -> int:
     """Add one collider to ``body`` (-1: static) and return its Newton shape index; what a solver
-    cannot simulate as authored is said in ``notes``.
+    cannot simulate as authored is said in ``notes``. ``mujoco``: for Newton's MuJoCo conversion, with
+    the collider's own MuJoCo contact settings.
 
     Mass comes from :mod:`core.mass` (the body is added with locked inertia), not from Newton.
     """
-    cfg = _shape_config(scene, shape)
+    cfg = _shape_config(scene, shape, mujoco)
     xform = to_wp_transform(shape.pose)
     common = dict(xform=xform, cfg=cfg, label=shape.name)
+    if mujoco and shape.contact is not None:
+        common["custom_attributes"] = _mujoco_contact_attributes(builder, shape)
     kind = shape.kind
     if kind == ShapeKind.BOX:
         return builder.add_shape_box(body, hx=shape.half_extents[0], hy=shape.half_extents[1],
@@ -237,7 +258,7 @@ def add_shape(builder: newton.ModelBuilder, scene: PhysicsScene, shape: Shape, b
         return add(body, mesh=mesh, scale=shape.scale, **common)
     if kind == ShapeKind.PLANE:
         return builder.add_shape_plane(xform=xform, width=0.0, length=0.0, body=body, cfg=cfg,
-                                       label=shape.name)
+                                       label=shape.name, custom_attributes=common.get("custom_attributes"))
     if kind == ShapeKind.HEIGHT_FIELD:
         return _add_height_field(builder, shape, body, common, notes)
     raise SimulationBuildError(f"shape {shape.name!r}: unknown kind {kind!r}")
@@ -267,8 +288,8 @@ def _add_height_field(builder: newton.ModelBuilder, shape: Shape, body: int, com
     grid = newton.Heightfield(data=heights, nrow=field.nrow, ncol=field.ncol, hx=field.half_x,
                               hy=field.half_y, min_z=low, max_z=high)
     newton.solvers.SolverMuJoCo.register_custom_attributes(builder)  # the base, read by MuJoCo's solver
-    base = {"mujoco:hfield_base": field.base}
-    return builder.add_shape_heightfield(heightfield=grid, custom_attributes=base, **common)
+    common["custom_attributes"] = {**common.get("custom_attributes", {}), "mujoco:hfield_base": field.base}
+    return builder.add_shape_heightfield(heightfield=grid, **common)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -400,7 +421,7 @@ class _TemplateBuilder:
         index: dict[str, int] = {}
         shapes_of: dict[str, list[int]] = {}
         for shape in static_shapes:
-            add_shape(builder, self.scene, shape, -1)
+            add_shape(builder, self.scene, shape, -1, mujoco=self.solver == Solver.MUJOCO)
         for articulation in articulations:
             self._add_bodies(template, articulation, index, shapes_of)
         for articulation in articulations:
@@ -459,8 +480,9 @@ class _TemplateBuilder:
         """A body's collider; a height field on a body the world holds stays a (static) height field,
         placed where the body is."""
         if shape.kind == ShapeKind.HEIGHT_FIELD and body.name in self.welded_to_world and not body.kinematic:
-            return add_shape(builder, self.scene, replace(shape, pose=pose_mul(body.pose, shape.pose)), -1)
-        return add_shape(builder, self.scene, shape, index, self.notes)
+            return add_shape(builder, self.scene, replace(shape, pose=pose_mul(body.pose, shape.pose)), -1,
+                             mujoco=self.solver == Solver.MUJOCO)
+        return add_shape(builder, self.scene, shape, index, self.notes, mujoco=self.solver == Solver.MUJOCO)
 
     def _at_least_fallback_mass(self, name: str, mass: MassProperties) -> MassProperties:
         """XPBD: a moving body lighter than FALLBACK_MASS made that heavy, its inertia scaled alike, with a
@@ -708,8 +730,11 @@ def build_model(scene: PhysicsScene, solver: Solver | str | None = None, device=
         return template.build(arts, statics, loops)
 
     main = newton.ModelBuilder(up_axis=newton.Axis.Z, gravity=scene.settings.gravity)
-    if solver == Solver.MUJOCO and (has_actuation(scene) or _soft_limits(scene)):
+    if solver == Solver.MUJOCO and (has_actuation(scene) or _soft_limits(scene)
+                                    or any(shape.contact is not None for shape in scene.shapes)):
         newton.solvers.SolverMuJoCo.register_custom_attributes(main)
+    if solver == Solver.MUJOCO:
+        main.rigid_gap = 0.0  # the ground's MuJoCo gap, as the MJCF export's
     if scene.settings.ground_plane:
         main.add_ground_plane()
     global_part = part(-1)
@@ -916,3 +941,71 @@ __all__ = [
     "replica_offsets",
     "to_wp_transform",
 ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Featherstone's penalty contacts
+
+#: Newton's default contact normal stiffness (N/m), damping (N*s/m) and friction slope (N*s/m): the
+#: floors of what a body gets, so robots that held with them keep them where they are stable.
+NEWTON_CONTACT_KE, NEWTON_CONTACT_KD = 2.5e3, 100.0
+#: How deep (m) a body's weight rests on CARRYING_CONTACTS contacts (a box face's four corners).
+CONTACT_REST_DEPTH = 1.0e-3
+CARRYING_CONTACTS = 4
+#: Explicit-step bounds per contact on a link of mass m at step dt: ke <= KE_DT2 * m / dt^2,
+#: kd <= KD_DT * m / dt, kf <= KF_DT * m / dt. Featherstone integrates contact forces explicitly, so a
+#: box's 4-16 contacts on a triangle surface sum to at most 16 * 0.05 (stiffness, omega * dt < 1),
+#: 16 * 0.1 (damping, < 2) and 16 * 0.1 (friction slope): Newton's fixed ke/kd/kf blew a 64 g box off.
+KE_DT2, KD_DT, KF_DT = 0.05, 0.1, 0.1
+
+
+def _carried_masses(model: newton.Model) -> np.ndarray:
+    """Each body's mass and the mass of every body joined to it (what its contacts may carry)."""
+    mass = model.body_mass.numpy().astype(float)
+    group = np.arange(len(mass))
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            group[i] = group[group[i]]
+            i = group[i]
+        return i
+
+    for parent, child in zip(model.joint_parent.numpy(), model.joint_child.numpy()):
+        if parent >= 0 and child >= 0:
+            group[root(child)] = root(parent)
+    roots = np.array([root(i) for i in range(len(mass))], dtype=int)
+    totals = np.bincount(roots, weights=mass, minlength=len(mass))
+    return totals[roots]
+
+
+def featherstone_contact_materials(model: newton.Model, dt: float) -> None:
+    """Contact stiffness, damping and friction slope per shape for Featherstone's explicit penalty
+    contacts at solver step ``dt``, from the mass its body carries and its own mass.
+
+    Newton gives every shape ke 2500 N/m, kd 100 N*s/m and kf 1000 N*s/m whatever it weighs, and averages
+    the two shapes' values per contact: a 64 kg box sank 6 cm and shook, a 64 g box (and boxes on the many
+    contacts of a triangle surface) blew off. A moving shape's values hold its carried weight at
+    CONTACT_REST_DEPTH, critically damped, within the explicit bounds of its own mass; static shapes
+    take the smallest moving value s and each moving shape 2v - s, so a contact with a static shape
+    (terrain, a mesh, the ground) gets exactly v."""
+    if model.shape_count == 0 or model.body_count == 0:
+        return
+    shape_body = model.shape_body.numpy()
+    own = model.body_mass.numpy().astype(float)
+    carried = _carried_masses(model)
+    moving = (shape_body >= 0) & (own[np.maximum(shape_body, 0)] > 0.0)
+    if not moving.any():
+        return
+    m, big = own[shape_body[moving]], carried[shape_body[moving]]
+    ke = np.minimum(np.maximum(NEWTON_CONTACT_KE, big * 9.81 / (CARRYING_CONTACTS * CONTACT_REST_DEPTH)),
+                    KE_DT2 * m / dt ** 2)
+    omega = np.sqrt(CARRYING_CONTACTS * ke / big)  # the carried mass bouncing on its contacts
+    kd = np.minimum(np.maximum(NEWTON_CONTACT_KD, big * omega / CARRYING_CONTACTS), KD_DT * m / dt)
+    kf = np.minimum(model.shape_material_kf.numpy()[moving], KF_DT * m / dt)
+    for name, values in (("shape_material_ke", ke), ("shape_material_kd", kd), ("shape_material_kf", kf)):
+        array = getattr(model, name)
+        full = array.numpy().astype(float)
+        floor = values.min()
+        full[~moving] = floor
+        full[moving] = 2.0 * values - floor
+        array.assign(full.astype(np.float32))

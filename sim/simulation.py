@@ -27,7 +27,7 @@ from ..core.model import (Actuator, Body, DofMotion, Joint, JointType, PhysicsSc
                           ShapeKind, Solver, make_joint)
 from . import model_cache, shipped_kernels
 from .actuators import ActuatorForces, Controls
-from .builder import BuiltModel, SolverCaps, build_model, dof_inertia
+from .builder import BuiltModel, SolverCaps, build_model, dof_inertia, featherstone_contact_materials
 from .device_choice import NEWTON_CUDA_CROSSOVER_REPLICAS, device_for  # noqa: F401 (the crossover)
 from .divergence import (  # MUJOCO_DEEPEST_CHAIN, deepest_chain: imported from here too
     BLOW_UP_DISTANCE, MUJOCO_DEEPEST_CHAIN, SimulationDiverged, check_depth_for_mujoco, deepest_chain,
@@ -169,7 +169,8 @@ def _mujoco_bad_state_count(data) -> int:
     return sum(data.warning[w].number for w in _mujoco_bad_state_warnings())
 
 
-def _make_solver(model: newton.Model, solver: Solver, device: str, iterations: int):
+def _make_solver(model: newton.Model, solver: Solver, device: str, iterations: int,
+                 integrator: str = "implicitfast"):
     cached = model_cache.solver_for(model)
     if cached is not None:  # the model came from sim.model_cache with its solver
         return cached
@@ -182,7 +183,8 @@ def _make_solver(model: newton.Model, solver: Solver, device: str, iterations: i
     use_c = not device.startswith("cuda") and model.world_count <= 1
     route_mujoco_warnings()
     return newton.solvers.SolverMuJoCo(model, use_mujoco_cpu=use_c, separate_worlds=not use_c or model.world_count > 1,
-                                       iterations=max(1, iterations))
+                                       iterations=max(1, iterations), integrator=integrator,
+                                       enable_multiccd=True)
 
 
 @contextlib.contextmanager
@@ -262,10 +264,12 @@ class Simulation(FrameSteps):
         self.built: BuiltModel = cached.built if cached else \
             build_model(self.scene, self.solver_kind, self.device)
         model = self.model = self.built.model
-        self._preflight_notes = featherstone_settings(model, self.built.dofs, self.solver_dt) \
-            if self.solver_kind == Solver.FEATHERSTONE else []
+        self._preflight_notes = []
+        if self.solver_kind == Solver.FEATHERSTONE:
+            self._preflight_notes = featherstone_settings(model, self.built.dofs, self.solver_dt)
+            featherstone_contact_materials(model, self.solver_dt)
         self.caps = SolverCaps.of(self.solver_kind)
-        self.solver = _make_solver(model, self.solver_kind, self.device, iterations)
+        self.solver = _make_solver(model, self.solver_kind, self.device, iterations, settings.mujoco.integrator)
         self._mujoco_bad_qacc = 0  # MuJoCo instabilities seen before the current run (reset)
         self._state_0, self.state_1 = model.state(), model.state()
         self.control = model.control()
