@@ -120,7 +120,7 @@ def _start(scene, args, err):
     try:
         sim = Simulation(scene, device=args.device, solver=solver,
                          on_status=lambda line: print(line, file=err), **extra)
-    except (SimulationBuildError, ValueError, KeyError) as error:
+    except (SimulationBuildError, ValueError, KeyError, RuntimeError) as error:  # RuntimeError: no CUDA device
         reason = error.args[0] if isinstance(error, KeyError) and error.args else error
         raise _Failed(f"{args.robot} cannot be simulated on {solver.value}: {reason}") from error
     for note in sim.notes:

@@ -170,3 +170,12 @@ def test_the_ground_raises_a_floating_quadruped_onto_it(tmp_path):
     end = [float(v) for v in out.split(f"trunk: from (0.000, 0.000, {raised:.3f}) to (")[1].split(")")[0].split(", ")]
     assert 0.02 < end[2] < raised
     assert "velocity limit" not in err  # applied around MuJoCo's step: not left out
+
+
+def test_cuda_asked_where_there_is_none_exits_1_saying_so(ball, tmp_path):
+    import warp
+
+    if warp.is_cuda_available():
+        pytest.skip("this machine has a CUDA device")
+    code, _, err = articula(ball, "--device", "cuda", cwd=tmp_path)
+    assert code == 1 and "no CUDA device: choose 'cpu' or 'auto'" in err
