@@ -223,10 +223,10 @@ def test_tendon_limits_spring_and_damper(general):
     assert general.scene.tendon("rope") is None
 
 
-def test_higher_order_equality_keeps_its_linear_part_with_a_warning(general):
+def test_higher_order_equality_keeps_its_polynomial_terms(general):
     mimic = general.scene.joint("jc").mimic
-    assert (mimic.leader, mimic.gear, mimic.offset) == ("ja", -2.0, 0.1)
-    assert any("equality curve" in w and "jc" in w and "0.5" in w for w in general.warnings)
+    assert (mimic.leader, mimic.gear, mimic.offset, mimic.higher_terms) == ("ja", -2.0, 0.1, (0.5,))
+    assert not any("equality curve" in w for w in general.warnings)
 
 
 def test_site_spatial_tendon_and_free_joint_actuators_are_frame_actuators(general):
@@ -242,17 +242,19 @@ def test_site_spatial_tendon_and_free_joint_actuators_are_frame_actuators(genera
     assert not [w for w in general.warnings if "not carried over" in w]
 
 
-def test_what_cannot_be_carried_is_named_in_one_warning(tmp_path):
-    """A slider-crank transmission has no place: one warning names it; an adhesion on a body is read."""
+def test_a_slider_crank_and_an_adhesion_are_frame_actuators(tmp_path):
+    """A slider-crank on its crank's site keeps its slider site and crank length; an adhesion on a body is
+    read; nothing is left out."""
     path = tmp_path / "crank.xml"
     path.write_text('<mujoco><worldbody><body name="b"><freejoint/><geom size="0.1"/><site name="s"/>'
                     '<site name="t" pos="0 0 1"/></body></worldbody><actuator>'
                     '<general name="crank" cranksite="s" slidersite="t" cranklength="0.5"/>'
                     '<adhesion name="fly" body="b" gain="2" ctrlrange="0 1"/></actuator></mujoco>')
     read = read_mjcf(str(path))
-    (listed,) = [w for w in read.warnings if "not carried over" in w]
-    assert "1 actuators (crank (on a slidercrank transmission))" in listed
-    assert [(a.name, a.target_kind, a.target) for a in read.scene.frame_actuators] == [("fly", "body", "b")]
+    assert not [w for w in read.warnings if "not carried over" in w]
+    assert [(a.name, a.target_kind, a.target, a.slider_site, a.crank_length)
+            for a in read.scene.frame_actuators] == [("crank", "slidercrank", "s", "t", 0.5),
+                                                      ("fly", "body", "b", None, 0.0)]
 
 
 def test_site_transmission_alone(tmp_path):
