@@ -182,9 +182,11 @@ def _make_solver(model: newton.Model, solver: Solver, device: str, iterations: i
     # every world; on a CPU it is correct but slow, and its first kernel build takes minutes).
     use_c = not device.startswith("cuda") and model.world_count <= 1
     route_mujoco_warnings()
+    # The scene's integrator and, on MuJoCo's C library, its multi-point box contacts (on by default there),
+    # as the MJCF export steps them; MuJoCo Warp keeps Newton's choice (not yet run on a GPU).
     return newton.solvers.SolverMuJoCo(model, use_mujoco_cpu=use_c, separate_worlds=not use_c or model.world_count > 1,
                                        iterations=max(1, iterations), integrator=integrator,
-                                       enable_multiccd=True)
+                                       enable_multiccd=True if use_c else None)
 
 
 @contextlib.contextmanager
