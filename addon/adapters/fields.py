@@ -240,7 +240,8 @@ def write_actuator(props, actuator: Actuator, prim_name: str = "") -> None:
     props.control = actuator.control
     props.gain_prm, props.bias_prm = _padded(actuator.gain), _padded(actuator.bias)
     props.dyn_prm = _padded(actuator.dyn_params)
-    props.dyn_type, props.gain_type, props.bias_type = actuator.dyn_type, actuator.gain_type, actuator.bias_type
+    props.dyn_type, props.gain_type = actuator.dyn_type, actuator.gain_type
+    props.bias_type = actuator.bias_type
     _write_range(props, "length", actuator.length_range)
     props.target_kind, props.target = actuator.target_kind or "", actuator.target or ""
     props.reference_site = actuator.reference_site or ""

@@ -278,9 +278,9 @@ class ExtrasWriter:
 
     def slider_crank(self, spec_actuator, actuator) -> None:
         if not actuator.slider_site or actuator.crank_length <= 0.0:
-            raise MjcfWriteError(self.path, [f"actuator {actuator.name}: a slider-crank needs a slider site and "
-                                             f"a crank length above 0 (has {actuator.slider_site!r}, "
-                                             f"{actuator.crank_length:g})"])
+            raise MjcfWriteError(self.path, [
+                f"actuator {actuator.name}: a slider-crank needs a slider site and a crank length above 0 "
+                f"(has {actuator.slider_site!r}, {actuator.crank_length:g})"])
         spec_actuator.slidersite = actuator.slider_site
         spec_actuator.cranklength = float(actuator.crank_length)
 

@@ -835,7 +835,8 @@ class _SpecBuilder(ExtrasWriter):
 
     def bias_type(self, actuator: Actuator):
         if actuator.bias_type != "affine":
-            return self.enum(self.mj.mjtBias, "mjBIAS", actuator.bias_type, f"actuator {actuator.name} bias type")
+            what = f"actuator {actuator.name} bias type"
+            return self.enum(self.mj.mjtBias, "mjBIAS", actuator.bias_type, what)
         return self.mj.mjtBias.mjBIAS_AFFINE if actuator.bias else self.mj.mjtBias.mjBIAS_NONE
 
     def drive(self, joint: Joint, dof: Dof) -> None:

@@ -1027,7 +1027,9 @@ class MujocoModelReader:
     def _read_joint_groups(self, prim: Usd.Prim, joint) -> None:
         r = self.r
         group = r.value(prim, JOINT_GROUP, "int", 0)
-        groups = list(prim.GetAttribute(DOF_GROUPS_ATTR).Get() or []) if r.authored(prim, DOF_GROUPS_ATTR) else []
+        groups = []
+        if r.authored(prim, DOF_GROUPS_ATTR):
+            groups = list(prim.GetAttribute(DOF_GROUPS_ATTR).Get() or [])
         for k, dof in enumerate(joint.dofs):
             dof.group = int(groups[k]) if k < len(groups) else group
 

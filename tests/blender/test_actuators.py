@@ -59,8 +59,9 @@ def actuated_scene() -> PhysicsScene:
     right.mimic = Mimic("slide", gear=-1.0, offset=0.0125, higher_terms=(0.5, 0.0, -0.25))
     twin = make_joint("twin", JointType.PRISMATIC, "lower", "twin_finger", axis="Z")
     muscle = (0.75, 1.05, -1.0, 200.0, 0.5, 1.6, 1.5, 1.3, 1.2)  # MuJoCo's muscle shortcut's parameters
-    twin.dofs[0].actuators = [Actuator("flexor", gain=muscle, bias=muscle, gain_type="muscle", bias_type="muscle",
-                                       dyn_type="muscle", dyn_params=(0.01, 0.04), length_range=(-0.5, 0.25))]
+    twin.dofs[0].actuators = [Actuator("flexor", gain=muscle, bias=muscle, gain_type="muscle",
+                                       bias_type="muscle", dyn_type="muscle", dyn_params=(0.01, 0.04),
+                                       length_range=(-0.5, 0.25))]
     tendon = FixedTendon("grip", [TendonJoint("slide", 0.5), TendonJoint("right_slide", -0.5)],
                          actuators=[Actuator.position("gripper", kp=80.0, kv=4.0, ctrl_range=(0.0, 0.04))],
                          lower=-0.01, upper=0.05, stiffness=15.0, damping=0.75, frictionloss=0.125,
@@ -91,7 +92,8 @@ def test_actuated_scene_sets_every_actuator_field():
 #: The fields of an actuator on a site, body, ball joint or spatial tendon (``frame_actuators``), which
 #: this scene's DOF and tendon actuators leave at their defaults: they round-trip in
 #: tests/blender/test_mujoco_objects.py.
-FRAME_ACTUATOR_FIELDS = ("target_kind", "target", "reference_site", "gear_vector", "slider_site", "crank_length")
+FRAME_ACTUATOR_FIELDS = ("target_kind", "target", "reference_site", "gear_vector", "slider_site",
+                         "crank_length")
 
 
 def test_actuators_tendons_mimic_and_prim_names_round_trip_through_blender(clean_scene):

@@ -145,8 +145,8 @@ def test_what_cannot_be_represented_is_one_warning(tmp_path):
     path.write_text(ARM.replace('<motor name="m" joint="elbow" gear="3" ctrlrange="-1 2"/>',
                                 '<general name="mu" joint="elbow" dyntype="integrator" actlimited="true" '
                                 'actrange="0 1"/>')
-                    .replace('</fixed></tendon>', '</fixed><fixed name="tb"><joint joint="wrist_ball" coef="1"/>'
-                             '</fixed></tendon>')
+                    .replace('</fixed></tendon>',
+                             '</fixed><fixed name="tb"><joint joint="wrist_ball" coef="1"/></fixed></tendon>')
                     .replace("</worldbody>", '<geom type="hfield" hfield="h"/></worldbody>')
                     .replace("<worldbody>", '<asset><hfield name="h" nrow="2" ncol="2" size="1 1 0.1 0.1"/></asset>'
                              "<worldbody>"))

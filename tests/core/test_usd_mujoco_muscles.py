@@ -33,8 +33,7 @@ def test_the_converters_attributes_are_written():
     biceps, pull = prims["biceps"], prims["pull"]
     assert (biceps.GetAttribute("mjc:gainType").Get(), biceps.GetAttribute("mjc:biasType").Get()) == \
         ("muscle", "muscle")
-    assert (biceps.GetAttribute("mjc:lengthRange:min").Get(), biceps.GetAttribute("mjc:lengthRange:max").Get()) == \
-        (-1.0, 1.0)
+    assert [biceps.GetAttribute(f"mjc:lengthRange:{end}").Get() for end in ("min", "max")] == [-1.0, 1.0]
     assert pull.GetAttribute("mjc:dynType").Get() == "muscle"
     assert prims["cord"].GetAttribute("mjc:armature").Get() == pytest.approx(0.3)
     follow = next(p for p in stage.Traverse() if p.IsA(UsdPhysics.Joint) and p.GetName().startswith("follow"))
@@ -67,8 +66,9 @@ def test_the_converters_usd_reads_as_the_mjcf(rel):
     ours, theirs = read_usd(usd).scene, read_mjcf(mjcf).scene
     if rel == "actuation/muscle.xml":
         (a,), (b,) = ours.frame_actuators, theirs.frame_actuators
-        assert (a.gain_type, a.bias_type, a.dyn_type, a.length_range) == \
-            (b.gain_type, b.bias_type, b.dyn_type, b.length_range) == ("muscle", "muscle", "muscle", (0.0, 1.0))
+        types = ("muscle", "muscle", "muscle", (0.0, 1.0))
+        assert (a.gain_type, a.bias_type, a.dyn_type, a.length_range) == types
+        assert (b.gain_type, b.bias_type, b.dyn_type, b.length_range) == types
         assert a.gain == pytest.approx(b.gain) and a.bias == pytest.approx(b.bias)
     elif rel == "constraints.xml":
         mimics = {j.name: j.mimic for j in theirs.joints if j.mimic}
@@ -76,7 +76,8 @@ def test_the_converters_usd_reads_as_the_mjcf(rel):
                               for name, m in mimics.items())
         assert any(m.higher_terms for m in mimics.values())
     else:
-        assert [t.armature for t in ours.spatial_tendons] == [t.armature for t in theirs.spatial_tendons] == [2.0]
+        assert [t.armature for t in ours.spatial_tendons] == [2.0]
+        assert [t.armature for t in theirs.spatial_tendons] == [2.0]
 
 
 def test_a_slider_crank_goes_through_usd_as_the_converter_writes_it(tmp_path):
@@ -87,7 +88,8 @@ def test_a_slider_crank_goes_through_usd_as_the_converter_writes_it(tmp_path):
     stage = build_stage(read_mjcf(mjcf).scene, "NESTED")
     prim = next(p for p in stage.Traverse() if p.GetTypeName() == "MjcActuator")
     assert prim.GetAttribute("mjc:crankLength").Get() == pytest.approx(0.25)
-    assert [str(t).rsplit("/", 1)[-1] for t in prim.GetRelationship("mjc:sliderSite").GetTargets()] == ["slidersite"]
+    sliders = prim.GetRelationship("mjc:sliderSite").GetTargets()
+    assert [str(t).rsplit("/", 1)[-1] for t in sliders] == ["slidersite"]
     out = str(tmp_path / "robot.xml")
     write_mjcf(read_usd(stage).scene, out)
     assert mjcf_differences(mujoco.MjModel.from_xml_path(mjcf), mujoco.MjModel.from_xml_path(out)) == []
