@@ -694,8 +694,9 @@ class _ModelWriter:
         scope = self._physics_scope()
         for actuator in actuators:
             target = self._frame_target(actuator)
-            if target is None:
-                continue
+            no_slider = actuator.target_kind == "slidercrank" and actuator.slider_site not in self.site_paths
+            if target is None or no_slider:
+                continue  # reference_problems names it
             written = dataclasses.replace(actuator, gear=1.0) if actuator.gear_vector else actuator
             prim = write_actuator(self.w, scope, written, target, finish=False)
             if actuator.reference_site and actuator.reference_site in self.site_paths:
@@ -845,10 +846,12 @@ def reference_problems(scene: PhysicsScene) -> list[str]:
             missing(f"contact pair '{pair.name}'", shape, shapes, "collider")
     any_joint = joints | free_joints
     targets = {"site": sites, "body": bodies, "joint": any_joint, "jointinparent": any_joint,
-               "tendon": tendons}
+               "tendon": tendons, "slidercrank": sites}
     for actuator in scene.frame_actuators:
         missing(f"actuator '{actuator.name}'", actuator.target, targets.get(actuator.target_kind, set()),
                 actuator.target_kind or "target")
+        if actuator.target_kind == "slidercrank":
+            missing(f"actuator '{actuator.name}'", actuator.slider_site or "(none)", sites, "slider site")
     return found
 
 

@@ -93,3 +93,15 @@ def test_a_slider_crank_goes_through_usd_as_the_converter_writes_it(tmp_path):
     out = str(tmp_path / "robot.xml")
     write_mjcf(read_usd(stage).scene, out)
     assert mjcf_differences(mujoco.MjModel.from_xml_path(mjcf), mujoco.MjModel.from_xml_path(out)) == []
+
+
+def test_a_slider_crank_without_its_slider_site_is_reported_and_left_out(tmp_path):
+    from articula.core.usd.writer import write_usd
+
+    _, original = _converted("actuation/slidercrank.xml")
+    scene = read_usd(original).scene
+    scene.frame_actuators[0].slider_site = "no_site"
+    path = str(tmp_path / "robot.usda")
+    problems = write_usd(scene, path)
+    assert any("slider site 'no_site' does not exist; left out of the file" in p for p in problems)
+    assert read_usd(path).scene.frame_actuators == []
