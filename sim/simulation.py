@@ -271,7 +271,8 @@ class Simulation(FrameSteps):
             self._preflight_notes = featherstone_settings(model, self.built.dofs, self.solver_dt)
             featherstone_contact_materials(model, self.solver_dt)
         self.caps = SolverCaps.of(self.solver_kind)
-        self.solver = _make_solver(model, self.solver_kind, self.device, iterations, settings.mujoco.integrator)
+        self.solver = _make_solver(model, self.solver_kind, self.device, iterations,
+                                   settings.mujoco.integrator)
         self._mujoco_bad_qacc = 0  # MuJoCo instabilities seen before the current run (reset)
         self._state_0, self.state_1 = model.state(), model.state()
         self.control = model.control()

@@ -7,7 +7,8 @@ sideways 1 cm/s on a mesh. ``sim.builder.featherstone_contact_materials`` sets t
 import numpy as np
 import pytest
 
-from articula.core.model import Body, HeightField, MeshData, PhysicsScene, Pose, SceneSettings, Shape, ShapeKind
+from articula.core.model import (Body, HeightField, MeshData, PhysicsScene, Pose, SceneSettings, Shape,
+                                 ShapeKind)
 from articula.sim.simulation import Simulation
 
 #: Half sizes (m) of the boxes: 64 g, 1 kg and 64 kg of water-dense material, side by side.

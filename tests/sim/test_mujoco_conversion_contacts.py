@@ -11,7 +11,8 @@ import pytest
 
 from articula.sim.simulation import Simulation
 
-HFIELD = '<hfield name="flat" nrow="5" ncol="5" size="1 1 0.1 0.05" elevation="{}"/>'.format(" ".join(["0"] * 25))
+FLAT_GRID = " ".join(["0"] * 25)
+HFIELD = f'<hfield name="flat" nrow="5" ncol="5" size="1 1 0.1 0.05" elevation="{FLAT_GRID}"/>'
 # A 1 kg box on a flat terrain, on MuJoCo's default contacts.
 BOX = f"""
 <mujoco model="box_on_terrain">
@@ -32,7 +33,8 @@ BALLS = f"""
     <geom name="terrain" type="hfield" hfield="flat"/>
     <body name="soft_ball" pos="0.5 0.5 0.06"><freejoint/>
       <geom name="soft_ball" type="sphere" size="0.05" density="1000" solref="0.08 0.7"
-            solimp="0.5 0.9 0.01 0.5 2" condim="4" priority="1" friction="0.7 0.01 0.001" solmix="0.5"/></body>
+            solimp="0.5 0.9 0.01 0.5 2" condim="4" priority="1" friction="0.7 0.01 0.001"
+            solmix="0.5"/></body>
     <body name="ball" pos="-0.5 -0.5 0.06"><freejoint/>
       <geom name="ball" type="sphere" size="0.05" density="1000" margin="0.005"/></body>
   </worldbody>
