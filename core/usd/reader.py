@@ -173,7 +173,7 @@ def _uniform(scale) -> bool:
 
 
 def _triangulate(counts, indices) -> list[tuple[int, int, int]]:
-    if all(count == 3 for count in counts):  # already triangles (what most producers write)
+    if counts.count(3) == len(counts):  # already triangles (what most producers write)
         return list(zip(indices[0::3], indices[1::3], indices[2::3]))
     triangles, start = [], 0
     for count in counts:
@@ -736,9 +736,10 @@ class _StageReader:
         indices = _plain(prim.GetAttribute("faceVertexIndices").Get() or [])
         if sum(counts) != len(indices) or (len(indices) and max(indices) >= len(points)):
             raise self.error(prim, "faceVertexIndices", "face indices do not match the points")
-        vertices = [tuple(v) for v in np.asarray(points, dtype=float).reshape(-1, 3).tolist()]
-        if any(math.isnan(c) for v in vertices for c in v):
+        array = np.asarray(points, dtype=float).reshape(-1, 3)
+        if np.isnan(array).any():
             raise self.error(prim, "points", "value is NaN")
+        vertices = [tuple(v) for v in array.tolist()]
         return MeshData(vertices=vertices, triangles=_triangulate(counts, indices))
 
     def _bind_materials(self, prims: list, purpose: str) -> None:
