@@ -135,10 +135,18 @@ def _mujoco_gear(actuator: Actuator) -> tuple[float, ...]:
 
 
 def _bias_type(actuator: Actuator) -> str:
-    # The description keeps the gain type only; MuJoCo's muscle shortcut sets both to "muscle".
-    if actuator.gain_type == "muscle":
-        return "muscle"
+    if actuator.bias_type != "affine":  # a muscle's, or a user bias
+        return actuator.bias_type
     return "affine" if any(actuator.bias) else "none"
+
+
+def _actuator_attributes(actuator: Actuator) -> dict:
+    """MuJoCo's actuator name, and a muscle's length range where the description has one (else Newton's
+    MuJoCo compiler finds it, as MuJoCo's does)."""
+    attributes = {"mujoco:actuator_label": actuator.name}
+    if actuator.length_range is not None:
+        attributes["mujoco:actuator_lengthrange"] = wp.vec2(*actuator.length_range)
+    return attributes
 
 
 def _add_mujoco_actuator(builder: newton.ModelBuilder, target, actuator: Actuator) -> int:
@@ -153,7 +161,7 @@ def _add_mujoco_actuator(builder: newton.ModelBuilder, target, actuator: Actuato
         ctrlrange=actuator.ctrl_range, ctrllimited=actuator.ctrl_range is not None,
         forcerange=actuator.force_range, forcelimited=actuator.force_range is not None,
         ctrl=clamp_control(actuator, actuator.control),
-        custom_attributes={"mujoco:actuator_label": actuator.name})  # MuJoCo's actuator gets its name
+        custom_attributes=_actuator_attributes(actuator))
 
 
 def add_mimics(builder: newton.ModelBuilder, scene: PhysicsScene, joint_index: dict[str, int],
@@ -176,6 +184,10 @@ def add_mimics(builder: newton.ModelBuilder, scene: PhysicsScene, joint_index: d
             builder.set_joint_mimic(follower, leader, coeffs=(joint.mimic.offset, joint.mimic.gear))
         except ValueError as error:
             notes.append(f"joint {name!r}: the coupling to {joint.mimic.leader!r} is not simulated ({error})")
+            continue
+        if any(joint.mimic.higher_terms):
+            notes.append(f"joint {name!r}: its coupling's polynomial terms {joint.mimic.higher_terms} are "
+                         f"simulated on MuJoCo's C library only (Newton's mimic is linear: offset and gear)")
 
 
 def add_mujoco_actuation(builder: newton.ModelBuilder, scene: PhysicsScene, joint_index: dict[str, int],
@@ -254,7 +266,7 @@ def _add_mujoco_tendon(builder, tendon: FixedTendon, joint_index: dict[str, int]
         return nm.add_tendon_fixed(
             builder, [(joint_index[tj.joint], tj.coef) for tj in tendon.joints], label=tendon.name,
             stiffness=tendon.stiffness, damping=tendon.damping, frictionloss=tendon.frictionloss,
-            springlength=tendon.spring_length or (-1.0, -1.0), limited=limited,
+            springlength=tendon.spring_length or (-1.0, -1.0), limited=limited, armature=tendon.armature,
             limit_range=(tendon.lower, tendon.upper) if limited else (0.0, 0.0))
     except ValueError as error:
         notes.append(f"tendon {tendon.name!r}: not simulated ({error})")
@@ -362,9 +374,9 @@ def route_actuators(scene: PhysicsScene, solver: Solver, dofs: Mapping, replicas
                 note(actuator, f"spatial tendon {tendon.name!r} is simulated on MUJOCO only")
         for tendon in scene.tendons:
             limited = math.isfinite(tendon.lower) or math.isfinite(tendon.upper)
-            if tendon.stiffness or tendon.damping or limited:
-                notes.append(f"tendon {tendon.name!r}: its spring, damper and length limits are simulated on "
-                             f"MUJOCO only")
+            if tendon.stiffness or tendon.damping or limited or tendon.armature:
+                notes.append(f"tendon {tendon.name!r}: its spring, damper, length limits and armature are "
+                             f"simulated on MUJOCO only")
     return slots, kernel_rows
 
 
