@@ -131,3 +131,41 @@ def test_a_slider_crank_turns_its_crank_as_mujoco_turns_the_file(mjcf_text):
     crank = next(j.name for j in scene.joints if j.name != "unactuated")
     ours = sim.joint_positions()[(crank, "rotZ")]
     assert ours == pytest.approx(data.qpos[0], abs=1e-5) and abs(ours) > 0.1
+
+
+JOINT_MUSCLE = """
+<mujoco model="arm">
+  <worldbody>
+    <body name="upper" pos="0 0 1">
+      <joint name="elbow" type="hinge" axis="0 1 0" range="-1 1"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
+      <body name="fore" pos="0.3 0 0">
+        <joint name="wrist" type="hinge" axis="0 1 0" range="-1 1"/>
+        <geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.02"/>
+      </body>
+    </body>
+  </worldbody>
+  <tendon>
+    <fixed name="both" armature="0.25"><joint joint="elbow" coef="1"/><joint joint="wrist" coef="0.5"/></fixed>
+  </tendon>
+  <actuator>
+    <muscle name="flexor" joint="elbow" lengthrange="-0.8 0.9"/>
+  </actuator>
+</mujoco>
+"""
+
+
+def test_newtons_mujoco_conversion_gets_the_length_range_and_the_tendon_armature(mjcf_text):
+    """MuJoCo Warp's path (Newton's conversion, checked on its CPU twin): the muscle's length range and
+    the fixed tendon's armature as the file's."""
+    import newton
+
+    from articula.core.model import Solver
+    from articula.sim.builder import build_model
+
+    scene, path = mjcf_text(JOINT_MUSCLE, "arm.xml")
+    converted = newton.solvers.SolverMuJoCo(build_model(scene, Solver.MUJOCO).model, use_mujoco_cpu=True).mj_model
+    original = mujoco.MjModel.from_xml_path(path)
+    np.testing.assert_allclose(converted.actuator_lengthrange[0], original.actuator_lengthrange[0], rtol=1e-6)
+    assert converted.actuator_gaintype[0] == original.actuator_gaintype[0] == mujoco.mjtGain.mjGAIN_MUSCLE
+    assert converted.tendon_armature[0] == pytest.approx(0.25)
