@@ -953,9 +953,11 @@ NEWTON_CONTACT_KE, NEWTON_CONTACT_KD = 2.5e3, 100.0
 CONTACT_REST_DEPTH = 1.0e-3
 CARRYING_CONTACTS = 4
 #: Explicit-step bounds per contact on a link of mass m at step dt: ke <= KE_DT2 * m / dt^2,
-#: kd <= KD_DT * m / dt, kf <= KF_DT * m / dt. Featherstone integrates contact forces explicitly, so a
-#: box's 4-16 contacts on a triangle surface sum to at most 16 * 0.05 (stiffness, omega * dt < 1),
-#: 16 * 0.1 (damping, < 2) and 16 * 0.1 (friction slope): Newton's fixed ke/kd/kf blew a 64 g box off.
+#: kd <= KD_DT * m / dt. Featherstone integrates contact forces explicitly, so a box's 4-16 contacts on a
+#: triangle surface sum to at most 16 * 0.05 (stiffness, omega * dt < 1) and 16 * 0.1 (damping, < 2):
+#: Newton's fixed ke/kd blew a 64 g box off. The friction slope kf <= KF_DT * M / dt of the carried mass
+#: M: past it a free box's friction overshot each step and crept (1 cm/s on a mesh); a robot's light feet
+#: keep their grip (bounded by mu times the normal force, an overshoot there only chatters).
 KE_DT2, KD_DT, KF_DT = 0.05, 0.1, 0.1
 
 
@@ -985,9 +987,9 @@ def featherstone_contact_materials(model: newton.Model, dt: float) -> None:
     Newton gives every shape ke 2500 N/m, kd 100 N*s/m and kf 1000 N*s/m whatever it weighs, and averages
     the two shapes' values per contact: a 64 kg box sank 6 cm and shook, a 64 g box (and boxes on the many
     contacts of a triangle surface) blew off. A moving shape's values hold its carried weight at
-    CONTACT_REST_DEPTH, critically damped, within the explicit bounds of its own mass; static shapes
-    take the smallest moving value s and each moving shape 2v - s, so a contact with a static shape
-    (terrain, a mesh, the ground) gets exactly v."""
+    CONTACT_REST_DEPTH, critically damped, within the explicit bounds of its own mass (kf: of the carried
+    mass); static shapes take the smallest moving value s and each moving shape 2v - s, so a contact
+    with a static shape (terrain, a mesh, the ground) gets exactly v."""
     if model.shape_count == 0 or model.body_count == 0:
         return
     shape_body = model.shape_body.numpy()
@@ -1001,7 +1003,7 @@ def featherstone_contact_materials(model: newton.Model, dt: float) -> None:
                     KE_DT2 * m / dt ** 2)
     omega = np.sqrt(CARRYING_CONTACTS * ke / big)  # the carried mass bouncing on its contacts
     kd = np.minimum(np.maximum(NEWTON_CONTACT_KD, big * omega / CARRYING_CONTACTS), KD_DT * m / dt)
-    kf = np.minimum(model.shape_material_kf.numpy()[moving], KF_DT * m / dt)
+    kf = np.minimum(model.shape_material_kf.numpy()[moving], KF_DT * big / dt)
     for name, values in (("shape_material_ke", ke), ("shape_material_kd", kd), ("shape_material_kf", kf)):
         array = getattr(model, name)
         full = array.numpy().astype(float)
