@@ -66,8 +66,8 @@ def articula_import(renest: bool = True, reading=None):
     ``read_usd``, started before Blender's importer so both run at once), else the hook reads
     Blender's stage itself."""
     global _pending_import
-    state = {"renest": renest, "reading": reading, "error": None, "result": None, "objects": {}, "warnings": [],
-             "called": False}
+    state = {"renest": renest, "reading": reading, "error": None, "result": None, "objects": {},
+             "warnings": [], "called": False}
     _pending_import = state
     try:
         yield state
@@ -111,7 +111,8 @@ def import_physics(context, stage, objects_by_path: dict, renest: bool = True, c
     objects_by_path, taken = dict(objects_by_path), set()
     objects = adopt_imported(context, result.scene, result.prim_paths, objects_by_path, collection,
                              merge=True, apply_scene_settings=not has_robot,
-                             dissolve=[path for path in result.articulation_wrappers if path in objects_by_path],
+                             dissolve=[path for path in result.articulation_wrappers
+                                       if path in objects_by_path],
                              taken=taken)
     capture_rest(objects.values())
     _remove_leftovers(stage, objects_by_path, taken)

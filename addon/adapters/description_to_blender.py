@@ -472,7 +472,8 @@ class _Builder:
             from ...core.mjcf.primitives import height_field
 
             return new_mesh(shape.name, height_field(shape.height_field))
-        key = (shape.kind, shape.axis, shape.half_extents, shape.radius, shape.half_height, tuple(shape.scale))
+        key = (shape.kind, shape.axis, shape.half_extents, shape.radius, shape.half_height,
+               tuple(shape.scale))
         mesh = self.display_meshes.get(key)
         if mesh is None:
             mesh = self.display_meshes[key] = new_mesh(shape.name, None)
@@ -605,7 +606,8 @@ class _Builder:
             obj = self.joint_objects.get(joint.name)
             if obj is not None:
                 write_mimic(obj.articula.joint, joint.mimic, self.joint_objects)
-        apply_tendons(self.scene, self.desc.tendons, self.joint_objects, self.desc.prim_names, append=self.merge)
+        apply_tendons(self.scene, self.desc.tendons, self.joint_objects, self.desc.prim_names,
+                      append=self.merge)
 
     def keep_prim_names(self) -> None:
         bodies = set(self.body_objects.values())
@@ -829,7 +831,8 @@ class _Adopter(_Builder):
         drawn_by_instances, stripped = self.sort_instancers()
         self.done_visuals.update(drawn_by_instances)
         if stripped:  # first: the names Blender's prototype copies hold free up
-            items = {self.prim_objects[path] for path in self.prim_paths.values() if path in self.prim_objects}
+            items = {self.prim_objects[path] for path in self.prim_paths.values()
+                     if path in self.prim_objects}
             _strip_instancers(stripped, items, self.children, self.prim_objects)
         objects = super().build()
         self.remove_stand_ins()
@@ -976,7 +979,8 @@ class _Adopter(_Builder):
         if obj.type == "EMPTY":
             obj.empty_display_size = BODY_EMPTY_SIZE
             if not _poses_close(pose, body.pose) or any(abs(s - 1.0) > 1e-6 for s in scale):
-                _set_world_keep_children(obj, pose_matrix(body.pose), self.children)  # its scale stays on its children
+                # its scale stays on its children
+                _set_world_keep_children(obj, pose_matrix(body.pose), self.children)
             else:
                 moved = False
         elif any(abs(s - 1.0) > 1e-6 for s in scale):  # a scaled gprim as a body (Newton's cartpole)
@@ -1060,7 +1064,8 @@ def _strip_instancers(instancers: list, items: set, children: dict, prim_objects
     doomed = [obj for obj in instancers if obj not in items and not children.get(obj)]
     still_used = {obj.instance_collection for obj in bpy.data.objects if obj.instance_collection is not None}
     unused = [c for c in prototypes if c not in still_used]
-    content = [obj for c in unused for obj in c.all_objects if all(owner in unused for owner in obj.users_collection)]
+    content = [obj for c in unused for obj in c.all_objects
+               if all(owner in unused for owner in obj.users_collection)]
     parents = [c for c in bpy.data.collections if any(child in unused for child in c.children)]
     gone = {obj.as_pointer() for obj in doomed + content}
     for path in [path for path, obj in prim_objects.items() if obj.as_pointer() in gone]:

@@ -32,7 +32,8 @@ from ..format_types import ReadResult
 from ..mass import MassError, mass_properties, shape_volume
 from ..model import (
     DEFAULT_SOLIMP, DEFAULT_SOLREF, INF, Body, Dof, DofAxis, DofMotion, Joint, JointType, MassProperties,
-    MeshData, PhysicsMaterial, PhysicsScene, Pose, SceneSettings, Shape, ShapeKind, Solver, Visual, dof_axes_for,
+    MeshData, PhysicsMaterial, PhysicsScene, Pose, SceneSettings, Shape, ShapeKind, Solver, Visual,
+    dof_axes_for,
 )
 from ..transforms import pose_inverse, pose_mul, quat_from_matrix, quat_mul, quat_normalize
 
@@ -50,7 +51,8 @@ _UNAUTHORED_VELOCITY = (0.0, 0.0, 0.0)  # asked for by identity: a velocity not 
 PARSERS = ("auto", "usd", "python")
 
 
-def read_usd(source: Union[str, os.PathLike, Usd.Stage], renest: bool = True, parser: str = "auto") -> ReadResult:
+def read_usd(source: Union[str, os.PathLike, Usd.Stage], renest: bool = True,
+             parser: str = "auto") -> ReadResult:
     """Read a file path or an open stage. ``renest``: give flat bodies parents from the joints.
 
     ``parser``: "usd" takes the bodies and joints from USD's own C++ UsdPhysics parse (USD 25.08+)
@@ -73,12 +75,14 @@ def read_usd(source: Union[str, os.PathLike, Usd.Stage], renest: bool = True, pa
                 except UsdReadError:
                     pass  # the Python reader below gives the same error, or reads what the fast path refused
         elif parser == "usd":
-            raise RuntimeError("this USD has no C++ UsdPhysics parse (USD 25.08 or later); use parser='python'")
+            raise RuntimeError("this USD has no C++ UsdPhysics parse (USD 25.08 or later); "
+                               "use parser='python'")
         return _StageReader(stage, file, renest).read()
     except UsdReadError:
         raise
     except Tf.ErrorException as error:
-        raise UsdReadError(file, None, None, f"USD failed while reading: {readable_usd_error(error)}") from error
+        raise UsdReadError(file, None, None,
+                           f"USD failed while reading: {readable_usd_error(error)}") from error
 
 
 def _open(source) -> tuple[Usd.Stage, Optional[str]]:
@@ -439,7 +443,8 @@ class _StageReader:
         prim or an ancestor) that holds inf or NaN."""
         current = prim
         while current and not current.IsPseudoRoot():
-            for op in UsdGeom.Xformable(current).GetOrderedXformOps() if current.IsA(UsdGeom.Xformable) else ():
+            ops = UsdGeom.Xformable(current).GetOrderedXformOps() if current.IsA(UsdGeom.Xformable) else ()
+            for op in ops:
                 flat = _flat_floats(op.Get(Usd.TimeCode.Default()))
                 if not all(math.isfinite(v) for v in flat):
                     return self.error(current, op.GetAttr().GetName(),
@@ -690,7 +695,8 @@ class _StageReader:
             i = "XYZ".index(axis)
             radius = self.value(prim, "radius", default=None)
             if radius is None:  # Capsule_1 / Cylinder_1 with two radii
-                radius = max(self.value(prim, "radiusTop", default=1.0), self.value(prim, "radiusBottom", default=1.0))
+                radius = max(self.value(prim, "radiusTop", default=1.0),
+                             self.value(prim, "radiusBottom", default=1.0))
             perpendicular = [a[k] for k in range(3) if k != i]
             if abs(perpendicular[0] - perpendicular[1]) > _SCALE_TOLERANCE * max(perpendicular):
                 self.warn(prim, "non-uniform scale across a round collider: its largest radius is used")
@@ -832,7 +838,8 @@ class _StageReader:
 
     def _frame(self, joint_prim: Usd.Prim, body: Optional[Body], frame_prim, side: int) -> Pose:
         """The joint frame in ``body``'s frame (world when None), from this side's local pose."""
-        pos = self.value(joint_prim, (D.LOCAL_POS0, D.LOCAL_POS1)[side], "vec3", (0.0, 0.0, 0.0), allow_inf=False)
+        pos = self.value(joint_prim, (D.LOCAL_POS0, D.LOCAL_POS1)[side], "vec3", (0.0, 0.0, 0.0),
+                         allow_inf=False)
         rot = self.value(joint_prim, (D.LOCAL_ROT0, D.LOCAL_ROT1)[side], "quat", (1.0, 0.0, 0.0, 0.0))
         if frame_prim:
             frame_matrix, frame_pose = self.world_matrix(frame_prim), self.world_pose(frame_prim)[0]
@@ -953,8 +960,8 @@ class _StageReader:
             dof.drive_enabled = True
             token = self.value(prim, D.drive_attr(instance, "type"), "token", "force")
             dof.drive_type = D.DRIVE_TYPES_BY_TOKEN.get(token, dof.drive_type)
-            read = lambda name, unit: D.from_usd(self.value(prim, D.drive_attr(instance, name), default=0.0),  # noqa: E731
-                                                 unit, angular)
+            read = lambda name, unit: D.from_usd(  # noqa: E731
+                self.value(prim, D.drive_attr(instance, name), default=0.0), unit, angular)
             dof.drive_stiffness = read("stiffness", D.Unit.PER_ANGLE)
             dof.drive_damping = read("damping", D.Unit.PER_ANGLE)
             dof.target_position = read("targetPosition", D.Unit.ANGLE)
@@ -979,7 +986,8 @@ class _StageReader:
     def _read_limit(self, prim: Usd.Prim, joint_type: JointType, dof: Dof, instance: str) -> None:
         angular = dof.axis.is_angular
         if joint_type in (JointType.REVOLUTE, JointType.PRISMATIC):
-            low, high = self.value(prim, D.LOWER_LIMIT, default=-INF), self.value(prim, D.UPPER_LIMIT, default=INF)
+            low = self.value(prim, D.LOWER_LIMIT, default=-INF)
+            high = self.value(prim, D.UPPER_LIMIT, default=INF)
         elif joint_type == JointType.D6:
             low = self.value(prim, D.limit_attr(instance, "low"))
             high = self.value(prim, D.limit_attr(instance, "high"))
@@ -1034,7 +1042,8 @@ class _StageReader:
                 if p.dof_array is None or p.physx_axis and self._has_physx_axis(prim, joint, dof, p):
                     continue
                 array_attr = prim.GetAttribute(p.dof_array)
-                if not array_attr or not array_attr.HasAuthoredValue() or not array_attr.GetTypeName().isArray:
+                if (not array_attr or not array_attr.HasAuthoredValue()
+                        or not array_attr.GetTypeName().isArray):
                     continue
                 values = self.value(prim, p.dof_array, "floats")
                 if index >= len(values):
@@ -1088,7 +1097,8 @@ class _StageReader:
             if not rel:
                 continue
             for target in rel.GetTargets():
-                other = self._owner_body(self.stage.GetPrimAtPath(target)) if self.stage.GetPrimAtPath(target) else None
+                target_prim = self.stage.GetPrimAtPath(target)
+                other = self._owner_body(target_prim) if target_prim else None
                 if other is None:
                     raise self.error(prim, "physics:filteredPairs", f"target {target} is not a rigid body")
                 pair = (self.body_by_path[prim.GetPath()].name, other.name)
@@ -1204,7 +1214,8 @@ class _StageReader:
                                    principal_axes=computed.principal_axes)
             if mass is not None and mass > 0.0:
                 if computed.mass > 0.0 and (inertia is None or not any(inertia)):
-                    props.diagonal_inertia = tuple(i * mass * kg / computed.mass for i in computed.diagonal_inertia)
+                    props.diagonal_inertia = tuple(i * mass * kg / computed.mass
+                                                   for i in computed.diagonal_inertia)
                 props.mass = mass * kg
             if com is not None:  # authored in the prim's scaled local space (meters via scale)
                 props.center_of_mass = tuple(c * s for c, s in zip(com, scale))
@@ -1247,7 +1258,8 @@ class _ParsedStageReader(_StageReader):
     USD's C++ UsdPhysics parse; transforms, colliders, visuals, masses and every dialect attribute
     are read as the Python reader reads them, so both give the same description."""
 
-    def __init__(self, stage: Usd.Stage, file: Optional[str], renest: bool, parsed: physics_parse.ParsedPhysics):
+    def __init__(self, stage: Usd.Stage, file: Optional[str], renest: bool,
+                 parsed: physics_parse.ParsedPhysics):
         super().__init__(stage, file, renest)
         self.parsed = parsed
         self._parsed_prim, self._parsed_answers = None, {}
@@ -1373,7 +1385,8 @@ def _group_numbers(worlds: list[int], wanted: dict) -> Optional[list[int]]:
         return None
     index = [distinct.index(row) for row in rows]
     reduced_worlds = [world for world, _ in distinct]
-    reduced = {(a, b): distinct[a][1][index.index(b)] for a in range(len(distinct)) for b in range(len(distinct))}
+    size = range(len(distinct))
+    reduced = {(a, b): distinct[a][1][index.index(b)] for a in size for b in size}
     numbers = _search_group_numbers(reduced_worlds, reduced)
     return None if numbers is None else [numbers[i] for i in index]
 
