@@ -69,7 +69,7 @@ def device_choice(context, solver):
     """The device the simulation of ``solver`` will run on, and why, as ``sim.simulation`` resolves it:
     by the scene's replicas against each solver's crossover."""
     from ..sim.device_choice import device_for
-    from ..sim.simulation import solver_to_run
+    from ..sim.device_choice import solver_to_run
 
     solver = solver_to_run(solver)
     return device_for(simulation_device(context), solver, context.scene.articula.replicas)

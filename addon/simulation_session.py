@@ -48,7 +48,7 @@ class BlenderSimulation:
     def __init__(self, context, solver: Optional[str] = None, dt: Optional[float] = None, on_status=None,
                  show_replicas: bool = True):
         from ..core.validation import first_error, validate
-        from ..sim.simulation import Simulation
+        from ..sim.launch import start_simulation
         from .adapters.blender_to_description import (away_from_rest, blender_problems, capture_rest,
                                                       scene_from_blender, world_pose)
 
@@ -63,8 +63,9 @@ class BlenderSimulation:
         self.frame_start = scene.frame_current
         self.frame = scene.frame_current
         self.frame_dt = scene.render.fps_base / scene.render.fps
-        self.sim = Simulation(self.description, device=simulation_device(context),
-                              solver=None if solver in (None, "SCENE") else solver, dt=dt, on_status=on_status)
+        self.sim = start_simulation(self.description, device=simulation_device(context),
+                                    solver=None if solver in (None, "SCENE") else solver, dt=dt,
+                                    on_status=on_status)
         names = [name for name, replica in self.sim.body_keys if replica == 0]
         self.row_of = {name: i for i, name in enumerate(names)}
         self.objects = [scene.objects[name] for name in names]

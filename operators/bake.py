@@ -224,7 +224,7 @@ class BakeLoop:
 
 
 def _failure(report, error: Exception) -> str:
-    from ..sim.simulation import SimulationDiverged
+    from ..sim.divergence import SimulationDiverged
 
     if isinstance(error, SimulationDiverged):
         report({"ERROR"}, f"The simulation blew up at body {error.body!r}; nothing was baked "

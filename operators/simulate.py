@@ -72,7 +72,7 @@ class ModalLoop:
         return self._grab is not None and self._grab.holding
 
     def frames(self, count: int) -> bool:
-        from ..sim.simulation import SimulationDiverged
+        from ..sim.divergence import SimulationDiverged
 
         try:
             for _ in range(count):

@@ -16,6 +16,7 @@ _EXPORTS = {
     "BuiltModel": "builder",
     "SimulationBuildError": "builder",
     "MuJoCoSimulation": "mujoco_spec",
+    "start_simulation": "launch",
 }
 
 __all__ = sorted(_EXPORTS)

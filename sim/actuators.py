@@ -32,6 +32,7 @@ import warp as wp
 import newton
 
 from ..core.model import Actuator, ActuatorKind, Dof, DriveType, FixedTendon, Joint, PhysicsScene, Solver
+from .control_range import clamp_control  # noqa: F401 (also imported from here)
 
 #: MuJoCo's custom-frequency key for actuator rows in a Newton builder.
 MUJOCO_ACTUATOR_ROWS = "mujoco:actuator"
@@ -41,14 +42,6 @@ KERNEL_GAINS = ("fixed", "affine")
 
 # ---------------------------------------------------------------------------------------------
 # the description's actuators, read the way MuJoCo reads them
-
-
-def clamp_control(actuator: Actuator, value: float) -> float:
-    """``value`` inside the actuator's control range, as MuJoCo clamps ``ctrl``."""
-    if actuator.ctrl_range is None:
-        return value
-    low, high = actuator.ctrl_range
-    return min(max(value, low), high)
 
 
 def max_force(actuator: Actuator) -> float:

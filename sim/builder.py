@@ -57,6 +57,8 @@ from .actuators import (
     route_actuators,
     simulated_dof,
 )
+from .errors import SimulationBuildError  # noqa: F401 (raised here, and imported from here by callers)
+from .replica_grid import replica_offsets
 from ..core.transforms import (
     AXIS_VECTORS,
     pose_mul,
@@ -76,10 +78,6 @@ UNBOUNDED = 1.0e6
 #: Mass given to a body that has neither shapes nor authored mass, so solvers stay finite.
 FALLBACK_MASS = 1.0e-3
 FALLBACK_INERTIA = 1.0e-6  # kg*m^2, with FALLBACK_MASS
-
-
-class SimulationBuildError(ValueError):
-    """The description cannot be simulated as authored (the message names the culprit)."""
 
 
 def to_wp_transform(pose: Pose) -> wp.transform:
@@ -126,12 +124,6 @@ class BuiltModel:
 
     def key_index(self, name: str, replica: int = 0) -> int:
         return self.body_keys.index((name, replica))
-
-
-def replica_offsets(count: int, spacing: float) -> list[tuple[float, float, float]]:
-    """Grid cells, row by row, for ``count`` replicas ``spacing`` apart (replica 0 at the origin)."""
-    columns = max(1, math.ceil(math.sqrt(count)))
-    return [((i % columns) * spacing, (i // columns) * spacing, 0.0) for i in range(count)]
 
 
 # ---------------------------------------------------------------------------------------------

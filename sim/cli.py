@@ -108,9 +108,10 @@ def _read(args, options, err):
 
 
 def _start(scene, args, err):
+    from .errors import SimulationBuildError
+
     try:
-        from .builder import SimulationBuildError
-        from .simulation import Simulation
+        from .launch import start_simulation
     except ImportError as error:  # the core alone: pip install articula, without [sim]
         raise _Failed(f"simulating needs the simulation packages (pip install 'articula[sim]'): {error}") \
             from error
@@ -118,8 +119,8 @@ def _start(scene, args, err):
     solver = SOLVERS[args.solver]
     extra = {"keyframe": args.keyframe} if args.keyframe else {}
     try:
-        sim = Simulation(scene, device=args.device, solver=solver,
-                         on_status=lambda line: print(line, file=err), **extra)
+        sim = start_simulation(scene, device=args.device, solver=solver,
+                               on_status=lambda line: print(line, file=err), **extra)
     except (SimulationBuildError, ValueError, KeyError, RuntimeError) as error:  # RuntimeError: no CUDA device
         reason = error.args[0] if isinstance(error, KeyError) and error.args else error
         raise _Failed(f"{args.robot} cannot be simulated on {solver.value}: {reason}") from error

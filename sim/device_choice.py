@@ -18,6 +18,11 @@ from ..core.model import Solver
 #: not yet measured on a GPU: `bench/bench_device_crossover.py` prints the measured one when a GPU is lent.
 NEWTON_CUDA_CROSSOVER_REPLICAS = 8
 
+#: Replicas from which the automatic device puts MuJoCo on CUDA (MuJoCo Warp) when there is a GPU;
+#: below it MuJoCo's C library steps every replica on the CPU. Not yet measured on a GPU: a guess
+#: from MuJoCo Warp's published throughput against the C library's microseconds per robot step.
+MUJOCO_CUDA_CROSSOVER_REPLICAS = 256
+
 
 @dataclass(frozen=True)
 class DeviceChoice:
@@ -57,8 +62,6 @@ def choose_device(asked: str, solver: Solver | str | None, replicas: Optional[in
 def device_for(asked: str = "auto", solver: Solver | str | None = None,
                replicas: Optional[int] = None) -> DeviceChoice:
     """:func:`choose_device` on this machine. MuJoCo below its crossover never starts Warp."""
-    from .mujoco_spec import MUJOCO_CUDA_CROSSOVER_REPLICAS
-
     choice = choose_device(asked, solver, replicas, False, MUJOCO_CUDA_CROSSOVER_REPLICAS)
     if choice.reason.startswith("MuJoCo's C library"):
         return choice
@@ -68,3 +71,34 @@ def device_for(asked: str = "auto", solver: Solver | str | None = None,
 
     init_warp()
     return choose_device(asked, solver, replicas, wp.is_cuda_available(), MUJOCO_CUDA_CROSSOVER_REPLICAS)
+
+
+def resolve_device(device: str = "auto", solver: Solver | str | None = None,
+                   replicas: Optional[int] = None) -> str:
+    """"auto": by :func:`sim.device_choice.choose_device`; "cpu"; "cuda" (raises without a CUDA device).
+
+    MuJoCo on "auto" stays on the CPU, its C library stepping a robot in microseconds, unless there
+    are at least :data:`MUJOCO_CUDA_CROSSOVER_REPLICAS` replicas and a GPU; Featherstone
+    and XPBD below :data:`NEWTON_CUDA_CROSSOVER_REPLICAS` replicas (a caller that does not know the
+    count, ``replicas`` None, gets CUDA wherever present)."""
+    return device_for(device, solver, replicas).device
+
+
+def builds_kernels(solver: Solver | str, device: str) -> bool:
+    """Whether a simulation of ``solver`` on ``device`` runs Warp kernels: all but MuJoCo on a CPU, whose
+    C library steps the robot."""
+    return not (Solver(solver) == Solver.MUJOCO and not device.startswith("cuda"))
+
+
+def solver_to_run(solver: Solver | str) -> Solver:
+    """The solver a simulation asked for ``solver`` runs: MuJoCo falls back to Featherstone when
+    its packages are not installed."""
+    solver = Solver(solver)
+    return Solver.FEATHERSTONE if solver == Solver.MUJOCO and not _mujoco_available() else solver
+
+
+def _mujoco_available() -> bool:
+    """mujoco and mujoco-warp installed (found, not imported: mujoco-warp imports Warp)."""
+    from importlib.util import find_spec
+
+    return find_spec("mujoco") is not None and find_spec("mujoco_warp") is not None

@@ -7,7 +7,7 @@ import logging
 
 from ..core.articulation import find_articulations
 from ..core.model import PhysicsScene
-from .builder import SimulationBuildError
+from .errors import SimulationBuildError
 
 #: MuJoCo's warnings are logged as the simulation's, where they have always been.
 log = logging.getLogger(__name__.rsplit(".", 1)[0] + ".simulation")

@@ -15,7 +15,7 @@ import time
 from typing import Optional
 
 from ..core.model import Solver
-from .simulation import kernels_cached, resolve_device, solver_to_run, warm_kernels
+from .device_choice import builds_kernels, resolve_device, solver_to_run
 
 SOLVER_NAMES = {Solver.MUJOCO: "MuJoCo", Solver.FEATHERSTONE: "Featherstone", Solver.XPBD: "XPBD"}
 _lock = threading.Lock()
@@ -39,6 +39,10 @@ class KernelBuild:
         earlier run built them."""
         solver = solver_to_run(solver)
         device = resolve_device(device, solver, replicas)  # where the simulation of them will run
+        if not builds_kernels(solver, device):
+            return None  # MuJoCo's C library: nothing to build, and Newton and Warp stay unimported
+        from .simulation import kernels_cached
+
         if kernels_cached(solver, device):
             return None
         key = (solver, device_kind(device))
@@ -50,6 +54,8 @@ class KernelBuild:
         return build
 
     def _build(self):
+        from .simulation import warm_kernels
+
         try:
             warm_kernels(self.solver, self.device)
         except BaseException as error:  # handed to the waiting thread by done()

@@ -51,16 +51,26 @@ def fingerprint(scene, solver, device: str, dt: float, iterations: int) -> Optio
     dataclasses goes in (meshes included), so any change to any property changes the digest; what a
     dataclass keeps besides its fields (lookup caches) does not."""
     import mujoco
-    import newton
 
     try:
         data = _fields(scene)
     except Exception:  # noqa: BLE001 - anything unpicklable is simply not cached
         return None
     digest = hashlib.blake2b(data, digest_size=20)
+    versions = (mujoco.__version__, _newton_version(solver))
     digest.update(repr((getattr(solver, "value", solver), device, float(dt).hex(), int(iterations),
-                        newton.__version__, mujoco.__version__)).encode())
+                        versions)).encode())
     return digest.hexdigest()
+
+
+def _newton_version(solver) -> str:
+    """Newton's version where Newton builds the model; "" for MuJoCo's C library on the MJCF export,
+    which Newton never touches (so that path never imports it)."""
+    if solver == "MUJOCO-MJCF":
+        return ""
+    import newton
+
+    return newton.__version__
 
 
 class _FieldPickler(pickle.Pickler):

@@ -37,18 +37,15 @@ import numpy as np
 from ..core.mjcf.writer import MjcfWriteError, build_spec
 from ..core.model import PhysicsScene, Pose, Solver
 from . import model_cache
-from .actuators import clamp_control
-from .builder import SimulationBuildError, replica_offsets
+from .control_range import clamp_control
+from .device_choice import MUJOCO_CUDA_CROSSOVER_REPLICAS, resolve_device  # noqa: F401 (also from here)
 from .divergence import BLOW_UP_DISTANCE, SimulationDiverged, check_depth_for_mujoco, route_mujoco_warnings
+from .errors import SimulationBuildError
 from .frame_steps import FrameSteps
-from .kinematic import _angular_velocity, _slerp
 from .mujoco_layout import SpecLayout, _qconj, _qrot, joint_coordinates
+from .replica_grid import replica_offsets
+from .rotations import angular_velocity, slerp
 from .wrenches import AppliedWrenches, WrenchSource
-
-#: Replicas from which the automatic device puts MuJoCo on CUDA (MuJoCo Warp) when there is a GPU;
-#: below it MuJoCo's C library steps every replica on the CPU. Not yet measured on a GPU: a guess
-#: from MuJoCo Warp's published throughput against the C library's microseconds per robot step.
-MUJOCO_CUDA_CROSSOVER_REPLICAS = 256
 
 #: A plane's quaternion x, y within this of zero: level (the replicas stand on it alike).
 _LEVEL = 1e-6
@@ -86,6 +83,22 @@ def shared_statics(scene: PhysicsScene) -> list[int]:
     return found
 
 
+def on_mujoco_c(scene: PhysicsScene, device: str = "auto", solver: Solver | str | None = None,
+                mujoco_direct: bool = True) -> bool:
+    """True when ``Simulation(scene, device, solver)`` is MuJoCo's C library on the MJCF export
+    (:class:`sim.mujoco_spec.MuJoCoSimulation`): the MUJOCO solver on a CPU, unless asked for Newton's
+    path (``mujoco_direct`` False) or the replicas need MuJoCo Warp (:func:`sim.mujoco_spec.spec_refusal`)."""
+    if Solver(solver or scene.settings.solver) != Solver.MUJOCO or not mujoco_direct:
+        return False
+    try:
+        import mujoco  # noqa: F401
+    except ImportError:
+        return False
+    if spec_refusal(scene) is not None:
+        return False
+    return resolve_device(device, Solver.MUJOCO, scene.settings.replicas) == "cpu"
+
+
 def physics_only(scene: PhysicsScene) -> PhysicsScene:
     """``scene`` without its visuals: drawn geoms (no contact, no mass) change nothing MuJoCo computes,
     and their meshes are most of what the export writes and the cache's fingerprint reads."""
@@ -115,10 +128,10 @@ class _Kinematic:
         for i, m in enumerate(self.mocap):
             a, b = self.start[i], self.goal[i]
             data.mocap_pos[m] = a[:3] + t * (b[:3] - a[:3])
-            x, y, z, w = _slerp(a[3:], b[3:], t)
+            x, y, z, w = slerp(a[3:], b[3:], t)
             data.mocap_quat[m] = (w, x, y, z)
             self.velocity[i, :3] = (b[:3] - a[:3]) / duration
-            self.velocity[i, 3:] = _angular_velocity(a[3:], b[3:], duration)
+            self.velocity[i, 3:] = angular_velocity(a[3:], b[3:], duration)
 
     def hold(self) -> None:
         self.start = self.goal.copy()

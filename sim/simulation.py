@@ -28,47 +28,21 @@ from ..core.model import (Actuator, Body, DofMotion, Joint, JointType, PhysicsSc
 from . import model_cache, shipped_kernels
 from .actuators import ActuatorForces, Controls
 from .builder import BuiltModel, SolverCaps, build_model, dof_inertia, featherstone_contact_materials
-from .device_choice import NEWTON_CUDA_CROSSOVER_REPLICAS, device_for  # noqa: F401 (the crossover)
+from .device_choice import (NEWTON_CUDA_CROSSOVER_REPLICAS, _mujoco_available, builds_kernels,  # noqa: F401
+                            device_for, resolve_device, solver_to_run)
 from .divergence import (  # MUJOCO_DEEPEST_CHAIN, deepest_chain: imported from here too
     BLOW_UP_DISTANCE, MUJOCO_DEEPEST_CHAIN, SimulationDiverged, check_depth_for_mujoco, deepest_chain,
     route_mujoco_warnings)
 from .frame_steps import FrameSteps
 from .friction import JointEffects
 from .kinematic import KinematicDriver
-from .mujoco_spec import MUJOCO_CUDA_CROSSOVER_REPLICAS, MuJoCoSimulation, spec_refusal
+from .mujoco_spec import MUJOCO_CUDA_CROSSOVER_REPLICAS, MuJoCoSimulation, on_mujoco_c, spec_refusal  # noqa: F401
 from .preflight import featherstone_settings, refuse_start_overlap, refuse_unheld_robot, split_steps
 from .wrenches import AppliedWrenches, WrenchSource
 
 log = logging.getLogger(__name__)
 
 KERNELS_BUILDING = "Building Warp kernels (first run only)…"
-
-
-def resolve_device(device: str = "auto", solver: Solver | str | None = None,
-                   replicas: Optional[int] = None) -> str:
-    """"auto": by :func:`sim.device_choice.choose_device`; "cpu"; "cuda" (raises without a CUDA device).
-
-    MuJoCo on "auto" stays on the CPU, its C library stepping a robot in microseconds, unless there
-    are at least :data:`sim.mujoco_spec.MUJOCO_CUDA_CROSSOVER_REPLICAS` replicas and a GPU; Featherstone
-    and XPBD below :data:`NEWTON_CUDA_CROSSOVER_REPLICAS` replicas (a caller that does not know the
-    count, ``replicas`` None, gets CUDA wherever present)."""
-    return device_for(device, solver, replicas).device
-
-
-def on_mujoco_c(scene: PhysicsScene, device: str = "auto", solver: Solver | str | None = None,
-                mujoco_direct: bool = True) -> bool:
-    """True when ``Simulation(scene, device, solver)`` is MuJoCo's C library on the MJCF export
-    (:class:`sim.mujoco_spec.MuJoCoSimulation`): the MUJOCO solver on a CPU, unless asked for Newton's
-    path (``mujoco_direct`` False) or the replicas need MuJoCo Warp (:func:`sim.mujoco_spec.spec_refusal`)."""
-    if Solver(solver or scene.settings.solver) != Solver.MUJOCO or not mujoco_direct:
-        return False
-    try:
-        import mujoco  # noqa: F401
-    except ImportError:
-        return False
-    if spec_refusal(scene) is not None:
-        return False
-    return resolve_device(device, Solver.MUJOCO, scene.settings.replicas) == "cpu"
 
 
 def _init_warp():
@@ -85,7 +59,7 @@ def kernels_cached(solver: Solver, device: str) -> bool:
     """True when an earlier run built this solver's kernels into Warp's cache on this device kind
     (always for MuJoCo on a CPU: its C library needs no kernel). Kernels shipped prebuilt
     (``sim.shipped_kernels``) still get their warm-up run, which then loads them in seconds."""
-    if Solver(solver) == Solver.MUJOCO and not device.startswith("cuda"):
+    if not builds_kernels(solver, device):
         return True
     _init_warp()
     return os.path.exists(_kernel_marker(solver, device))
@@ -137,22 +111,6 @@ def warm_kernels(solver: Solver | str, device: str = "auto", on_status=None) -> 
 
     run_warmup(Simulation, [_warmup_scene(), meshes_and_mimic_scene()], solver, device)  # stepped, grabbed
     _mark_kernels_built(solver, device)
-    return True
-
-
-def solver_to_run(solver: Solver | str) -> Solver:
-    """The solver a simulation asked for ``solver`` runs: MuJoCo falls back to Featherstone when
-    its packages are not installed."""
-    solver = Solver(solver)
-    return Solver.FEATHERSTONE if solver == Solver.MUJOCO and not _mujoco_available() else solver
-
-
-def _mujoco_available() -> bool:
-    try:
-        import mujoco  # noqa: F401
-        import mujoco_warp  # noqa: F401
-    except ImportError:
-        return False
     return True
 
 
