@@ -1,4 +1,5 @@
-"""``python -m articula``: the command line (:mod:`articula.sim.cli`: the core's commands and ``simulate``)."""
+"""``python -m articula``: the command line (:mod:`articula.sim.cli`: the core's commands and
+``simulate``)."""
 
 import sys
 

@@ -69,11 +69,12 @@ class ARTICULA_OT_import_urdf(bpy.types.Operator, ImportHelper):
                     "no environment variable is read)")
     floating_base: BoolProperty(
         name="Floating Base", default=False,
-        description="The root link floats (a legged robot, a mobile base) instead of being fixed to the world")
+        description="The root link floats (a legged robot, a mobile base) instead of being fixed to the "
+                    "world")
     place_on_ground: BoolProperty(
         name="Place on Ground", default=True,
-        description="With Floating Base: a robot whose colliders reach below z = 0 is raised until its lowest "
-                    "collider touches it")
+        description="With Floating Base: a robot whose colliders reach below z = 0 is raised until its "
+                    "lowest collider touches it")
 
     def invoke(self, context, event):
         from ..addon.preferences import preferences

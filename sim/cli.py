@@ -44,15 +44,18 @@ class SimulateCommand(core_cli.Command):
     def add_to(self, commands, reading: argparse.ArgumentParser) -> None:
         parser = commands.add_parser(
             "simulate", parents=[reading], help="simulate a robot; its poses and sensor readings as CSV",
-            description="Simulate a URDF/xacro, MJCF or USD robot as Articula does in Blender, print where it "
-                        "went, and write its poses and sensor readings frame by frame.")
+            description="Simulate a URDF/xacro, MJCF or USD robot as Articula does in Blender, print where "
+                        "it went, and write its poses and sensor readings frame by frame.")
         parser.add_argument("robot", metavar="FILE")
         parser.add_argument("--solver", choices=sorted(SOLVERS), default="mujoco",
-                            help="mujoco (MuJoCo's C library on the CPU; default), featherstone or xpbd (Newton)")
+                            help="mujoco (MuJoCo's C library on the CPU; default), featherstone or xpbd "
+                                 "(Newton)")
         parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
         parser.add_argument("--seconds", type=_positive, default=2.0, help="simulated time (default 2)")
-        parser.add_argument("--fps", type=_positive, default=60.0, help="frames per second written (default 60)")
-        parser.add_argument("--keyframe", metavar="NAME", help="start from the robot's keyframe NAME (MuJoCo)")
+        parser.add_argument("--fps", type=_positive, default=60.0,
+                            help="frames per second written (default 60)")
+        parser.add_argument("--keyframe", metavar="NAME",
+                            help="start from the robot's keyframe NAME (MuJoCo)")
         parser.add_argument("--ground", action="store_true",
                             help="add a ground plane at z = 0 (a floating robot reaching below it is raised "
                                  "onto it)")
@@ -121,7 +124,7 @@ def _start(scene, args, err):
     try:
         sim = start_simulation(scene, device=args.device, solver=solver,
                                on_status=lambda line: print(line, file=err), **extra)
-    except (SimulationBuildError, ValueError, KeyError, RuntimeError) as error:  # RuntimeError: no CUDA device
+    except (SimulationBuildError, ValueError, KeyError, RuntimeError) as error:  # Runtime: no CUDA device
         reason = error.args[0] if isinstance(error, KeyError) and error.args else error
         raise _Failed(f"{args.robot} cannot be simulated on {solver.value}: {reason}") from error
     for note in sim.notes:

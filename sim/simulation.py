@@ -36,7 +36,8 @@ from .divergence import (  # MUJOCO_DEEPEST_CHAIN, deepest_chain: imported from 
 from .frame_steps import FrameSteps
 from .friction import JointEffects
 from .kinematic import KinematicDriver
-from .mujoco_spec import MUJOCO_CUDA_CROSSOVER_REPLICAS, MuJoCoSimulation, on_mujoco_c, spec_refusal  # noqa: F401
+from .mujoco_spec import (MUJOCO_CUDA_CROSSOVER_REPLICAS, MuJoCoSimulation, on_mujoco_c,  # noqa: F401
+                          spec_refusal)
 from .preflight import featherstone_settings, refuse_start_overlap, refuse_unheld_robot, split_steps
 from .wrenches import AppliedWrenches, WrenchSource
 

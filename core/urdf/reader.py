@@ -193,8 +193,8 @@ class _UrdfReader(_Reader):
         for body in spec.worldbody.bodies:
             if body.joints:
                 names = ", ".join(j.name for j in body.joints)
-                self.warn(f"floating base: link {body.name!r} is jointed to the world ({names}) by the file's "
-                          "world link: left as written")
+                self.warn(f"floating base: link {body.name!r} is jointed to the world ({names}) by the "
+                          "file's world link: left as written")
             else:
                 body.add_freejoint()
 

@@ -178,7 +178,8 @@ def _line_of(file: str, needle: str | None) -> int | None:
     return None
 
 
-def read_xacro(path: str, package_paths=(), arguments: dict[str, str] | None = None, floating_base: bool = False):
+def read_xacro(path: str, package_paths=(), arguments: dict[str, str] | None = None,
+               floating_base: bool = False):
     """Expand xacro file ``path`` and read the URDF it gives (core.urdf.read_urdf); raises
     :class:`XacroError` or ``UrdfReadError``, both naming ``path``.
 
@@ -207,6 +208,7 @@ def read_xacro(path: str, package_paths=(), arguments: dict[str, str] | None = N
         with open(expanded, "w", encoding="utf-8") as f:
             f.write(ET.tostring(root, encoding="unicode"))
         try:
-            return read_urdf(expanded, package_paths=searched + parent_folders(folder), floating_base=floating_base)
+            return read_urdf(expanded, package_paths=searched + parent_folders(folder),
+                             floating_base=floating_base)
         except UrdfReadError as error:
             raise UrdfReadError(path, f"{error.message} (in the URDF it expands to)") from None

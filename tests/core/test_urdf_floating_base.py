@@ -42,7 +42,8 @@ def test_the_mjcf_export_of_a_floating_urdf_robot_has_its_free_joint(tmp_path):
     write_mjcf(scene, str(tmp_path / "a1.xml"))
     model = mujoco.MjModel.from_xml_path(str(tmp_path / "a1.xml"))
     trunk = model.body("trunk").id
-    assert model.body_jntnum[trunk] == 1 and model.jnt_type[model.body_jntadr[trunk]] == mujoco.mjtJoint.mjJNT_FREE
+    assert model.body_jntnum[trunk] == 1
+    assert model.jnt_type[model.body_jntadr[trunk]] == mujoco.mjtJoint.mjJNT_FREE
     assert model.nq == 7 + 12
 
 
@@ -56,8 +57,9 @@ def test_a_trusted_xacro_reads_with_a_floating_base_too(tmp_path):
     (tmp_path / "cart.urdf.xacro").write_text("""<?xml version="1.0"?>
 <robot name="cart" xmlns:xacro="http://www.ros.org/wiki/xacro">
   <xacro:property name="side" value="0.2"/>
-  <link name="base"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/>
-  </inertial><collision><geometry><box size="${side} ${side} ${side}"/></geometry></collision></link>
+  <link name="base"><inertial><mass value="1"/>
+    <inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><geometry><box size="${side} ${side} ${side}"/></geometry></collision></link>
 </robot>""")
     options = ReadOptions(trust_xacro=True, floating_base=True)
     assert world_joints(read_file(str(tmp_path / "cart.urdf.xacro"), options).scene) == []
@@ -66,7 +68,7 @@ def test_a_trusted_xacro_reads_with_a_floating_base_too(tmp_path):
 
 def test_the_command_converts_with_a_floating_base(tmp_path):
     out = tmp_path / "a1.xml"
-    done = subprocess.run([sys.executable, "-m", "articula", "convert", "--floating-base", corpus_file(A1), str(out)],
-                          capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    command = [sys.executable, "-m", "articula", "convert", "--floating-base", corpus_file(A1), str(out)]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert done.returncode == 0, done.stderr
     assert mujoco.MjModel.from_xml_path(str(out)).nq == 7 + 12

@@ -34,8 +34,8 @@ BALL = """
 
 
 def articula(*args, cwd):
-    done = subprocess.run([sys.executable, "-m", "articula", "simulate", *map(str, args)], capture_output=True,
-                          text=True, cwd=cwd, timeout=600)
+    done = subprocess.run([sys.executable, "-m", "articula", "simulate", *map(str, args)],
+                          capture_output=True, text=True, cwd=cwd, timeout=600)
     return done.returncode, done.stdout, done.stderr
 
 
@@ -85,7 +85,8 @@ def test_sensor_readings_are_mujocos_from_a_keyframe(ball, tmp_path):
     np.testing.assert_allclose(rows[-1, 2:], data.sensordata, rtol=0, atol=1e-8)  # the CSV's 9 digits
     assert rows[-1, header.index("height.z")] == pytest.approx(3.0 - 0.5 * 9.81 * 0.5 ** 2, abs=0.01)
     pose_header, poses = read_csv(tmp_path / "poses.csv")
-    assert poses[-1, pose_header.index("ball.pz")] == pytest.approx(data.qpos[2], abs=1e-8)  # sensors: a step behind
+    # The pose is the step's end; the sensors read at its start, as MuJoCo's sensordata does.
+    assert poses[-1, pose_header.index("ball.pz")] == pytest.approx(data.qpos[2], abs=1e-8)
     assert "sensor readings -> readings.csv" in out
 
 
@@ -116,7 +117,8 @@ def test_bad_input_exits_1_and_leaves_the_csv_files_as_they_were(ball, tmp_path)
     cases = {
         (tmp_path / "missing.xml",): "missing.xml",
         (ball, "--keyframe", "low"): "no keyframe 'low' (keyframes: 'high')",
-        (ball, "--solver", "xpbd", "--keyframe", "high"): "keyframes start MuJoCo's simulation on the CPU only",
+        (ball, "--solver", "xpbd", "--keyframe", "high"):
+            "keyframes start MuJoCo's simulation on the CPU only",
         (no_sensors, "--readings", "readings.csv"): "has no sensors: nothing to write to readings.csv",
     }
     for args, reason in cases.items():
@@ -162,12 +164,13 @@ def test_the_ground_raises_a_floating_quadruped_onto_it(tmp_path):
     without drives it folds down onto the ground, its trunk above it, nothing blown up."""
     from tests.core.test_urdf_corpus import corpus_file
 
-    code, out, err = articula(corpus_file("pybullet/a1/a1.urdf"), "--floating-base", "--ground", "--seconds", "1",
-                              cwd=tmp_path)
+    a1 = corpus_file("pybullet/a1/a1.urdf")
+    code, out, err = articula(a1, "--floating-base", "--ground", "--seconds", "1", cwd=tmp_path)
     assert code == 0, err
     raised = float(err.split("note: trunk raised ")[1].split(" m")[0])
     assert 0.3 < raised < 0.6
-    end = [float(v) for v in out.split(f"trunk: from (0.000, 0.000, {raised:.3f}) to (")[1].split(")")[0].split(", ")]
+    summary = out.split(f"trunk: from (0.000, 0.000, {raised:.3f}) to (")[1]
+    end = [float(v) for v in summary.split(")")[0].split(", ")]
     assert 0.02 < end[2] < raised
     assert "velocity limit" not in err  # applied around MuJoCo's step: not left out
 

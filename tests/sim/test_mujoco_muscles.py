@@ -146,7 +146,9 @@ JOINT_MUSCLE = """
     </body>
   </worldbody>
   <tendon>
-    <fixed name="both" armature="0.25"><joint joint="elbow" coef="1"/><joint joint="wrist" coef="0.5"/></fixed>
+    <fixed name="both" armature="0.25">
+      <joint joint="elbow" coef="1"/><joint joint="wrist" coef="0.5"/>
+    </fixed>
   </tendon>
   <actuator>
     <muscle name="flexor" joint="elbow" lengthrange="-0.8 0.9"/>
@@ -164,7 +166,8 @@ def test_newtons_mujoco_conversion_gets_the_length_range_and_the_tendon_armature
     from articula.sim.builder import build_model
 
     scene, path = mjcf_text(JOINT_MUSCLE, "arm.xml")
-    converted = newton.solvers.SolverMuJoCo(build_model(scene, Solver.MUJOCO).model, use_mujoco_cpu=True).mj_model
+    model = build_model(scene, Solver.MUJOCO).model
+    converted = newton.solvers.SolverMuJoCo(model, use_mujoco_cpu=True).mj_model
     original = mujoco.MjModel.from_xml_path(path)
     np.testing.assert_allclose(converted.actuator_lengthrange[0], original.actuator_lengthrange[0], rtol=1e-6)
     assert converted.actuator_gaintype[0] == original.actuator_gaintype[0] == mujoco.mjtGain.mjGAIN_MUSCLE

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from articula.core import samples
-from articula.core.model import (Body, JointType, MassProperties, PhysicsScene, Pose, SceneSettings, Sensor, Shape,
-                                  ShapeKind, Site, make_joint)
+from articula.core.model import (Body, JointType, MassProperties, PhysicsScene, Pose, SceneSettings, Sensor,
+                                  Shape, ShapeKind, Site, make_joint)
 from articula.sim.mujoco_spec import MuJoCoSimulation, spec_refusal
 from articula.sim.sensors import SensorReader
 from articula.sim.simulation import Simulation, SimulationDiverged
