@@ -953,53 +953,37 @@ CARRYING_CONTACTS = 4
 KE_DT2, KD_DT, KF_DT = 0.05, 0.1, 0.1
 
 
-def _carried_masses(model: newton.Model) -> np.ndarray:
-    """Each body's mass and the mass of every body joined to it (what its contacts may carry)."""
-    mass = model.body_mass.numpy().astype(float)
-    group = np.arange(len(mass))
-
-    def root(i: int) -> int:
-        while group[i] != i:
-            group[i] = group[group[i]]
-            i = group[i]
-        return i
-
-    for parent, child in zip(model.joint_parent.numpy(), model.joint_child.numpy()):
-        if parent >= 0 and child >= 0:
-            group[root(child)] = root(parent)
-    roots = np.array([root(i) for i in range(len(mass))], dtype=int)
-    totals = np.bincount(roots, weights=mass, minlength=len(mass))
-    return totals[roots]
-
-
 def featherstone_contact_materials(model: newton.Model, dt: float) -> None:
-    """Contact stiffness, damping and friction slope per shape for Featherstone's explicit penalty
-    contacts at solver step ``dt``, from the mass its body carries and its own mass.
+    """Contact stiffness, damping and friction slope for Featherstone's explicit penalty contacts of
+    bodies jointed to no other body (a box, a ball, a crate) at solver step ``dt``, from their mass.
 
     Newton gives every shape ke 2500 N/m, kd 100 N*s/m and kf 1000 N*s/m whatever it weighs, and averages
     the two shapes' values per contact: a 64 kg box sank 6 cm and shook, a 64 g box (and boxes on the many
-    contacts of a triangle surface) blew off. A moving shape's values hold its carried weight at
-    CONTACT_REST_DEPTH, critically damped, within the explicit bounds of its own mass (kf: of the carried
-    mass); static shapes take the smallest moving value s and each moving shape 2v - s, so a contact
-    with a static shape (terrain, a mesh, the ground) gets exactly v."""
+    contacts of a triangle surface) blew off. Such a body's values hold its weight at CONTACT_REST_DEPTH,
+    critically damped, within the explicit bounds of its mass; static shapes take the smallest such value
+    s and each such body's shapes 2v - s, so its contact with the world (terrain, a mesh, the ground) gets
+    exactly v. Robots keep Newton's defaults (stiffness for the whole robot's weight on every link made a
+    limp humanoid diverge); beside such bodies their contacts with the world are the mean with s."""
     if model.shape_count == 0 or model.body_count == 0:
         return
     shape_body = model.shape_body.numpy()
     own = model.body_mass.numpy().astype(float)
-    carried = _carried_masses(model)
-    moving = (shape_body >= 0) & (own[np.maximum(shape_body, 0)] > 0.0)
-    if not moving.any():
+    jointed = {int(b) for parent, child in zip(model.joint_parent.numpy(), model.joint_child.numpy())
+               if parent >= 0 and child >= 0 for b in (parent, child)}
+    lone = np.array([b >= 0 and own[b] > 0.0 and int(b) not in jointed for b in shape_body], dtype=bool)
+    if not lone.any():
         return
-    m, big = own[shape_body[moving]], carried[shape_body[moving]]
-    ke = np.minimum(np.maximum(NEWTON_CONTACT_KE, big * 9.81 / (CARRYING_CONTACTS * CONTACT_REST_DEPTH)),
+    static = shape_body < 0
+    m = own[shape_body[lone]]
+    ke = np.minimum(np.maximum(NEWTON_CONTACT_KE, m * 9.81 / (CARRYING_CONTACTS * CONTACT_REST_DEPTH)),
                     KE_DT2 * m / dt ** 2)
-    omega = np.sqrt(CARRYING_CONTACTS * ke / big)  # the carried mass bouncing on its contacts
-    kd = np.minimum(np.maximum(NEWTON_CONTACT_KD, big * omega / CARRYING_CONTACTS), KD_DT * m / dt)
-    kf = np.minimum(model.shape_material_kf.numpy()[moving], KF_DT * big / dt)
+    omega = np.sqrt(CARRYING_CONTACTS * ke / m)  # the body bouncing on its contacts
+    kd = np.minimum(np.maximum(NEWTON_CONTACT_KD, m * omega / CARRYING_CONTACTS), KD_DT * m / dt)
+    kf = np.minimum(model.shape_material_kf.numpy()[lone], KF_DT * m / dt)
     for name, values in (("shape_material_ke", ke), ("shape_material_kd", kd), ("shape_material_kf", kf)):
         array = getattr(model, name)
         full = array.numpy().astype(float)
         floor = values.min()
-        full[~moving] = floor
-        full[moving] = 2.0 * values - floor
+        full[static] = floor
+        full[lone] = 2.0 * values - floor
         array.assign(full.astype(np.float32))

@@ -203,8 +203,6 @@ def newton_own_stays_finite(path: str, solver: str, steps_per_second: float) -> 
         warnings.simplefilter("ignore")
         builder.add_usd(path, schema_resolvers=[r() for r in ALL_RESOLVERS])
     model = builder.finalize(device="cpu")
-    if start:
-        _start_at(model, start)
     if solver == "FEATHERSTONE":
         stepper = newton.solvers.SolverFeatherstone(model)
     else:
