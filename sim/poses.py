@@ -5,8 +5,8 @@ rotation are in its parent frame ``F``: for a body parent, ``F = parent pose * o
 offset (the parent's own scale and the child's parent-inverse matrix) stays fixed while simulating;
 otherwise ``F`` is a fixed world frame. ``F`` must be a similarity (rotation, translation, one scale).
 
-One Warp kernel on the CPU does the math (numpy's per-call overhead made it the larger part of a
-1000-body write-back). Quaternions are (w, x, y, z) rows, as in :mod:`core.transforms`.
+Plain numpy, one column per component (no Warp: MuJoCo on the CPU writes poses back without loading
+Warp or building a kernel). Quaternions are (w, x, y, z), as in :mod:`core.transforms`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import warp as wp
 
 
 @dataclass
@@ -29,67 +28,62 @@ class Frames:
     scale: np.ndarray  # (n,)
 
 
-@wp.func
-def _quat(row: wp.array2d(dtype=wp.float64), i: int, first: int):
-    """Row ``i``'s (w, x, y, z) columns starting at ``first`` as a Warp (x, y, z, w) quaternion."""
-    return wp.quatf(wp.float32(row[i, first + 1]), wp.float32(row[i, first + 2]),
-                    wp.float32(row[i, first + 3]), wp.float32(row[i, first]))
+def _multiply(a, b):
+    """Quaternion products ``a * b`` of (w, x, y, z) column tuples."""
+    aw, ax, ay, az = a
+    bw, bx, by, bz = b
+    return (aw * bw - ax * bx - ay * by - az * bz,
+            aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw)
 
 
-@wp.kernel
-def _world_to_local(
-    poses: wp.array2d(dtype=wp.float64),  # (m, 7): px, py, pz, qw, qx, qy, qz
-    rows: wp.array(dtype=wp.int64),
-    parent: wp.array(dtype=wp.int64),
-    offsets: wp.array2d(dtype=wp.float64),  # (n, 8): tx, ty, tz, qw, qx, qy, qz, s
-    location: wp.array2d(dtype=wp.float32),  # (k, 3)
-    rotation: wp.array2d(dtype=wp.float32),  # (k, 4): w, x, y, z
-):
-    k = wp.tid()
-    i = int(rows[k])
-    t = wp.vec3f(wp.float32(offsets[i, 0]), wp.float32(offsets[i, 1]), wp.float32(offsets[i, 2]))
-    q = _quat(offsets, i, 3)
-    p = int(parent[i])
-    if p >= 0:
-        qp = _quat(poses, p, 3)
-        t = wp.vec3f(wp.float32(poses[p, 0]), wp.float32(poses[p, 1]), wp.float32(poses[p, 2])) + wp.quat_rotate(qp, t)
-        q = qp * q
-    target = wp.vec3f(wp.float32(poses[i, 0]), wp.float32(poses[i, 1]), wp.float32(poses[i, 2]))
-    inverse = wp.quat_inverse(q)
-    local = wp.quat_rotate(inverse, target - t) / wp.float32(offsets[i, 7])
-    r = inverse * _quat(poses, i, 3)
-    sign = wp.float32(1.0)
-    if r[3] < wp.float32(0.0):  # one sign per rotation (as core does)
-        sign = wp.float32(-1.0)
-    for c in range(3):
-        location[k, c] = local[c]
-    rotation[k, 0] = sign * r[3]
-    rotation[k, 1] = sign * r[0]
-    rotation[k, 2] = sign * r[1]
-    rotation[k, 3] = sign * r[2]
+def _rotate(q, v):
+    """Vectors ``v`` (x, y, z columns) turned by unit quaternions ``q``."""
+    w, x, y, z = q
+    vx, vy, vz = v
+    tx, ty, tz = 2.0 * (y * vz - z * vy), 2.0 * (z * vx - x * vz), 2.0 * (x * vy - y * vx)
+    return (vx + w * tx + (y * tz - z * ty),
+            vy + w * ty + (z * tx - x * tz),
+            vz + w * tz + (x * ty - y * tx))
 
 
 class LocalPoses:
-    """World poses -> local location/rotation of ``rows`` (fixed at construction), on the CPU."""
+    """World poses -> local location/rotation of ``rows`` (fixed at construction)."""
 
     def __init__(self, frames: Frames, rows: np.ndarray):
         self.frames = frames
-        self.rows = wp.array(np.asarray(rows, dtype=np.int64), dtype=wp.int64, device="cpu")
-        self.parent = wp.array(np.asarray(frames.parent, dtype=np.int64), dtype=wp.int64, device="cpu")
-        offsets = np.concatenate([frames.translation, frames.rotation, frames.scale[:, None]], axis=1)
-        self.offsets = wp.array(offsets.astype(np.float64), dtype=wp.float64, device="cpu")
-        self.location = np.empty((len(rows), 3), dtype=np.float32)
-        self.rotation = np.empty((len(rows), 4), dtype=np.float32)
-        self._location = wp.array(self.location, dtype=wp.float32, device="cpu", copy=False)
-        self._rotation = wp.array(self.rotation, dtype=wp.float32, device="cpu", copy=False)
+        self.rows = np.asarray(rows, dtype=np.int64)
+        self._parent = np.asarray(frames.parent, dtype=np.int64)[self.rows]  # -1: the identity column
+        w, x, y, z = np.asarray(frames.rotation, dtype=np.float64)[self.rows].T
+        self._offset_inverse = (w, -x, -y, -z)
+        translation = np.asarray(frames.translation, dtype=np.float64)[self.rows].T
+        self._offset_back = _rotate(self._offset_inverse, tuple(translation))
+        self._inverse_scale = 1.0 / np.asarray(frames.scale, dtype=np.float64)[self.rows]
+        self._columns = np.zeros((7, 0))  # the poses' columns, then the identity pose
+        self.location = np.empty((len(self.rows), 3), dtype=np.float32)
+        self.rotation = np.empty((len(self.rows), 4), dtype=np.float32)
 
     def __call__(self, poses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(location, rotation) arrays, reused between calls: copy them to keep them."""
-        if not len(self.location):
+        """(location, rotation) arrays, reused between calls: copy them to keep them.
+
+        ``F^-1 * pose = offset^-1 * parent^-1 * pose``: one frame ``offset^-1 * parent^-1`` per row."""
+        if not len(self.rows):
             return self.location, self.rotation
-        world = wp.array(np.ascontiguousarray(poses, dtype=np.float64), dtype=wp.float64, device="cpu", copy=False)
-        wp.launch(_world_to_local, dim=len(self.location), device="cpu",
-                  inputs=[world, self.rows, self.parent, self.offsets, self._location, self._rotation])
+        if self._columns.shape[1] != len(poses) + 1:
+            self._columns = np.zeros((7, len(poses) + 1))
+            self._columns[3, -1] = 1.0
+        columns = self._columns
+        columns[:, :-1] = np.asarray(poses).T
+        own, up = columns[:, self.rows], columns[:, self._parent]
+        frame = _multiply(self._offset_inverse, (up[3], -up[4], -up[5], -up[6]))
+        local = _rotate(frame, (own[0] - up[0], own[1] - up[1], own[2] - up[2]))
+        for c in range(3):
+            self.location[:, c] = (local[c] - self._offset_back[c]) * self._inverse_scale
+        rotation = _multiply(frame, (own[3], own[4], own[5], own[6]))
+        sign = np.where(rotation[0] < 0.0, -1.0, 1.0)  # one sign per rotation (as core does)
+        for c in range(4):
+            self.rotation[:, c] = rotation[c] * sign
         return self.location, self.rotation
 
 

@@ -1,6 +1,7 @@
 """Where MuJoCo's C library does all the stepping, a process never imports Newton or Warp (seconds at its
-first simulation): ``start_simulation``, the sensors, ``articula simulate``, the kernel check Blender's
-Simulate and Bake make. Newton's solvers still start through the same call."""
+first simulation): ``start_simulation``, the sensors, grabbing and pushing, the pose write-back,
+``articula simulate``, the kernel check Blender's Simulate and Bake make (Blender's own run:
+``tests/blender/test_mujoco_without_warp.py``). Newton's solvers still start through the same call."""
 
 import subprocess
 import sys
@@ -13,12 +14,21 @@ from articula.core import samples
 from articula.sim.launch import start_simulation
 from articula.sim.kernel_build import KernelBuild
 from articula.sim.sensors import SensorReader
+from articula.sim.picking import GRABBED, Grab, push
+from articula.sim.poses import Frames, LocalPoses
+import numpy as np
 
 scene = samples.pendulum()
 assert KernelBuild.start("MUJOCO", "auto", 1) is None
 sim = start_simulation(scene, device="auto", solver="MUJOCO")
+grab = Grab(sim)  # Simulate's Ctrl+drag and Shift+click: MuJoCo's mj_ray and Jacobians
+assert grab.pick((0.5, 0.0, 3.0), (0.0, 0.0, -1.0)).kind == GRABBED  # the bob, at rest
 sim.advance(0.5)
+grab.release()
 SensorReader.of(sim).read()
+push(sim, 0, (0.5, 0.0, 1.0), (1.0, 0.0, 0.0))
+poses = sim.body_poses()  # the write-back's world -> parent-relative poses
+LocalPoses(Frames(np.array([-1]), np.zeros((1, 3)), np.array([[1.0, 0, 0, 0]]), np.ones(1)), [0])(poses)
 assert type(sim).__name__ == "MuJoCoSimulation", type(sim)
 print("newton" in sys.modules, "warp" in sys.modules)
 """
