@@ -11,6 +11,10 @@ kernel to build on this path).
 RATIO warm_start_mujoco_<robot> = MuJoCo's own time / Articula's warm time, MuJoCo's being
 ``MjModel.from_xml_path`` of the original file, ``MjData``, the frame's ``mj_step`` calls and
 ``mj_kinematics``. Aim >= 0.2.
+RATIO cold_bake_mujoco_<robot> = the same in Blender (bpy): the robot imported with *Import MJCF* and
+the extension enabled (not timed), then ``articula.bake`` of the first frame, click to keys, with an
+empty Warp cache against a warm one. Aim >= 0.667.
+RATIO warm_bake_mujoco_<robot> = MuJoCo's own time / that Bake's warm time. Aim >= 0.2.
 INFO lines: each run's seconds, and the imports' (not in the ratios).
 
 Robot: gymnasium's humanoid (``make corpus``), else Newton's ``nv_humanoid.xml``.
@@ -45,6 +49,25 @@ print(json.dumps({{"start": done - imported, "imports": imported - started, "kin
 """.format(fps=FPS)
 
 
+BAKE = """
+import json, os, sys, tempfile, time
+os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp())
+import bpy
+from articula.addon.pxr_runtime import ensure_blender_pxr
+ensure_blender_pxr()
+import articula
+articula.register()
+bpy.ops.articula.import_mjcf(filepath=sys.argv[1])
+scene = bpy.context.scene
+scene.articula.solver = "MUJOCO"
+started = time.perf_counter()
+result = bpy.ops.articula.bake(frame_start=scene.frame_start, frame_end=scene.frame_start + 1)
+done = time.perf_counter()
+print(json.dumps({"start": done - started, "imports": 0.0, "kind": sorted(result)[0],
+                  "loaded": [name for name in ("newton", "warp") if name in sys.modules]}))
+"""
+
+
 def robot_file() -> tuple[str, str]:
     gymnasium = ".venv-converter/lib/python3.*/site-packages/gymnasium/envs/mujoco/assets/humanoid.xml"
     found = sorted(glob.glob(str(ROOT / gymnasium)))
@@ -57,9 +80,9 @@ def robot_file() -> tuple[str, str]:
     return "nv_humanoid", found[0]
 
 
-def articula_start(path: str, cache: str) -> dict:
+def articula_start(path: str, cache: str, code: str = START) -> dict:
     env = dict(os.environ, WARP_CACHE_PATH=cache)
-    done = subprocess.run([sys.executable, "-c", START, path], env=env, capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-c", code, path], env=env, capture_output=True, text=True,
                           cwd=ROOT)
     if done.returncode != 0:
         raise SystemExit(f"the start failed:\n{done.stderr[-3000:]}")
@@ -84,26 +107,32 @@ def files_in(folder: str) -> int:
     return sum(len(files) for _, _, files in os.walk(folder))
 
 
-def main() -> None:
-    name, path = robot_file()
+def cold_and_warm(path: str, code: str, label: str) -> tuple[float, float]:
+    """Best cold and warm start of ``code`` on ``path``, each in a fresh process."""
     with tempfile.TemporaryDirectory() as scratch:
         warm_cache = os.path.join(scratch, "warm")
         os.mkdir(warm_cache)
-        articula_start(path, warm_cache)  # fills the cache if this path used one
+        articula_start(path, warm_cache, code)  # fills the cache if this path used one
         colds, warms = [], []
         for k in range(max(COLD_RUNS, WARM_RUNS)):  # taken in turns: the machine's load falls on both alike
             if k < COLD_RUNS:
                 cache = os.path.join(scratch, f"cold{k}")
                 os.mkdir(cache)
-                colds.append(articula_start(path, cache))
+                colds.append(articula_start(path, cache, code))
                 run = colds[-1]
-                print(f"INFO cold run {k}: {run['start']:.4f} s to the first frame ({run['kind']}), "
-                      f"imports {run['imports']:.2f} s, {files_in(cache)} files in the Warp cache after it")
+                print(f"INFO {label} cold run {k}: {run['start']:.4f} s to the first frame ({run['kind']}), "
+                      f"imports {run['imports']:.2f} s, {files_in(cache)} files in the Warp cache after it"
+                      + (f", loaded: {run['loaded']}" if "loaded" in run else ""))
             if k < WARM_RUNS:
-                warms.append(articula_start(path, warm_cache))
-                print(f"INFO warm run {k}: {warms[-1]['start']:.4f} s to the first frame, "
+                warms.append(articula_start(path, warm_cache, code))
+                print(f"INFO {label} warm run {k}: {warms[-1]['start']:.4f} s to the first frame, "
                       f"imports {warms[-1]['imports']:.2f} s")
-    cold, warm = min(r["start"] for r in colds), min(r["start"] for r in warms)
+    return min(r["start"] for r in colds), min(r["start"] for r in warms)
+
+
+def main() -> None:
+    name, path = robot_file()
+    cold, warm = cold_and_warm(path, START, "Simulation()")
     own = mujoco_start(path)
     print(f"INFO MuJoCo's own compile and first frame of {Path(path).name}: {own:.4f} s "
           f"(best of {MUJOCO_RUNS})")
@@ -111,6 +140,16 @@ def main() -> None:
           f"(best of {WARM_RUNS} and {COLD_RUNS}, empty WARP_CACHE_PATH each cold run)")
     print(f"RATIO warm_start_mujoco_{name} {own / warm:.3f} 0.2 MuJoCo's own {own:.4f} s / Articula's warm "
           f"{warm:.4f} s (Simulation() + first frame + poses)")
+    try:
+        import bpy  # noqa: F401
+    except ImportError:
+        print("INFO no bpy in this Python: Blender's Bake not timed")
+        return
+    cold, warm = cold_and_warm(path, BAKE, "Bake")
+    print(f"RATIO cold_bake_mujoco_{name} {warm / cold:.3f} 0.667 warm {warm:.4f} s / cold {cold:.4f} s "
+          f"(articula.bake of the first frame, click to keys, in bpy)")
+    print(f"RATIO warm_bake_mujoco_{name} {own / warm:.3f} 0.2 MuJoCo's own {own:.4f} s / Blender's warm "
+          f"Bake {warm:.4f} s")
 
 
 if __name__ == "__main__":
