@@ -5,6 +5,7 @@ is where they are used from; see it.
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import Optional
 
 import numpy as np
@@ -112,8 +113,9 @@ class SensorReader:
     @staticmethod
     def of(sim) -> "SensorReader":
         """The reader for ``sim``'s solver: MuJoCo's ``sensordata`` on MuJoCo's C library, Newton's state
-        otherwise (the readers are :mod:`sim.sensors_mujoco` and :mod:`sim.sensors_newton`, which
-        :mod:`sim.sensors` imports)."""
+        otherwise (the readers are :mod:`sim.sensors_mujoco` and :mod:`sim.sensors_newton`, each loaded
+        here on first use: a MuJoCo bake never compiles Newton's)."""
+        import_module(".sensors_mujoco" if on_mujoco_c(sim) else ".sensors_newton", __package__)
         for kind in SensorReader.kinds:
             if kind.reads(sim):
                 return kind(sim)
