@@ -20,9 +20,11 @@ dropped first.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import functools
 import hashlib
 import io
+import operator
 import pickle
 import threading
 from collections import OrderedDict
@@ -73,15 +75,48 @@ def _newton_version(solver) -> str:
     return newton.__version__
 
 
+class _Reducers(dict):
+    """The pickler's dispatch table, filled per class on first sight: a dataclass reduces to its class
+    name and field values (read at once by an ``attrgetter``), an enum member and an enum class as pickle
+    itself writes them; any other class is left to pickle (KeyError). Only the few classes it meets
+    call back into Python: about twice as fast as a ``reducer_override``, which pickle calls for every
+    tuple, list and string too, and the same bytes."""
+
+    def __init__(self):
+        super().__init__()
+        self._plain: set = set()
+
+    def __missing__(self, cls):
+        if cls in self._plain:
+            raise KeyError(cls)
+        if dataclasses.is_dataclass(cls):
+            reducer = _dataclass_reducer(cls)
+        elif issubclass(cls, enum.EnumType):  # an enum class (a global) is written by its name
+            reducer = operator.attrgetter("__qualname__")
+        elif issubclass(cls, enum.Enum):
+            reducer = _enum_member
+        else:
+            self._plain.add(cls)
+            raise KeyError(cls)
+        self[cls] = reducer
+        return reducer
+
+
+def _dataclass_reducer(cls):
+    name, names = cls.__qualname__, [f.name for f in dataclasses.fields(cls)]
+    values = operator.attrgetter(*names) if len(names) > 1 else lambda obj: tuple(getattr(obj, n) for n in names)
+    return lambda obj: (_named, (name, values(obj)))
+
+
+def _enum_member(member):
+    return type(member), (member._value_,)
+
+
 class _FieldPickler(pickle.Pickler):
     """Pickles a dataclass as its class name and field values only, and without the memo (equal
     descriptions give equal bytes whether or not they share objects)."""
 
-    def reducer_override(self, obj):
-        if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-            fields = tuple(getattr(obj, f.name) for f in dataclasses.fields(obj))
-            return _named, (type(obj).__qualname__, fields)
-        return NotImplemented
+    dispatch_table = _Reducers()
 
 
 def _named(name, fields):  # the reconstructor _FieldPickler names (never called: nothing is unpickled)
