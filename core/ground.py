@@ -70,3 +70,24 @@ def lift_onto_ground(scene: PhysicsScene, clearance: float = 0.001) -> dict[str,
             body.pose = Pose((x, y, z + lift), body.pose.rot)
         raised[bodies[0].name] = lift
     return raised
+
+
+
+def _on_the_ground(shape: Shape, tolerance: float) -> bool:
+    """A static plane through z = 0 facing +Z: where the scene's ground plane is."""
+    if shape.kind != ShapeKind.PLANE or shape.body is not None:
+        return False
+    normal = np.asarray(quat_to_matrix(shape.pose.rot), dtype=float)[:, 2]
+    return normal[2] >= 1.0 - tolerance and abs(shape.pose.pos[2]) <= tolerance
+
+
+def floor_as_ground(scene: PhysicsScene, tolerance: float = 1e-6) -> str | None:
+    """The static plane that already is the scene's ground plane for every body (an MJCF file's floor
+    with *Ground Plane* on, say), or None. A second plane there gives every contact twice."""
+    if not scene.settings.ground_plane:
+        return None
+    floors = [shape for shape in scene.shapes if _on_the_ground(shape, tolerance)]
+    covered = {shape.world for shape in floors}
+    if not floors or (-1 not in covered and not {body.world for body in scene.bodies} <= covered):
+        return None
+    return next(shape.name for shape in floors if shape.world == -1 or -1 not in covered)

@@ -31,6 +31,7 @@ import newton
 
 from ..core.articulation import Articulation, find_articulations
 from ..core.collision import filtered_body_pairs
+from ..core.ground import floor_as_ground
 from ..core.mass import MassError, balance_inertia, bodies_welded_to_world, mass_properties
 from ..core.mjcf.primitives import height_field as height_field_surface
 from ..core.model import (
@@ -727,7 +728,10 @@ def build_model(scene: PhysicsScene, solver: Solver | str | None = None, device=
         newton.solvers.SolverMuJoCo.register_custom_attributes(main)
     if solver == Solver.MUJOCO:
         main.rigid_gap = 0.0  # the ground's MuJoCo gap, as the MJCF export's
-    if scene.settings.ground_plane:
+    floor = floor_as_ground(scene)
+    if floor:  # Featherstone's penalty contacts, doubled, throw a resting robot into the air
+        notes.append(f"the ground plane coincides with static plane {floor!r}: simulated once, as {floor!r}")
+    elif scene.settings.ground_plane:
         main.add_ground_plane()
     global_part = part(-1)
     templates = [part(w) for w in worlds]

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from articula.core import samples
-from articula.core.ground import floating_robots, lift_onto_ground, lowest_point
+from articula.core.ground import floating_robots, lift_onto_ground, lowest_point, floor_as_ground
 from articula.core.model import Body, MeshData, PhysicsScene, Pose, Shape, ShapeKind
 from articula.core.urdf import read_urdf
 
@@ -54,3 +54,28 @@ def test_fixed_robots_and_robots_above_the_ground_stay():
     assert [[b.name for b in robot] for robot in floating_robots(scene)] == [["ball"]]
     assert lift_onto_ground(scene) == {} and scene.bodies[0].pose.pos == (0.0, 0.0, 1.0)
     assert lift_onto_ground(samples.pendulum()) == {}
+
+
+def scene_with_planes(floor_world: int = -1, ground_plane: bool = True) -> PhysicsScene:
+    scene = PhysicsScene(name="planes")
+    scene.settings.ground_plane = ground_plane
+    scene.bodies += [Body("box", Pose((0.0, 0.0, 1.0))), Body("box_1", Pose((0.0, 0.0, 1.0)), world=1)]
+    scene.shapes += [
+        Shape("raised", ShapeKind.PLANE, pose=Pose((0.0, 0.0, 0.2)), world=-1),
+        Shape("wall", ShapeKind.PLANE, pose=Pose(rot=TURN_X_90), world=-1),
+        Shape("ceiling", ShapeKind.PLANE, pose=Pose(rot=(0.0, 1.0, 0.0, 0.0)), world=-1),  # faces down
+        Shape("box_plane", ShapeKind.PLANE, "box", pose=Pose((0.0, 0.0, -1.0))),
+        Shape("floor", ShapeKind.PLANE, pose=Pose((3.0, -2.0, 0.0)), world=floor_world),  # anywhere on z = 0
+    ]
+    return scene
+
+
+def test_a_static_plane_on_z0_facing_up_is_the_ground_where_it_reaches_every_body():
+    assert floor_as_ground(scene_with_planes()) == "floor"
+    assert floor_as_ground(scene_with_planes(ground_plane=False)) is None
+    assert floor_as_ground(scene_with_planes(floor_world=0)) is None  # world 1's box needs the ground
+    one_world = scene_with_planes(floor_world=0)
+    one_world.bodies.pop()
+    assert floor_as_ground(one_world) == "floor"
+    one_world.shapes.pop()
+    assert floor_as_ground(one_world) is None  # a raised, a turned and a moving plane are not the ground
