@@ -28,7 +28,6 @@ import operator
 import pickle
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
 from typing import Any, Optional
 
 
@@ -36,10 +35,12 @@ from typing import Any, Optional
 CAPACITY = 4
 
 
-@dataclass
-class CachedBuild:
-    built: Any  # sim.builder.BuiltModel
-    solver: Any  # newton.solvers.SolverMuJoCo(use_mujoco_cpu=True)
+class CachedBuild:  # not a dataclass: generating its methods takes about a millisecond at a first Bake
+    __slots__ = ("built", "solver")
+
+    def __init__(self, built: Any, solver: Any):
+        self.built = built  # sim.builder.BuiltModel, or core.mjcf.writer.BuiltSpec
+        self.solver = solver  # newton.solvers.SolverMuJoCo(use_mujoco_cpu=True); None for a BuiltSpec
 
 
 _entries: "OrderedDict[str, CachedBuild]" = OrderedDict()

@@ -10,7 +10,6 @@ the description's and maps each description joint to its MuJoCo joints (``BuiltS
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Mapping
 
 import numpy as np
@@ -18,23 +17,29 @@ import numpy as np
 from ..core.model import PhysicsScene, Pose
 
 
-@dataclass
+# Plain classes, not dataclasses: generating a dataclass's methods takes about a millisecond at import,
+# on the path of a first Bake.
 class DofSlot:
     """One description DOF in MuJoCo: its joint, coordinate and velocity addresses (a ball joint's
     DOF: ``component`` of the joint's three velocities, no coordinate of its own)."""
 
-    joint: int
-    qpos: int  # -1 for a ball joint's DOF
-    dof: int
-    ball: bool
+    __slots__ = ("joint", "qpos", "dof", "ball")
+
+    def __init__(self, joint: int, qpos: int, dof: int, ball: bool):
+        self.joint = joint
+        self.qpos = qpos  # -1 for a ball joint's DOF
+        self.dof = dof
+        self.ball = ball
 
 
-@dataclass
 class DriveSlot:
     """A DOF's drive, written by the MJCF writer as a position or velocity servo named after it."""
 
-    actuator: int
-    position: bool  # a position servo's ctrl is the target position, else the target velocity
+    __slots__ = ("actuator", "position")
+
+    def __init__(self, actuator: int, position: bool):
+        self.actuator = actuator
+        self.position = position  # a position servo's ctrl is the target position, else the target velocity
 
 
 def _mj():
