@@ -37,11 +37,27 @@ def bake_action() -> Optional[bpy.types.Action]:
     return next((a for a in bpy.data.actions if a.get(BAKE_MARK)), None)
 
 
+#: The rotation property that holds an object's rotation in each rotation mode (Euler modes: the rest).
+_ROTATION_OF_MODE = {"QUATERNION": "rotation_quaternion", "AXIS_ANGLE": "rotation_axis_angle"}
+
+
+def _pose_values(obj) -> dict:
+    """``obj``'s location and rotation as stored (its rotation mode's property), for a record that puts
+    them back exactly: a matrix's decomposition moves them by float noise at each bake, so the robot
+    crept and a re-bake never found its built model in ``sim.model_cache``."""
+    rotation = getattr(obj, _ROTATION_OF_MODE.get(obj.rotation_mode, "rotation_euler"))
+    return {"location": list(obj.location), "rotation": list(rotation)}
+
+
 def _put_back(obj, saved) -> None:
     """The pre-bake location, rotation and rotation mode of ``obj`` (what a bake animates); its
     scale and everything else stay as they are now, so edits made after the bake survive."""
-    location, rotation, _ = Matrix(np.reshape(saved["basis"], (4, 4)).tolist()).decompose()
     obj.rotation_mode = saved["mode"]
+    if saved.get("location") is not None:  # the values themselves (records of earlier versions: the basis)
+        obj.location = saved["location"]
+        setattr(obj, _ROTATION_OF_MODE.get(obj.rotation_mode, "rotation_euler"), saved["rotation"])
+        return
+    location, rotation, _ = Matrix(np.reshape(saved["basis"], (4, 4)).tolist()).decompose()
     obj.location = location
     if obj.rotation_mode == "QUATERNION":
         obj.rotation_quaternion = rotation
@@ -172,6 +188,8 @@ class BakeJob:
 
     #: Steps timed before :meth:`seconds_left` gives an estimate (the first step is not timed).
     TIMED_STEPS = 2
+    #: Each body's location and rotation values before the bake (:func:`_pose_values`), kept in its record.
+    _pose_values: dict = {}
 
     def __init__(self, context, frame_start: int, frame_end: int, solver: Optional[str] = None,
                  substeps: int = 0, on_status=None):
@@ -197,6 +215,7 @@ class BakeJob:
                 if saved is not None:
                     _unbake(obj, saved)
             scene.frame_set(frame_start)
+            self._pose_values = {obj: _pose_values(obj) for obj in scene.objects if obj.articula.body.enabled}
             self.session = BlenderSimulation(context, solver, dt=1.0 / (fps * substeps), on_status=on_status,
                                              show_replicas=False)
             visuals = self.visuals = self.session.replica_visuals()
@@ -355,7 +374,8 @@ class BakeJob:
                 del obj[PREBAKE]
         for obj, (mode, basis) in zip(objects, self.session.writer.saved):
             previous = self.snapshot_action(obj)
-            obj[PREBAKE] = {"mode": mode, "basis": [v for row in basis for v in row], "action": previous}
+            obj[PREBAKE] = {"mode": mode, "basis": [v for row in basis for v in row], "action": previous,
+                            **self._pose_values.get(obj, {})}
         remove_replicas()
         if self.visuals:
             display = ReplicaDisplay(self.scene, self.visuals, frames=self.count)
