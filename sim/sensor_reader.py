@@ -5,8 +5,7 @@ is where they are used from; see it.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -93,6 +92,9 @@ class SensorReader:
 
     #: The readers for each kind of simulation, in the order they were defined (see :meth:`reads`).
     kinds: list[type["SensorReader"]] = []
+    #: Loaders that import the module of a simulation's reader where none defined yet reads it (given by
+    #: :mod:`sim.sensors`: each solver's reader is imported only when first used).
+    loaders: list[Callable[[object], None]] = []
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -113,12 +115,14 @@ class SensorReader:
     @staticmethod
     def of(sim) -> "SensorReader":
         """The reader for ``sim``'s solver: MuJoCo's ``sensordata`` on MuJoCo's C library, Newton's state
-        otherwise (the readers are :mod:`sim.sensors_mujoco` and :mod:`sim.sensors_newton`, each loaded
-        here on first use: a MuJoCo bake never compiles Newton's)."""
-        import_module(".sensors_mujoco" if on_mujoco_c(sim) else ".sensors_newton", __package__)
-        for kind in SensorReader.kinds:
-            if kind.reads(sim):
-                return kind(sim)
+        otherwise (the readers are :mod:`sim.sensors_mujoco` and :mod:`sim.sensors_newton`, which
+        :mod:`sim.sensors` loads on first use)."""
+        for load in [None, *SensorReader.loaders]:
+            if load is not None:
+                load(sim)
+            for kind in SensorReader.kinds:
+                if kind.reads(sim):
+                    return kind(sim)
         raise TypeError(f"no sensor reader reads a {type(sim).__name__}: import articula.sim.sensors")
 
     def channel_names(self, name: str) -> tuple[str, ...]:

@@ -19,18 +19,29 @@ simulation on one solver never imports the other's reader.
 
 from __future__ import annotations
 
-from importlib import import_module
-
 from .sensor_reader import (CHANNELS, POSITIVE_KINDS, UNCLAMPED_KINDS, SensorReader, apply_cutoff,
-                            channel_names)
-
-_READERS = {"MuJoCoSensorReader": ".sensors_mujoco", "NewtonSensorReader": ".sensors_newton"}
+                            channel_names, on_mujoco_c)
 
 __all__ = ["CHANNELS", "POSITIVE_KINDS", "UNCLAMPED_KINDS", "MuJoCoSensorReader", "NewtonSensorReader",
            "SensorReader", "apply_cutoff", "channel_names"]
 
 
-def __getattr__(name):
-    if name not in _READERS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(_READERS[name], __package__), name)
+def _load_reader(sim) -> None:
+    """Import the module of ``sim``'s reader (its class adds itself to ``SensorReader.kinds``)."""
+    if on_mujoco_c(sim):
+        from . import sensors_mujoco  # noqa: F401
+    else:
+        from . import sensors_newton  # noqa: F401
+
+
+SensorReader.loaders.append(_load_reader)
+
+
+def __getattr__(name):  # the readers' names, importing their modules when asked for
+    if name == "MuJoCoSensorReader":
+        from .sensors_mujoco import MuJoCoSensorReader
+        return MuJoCoSensorReader
+    if name == "NewtonSensorReader":
+        from .sensors_newton import NewtonSensorReader
+        return NewtonSensorReader
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -38,3 +38,14 @@ def test_the_readers_are_named_from_the_sensors_module():
     assert sensors.MuJoCoSensorReader is MuJoCoSensorReader
     assert sensors.NewtonSensorReader is NewtonSensorReader
     assert set(sensors.__all__) <= set(dir(sensors)) | {"MuJoCoSensorReader", "NewtonSensorReader"}
+
+
+def test_a_simulation_of_newtons_solvers_loads_newtons_reader():
+    code = ("import sys\nfrom articula.sim.sensors import SensorReader\n"
+            "loaded = lambda: 'articula.sim.sensors_newton' in sys.modules\n"
+            "before = loaded()\n"
+            "for load in SensorReader.loaders:\n    load(object())  # no MuJoCo model: Newton's\n"
+            "print(before, loaded(), [k.__name__ for k in SensorReader.kinds])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False True ['NewtonSensorReader']"
