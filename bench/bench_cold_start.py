@@ -82,6 +82,7 @@ def robot_file() -> tuple[str, str]:
 
 def articula_start(path: str, cache: str, code: str = START) -> dict:
     env = dict(os.environ, WARP_CACHE_PATH=cache)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed extension's modules load from bytecode
     done = subprocess.run([sys.executable, "-c", code, path], env=env, capture_output=True, text=True,
                           cwd=ROOT)
     if done.returncode != 0:

@@ -25,7 +25,7 @@ the grabbed point gets the speed asked.
 
 XPBD (maximal coordinates, joints projected after each step) has no armature, so the inertia leaves it
 out there; it moves a body by the force on it alone before its joints pull it back, so a step's pull
-is kept within ``XPBD_STEP_REACH`` of that motion, and a push is given as the joint velocities the
+is kept within ``picking_newton.XPBD_STEP_REACH`` of that motion, and a push is given as the joint velocities the
 impulse makes (``H^-1 J^T``, Newton's Jacobian and mass matrix) instead of a one-step force.
 """
 
@@ -37,13 +37,11 @@ from typing import Optional
 
 import numpy as np
 
+from .rotations import quat_wxyz_matrix
 from .wrenches import BodyMotion
 
 GRAVITY = 9.81
 INERTIA_REFRESH = 1.0 / 120.0  # s of simulated time between two computations of the grab's inertia
-#: XPBD moves a body by the force on it alone before its joints pull it back: a step's push on the
-#: grabbed body is kept within this reach (m), which its joint projection can take back.
-XPBD_STEP_REACH = 0.01
 GRABBED, KINEMATIC, STATIC, MISSED = "GRABBED", "KINEMATIC", "STATIC", "MISSED"
 
 
@@ -113,7 +111,7 @@ class Grab:
         self.release()
         self.row, self._body = row, self._bodies.of_row(row)
         pose = self.sim.body_poses()[row]
-        rotation = _quat_wxyz_matrix(pose[3:])
+        rotation = quat_wxyz_matrix(pose[3:])
         point = np.asarray(point, dtype=np.float64)
         self.local_point = rotation.T @ (point - pose[:3])
         self.point, self.target = point.copy(), point.copy()
@@ -221,7 +219,7 @@ class _MuJoCoBodies:
         self.inv_inertia = np.zeros((m.nbody, 3, 3))
         for b in range(m.nbody):
             if (m.body_inertia[b] > 0).all():
-                turn = _quat_wxyz_matrix(m.body_iquat[b])
+                turn = quat_wxyz_matrix(m.body_iquat[b])
                 # about the centre of mass, in the body frame
                 self.inv_inertia[b] = turn @ np.diag(1.0 / m.body_inertia[b]) @ turn.T
         self.kinematic = np.array(m.body_mocapid) >= 0
@@ -279,17 +277,3 @@ def _ray(start, direction) -> tuple[np.ndarray, np.ndarray]:
     start = np.asarray(start, dtype=np.float64)
     direction = np.asarray(direction, dtype=np.float64)
     return start, direction / (np.linalg.norm(direction) or 1.0)
-
-
-def quat_xyzw_matrix(q) -> np.ndarray:
-    x, y, z, w = (float(v) for v in q)
-    return _quat_wxyz_matrix((w, x, y, z))
-
-
-def _quat_wxyz_matrix(q) -> np.ndarray:
-    w, x, y, z = (float(v) for v in q)
-    n = math.sqrt(w * w + x * x + y * y + z * z) or 1.0
-    w, x, y, z = w / n, x / n, y / n, z / n
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])

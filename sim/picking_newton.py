@@ -12,7 +12,11 @@ import warp as wp
 
 import newton
 
-from .picking import XPBD_STEP_REACH, quat_xyzw_matrix
+from .rotations import quat_xyzw_matrix
+
+#: XPBD moves a body by the force on it alone before its joints pull it back: a step's push on the
+#: grabbed body is kept within this reach (m), which its joint projection can take back.
+XPBD_STEP_REACH = 0.01
 
 
 class _RayCast(newton.viewer.Picking):

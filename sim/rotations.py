@@ -1,6 +1,9 @@
-"""Quaternion paths of kinematic bodies, in numpy: (x, y, z, w) quaternions, as Warp orders them."""
+"""Quaternion paths of kinematic bodies and rotation matrices, in numpy (paths in (x, y, z, w) order, as Warp
+orders them)."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -34,3 +37,19 @@ def angular_velocity(a: np.ndarray, b: np.ndarray, dt: float) -> np.ndarray:
         return np.zeros(3)
     angle = 2.0 * np.arctan2(s, w)
     return v / s * angle / dt
+
+
+def quat_xyzw_matrix(q) -> np.ndarray:
+    """The rotation matrix of an (x, y, z, w) quaternion (Warp's and Newton's order)."""
+    x, y, z, w = (float(v) for v in q)
+    return quat_wxyz_matrix((w, x, y, z))
+
+
+def quat_wxyz_matrix(q) -> np.ndarray:
+    """The rotation matrix of a (w, x, y, z) quaternion, normalised first."""
+    w, x, y, z = (float(v) for v in q)
+    n = math.sqrt(w * w + x * x + y * y + z * z) or 1.0
+    w, x, y, z = w / n, x / n, y / n, z / n
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
