@@ -14,7 +14,7 @@ import threading
 import numpy as np
 
 from ..simulation_session import BlenderSimulation
-from .simulation_to_keyframes import PREBAKE, BakeJob, SceneSnapshot, _unbake
+from .simulation_to_keyframes import PREBAKE, BakeJob, SceneSnapshot, _pose_values, _unbake
 
 
 class LiveRecording(BakeJob):
@@ -33,6 +33,7 @@ class LiveRecording(BakeJob):
                 if saved is not None:
                     _unbake(obj, saved)
             scene.frame_set(self.snapshot.frame[0])
+            self._pose_values = {obj: _pose_values(obj) for obj in scene.objects if obj.articula.body.enabled}
             self.frame_start = scene.frame_current
             self.session = BlenderSimulation(context, solver, on_status=on_status)
             self.visuals = self.session.replica_visuals()
