@@ -29,7 +29,6 @@ import copy
 import dataclasses
 import math
 import os
-from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Iterable, Mapping, Optional
 
 import numpy as np
@@ -137,6 +136,13 @@ class _Kinematic:
         self.start = self.goal.copy()
 
 
+def _thread_pool(threads: int):
+    """The replicas' worker threads (imported here: one world, the usual case, never needs them)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    return ThreadPoolExecutor(threads, thread_name_prefix="articula-mujoco")
+
+
 class MuJoCoSimulation(FrameSteps):
     """A physics description simulated by MuJoCo's C library on its MJCF export (see the module).
 
@@ -221,8 +227,7 @@ class MuJoCoSimulation(FrameSteps):
         self._body_keys = [(name, r) for r in range(count) for name in names]
         threads = min(count, os.cpu_count() or 1)
         self._chunks = [list(range(count))[k::threads] for k in range(threads)]
-        self._pool = ThreadPoolExecutor(threads, thread_name_prefix="articula-mujoco") \
-            if threads > 1 else None
+        self._pool = _thread_pool(threads) if threads > 1 else None
 
     def _replica_models(self) -> list:
         """Each replica's model: the one compiled model, or where static shapes of no world stand where

@@ -11,21 +11,22 @@ Warp or building a kernel). Quaternions are (w, x, y, z), as in :mod:`core.trans
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 
-@dataclass
 class Frames:
     """Per object: the parent body row (-1: none) and the similarity ``offset`` (t, q, s).
 
-    With a parent body ``F = pose(parent) * offset``; without one ``F = offset`` (world)."""
+    With a parent body ``F = pose(parent) * offset``; without one ``F = offset`` (world). A plain class:
+    a dataclass's generated methods cost about a millisecond at a first Bake's import."""
 
-    parent: np.ndarray  # (n,) int
-    translation: np.ndarray  # (n, 3)
-    rotation: np.ndarray  # (n, 4) w, x, y, z
-    scale: np.ndarray  # (n,)
+    __slots__ = ("parent", "translation", "rotation", "scale")
+
+    def __init__(self, parent: np.ndarray, translation: np.ndarray, rotation: np.ndarray, scale: np.ndarray):
+        self.parent = parent  # (n,) int
+        self.translation = translation  # (n, 3)
+        self.rotation = rotation  # (n, 4) w, x, y, z
+        self.scale = scale  # (n,)
 
 
 def _multiply(a, b):
