@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from .articulation import find_articulations
+from .collision import should_collide
 from .model import Body, PhysicsScene, Pose, Shape, ShapeKind
 from .transforms import pose_mul, quat_to_matrix
 
@@ -82,12 +83,18 @@ def _on_the_ground(shape: Shape, tolerance: float) -> bool:
 
 
 def floor_as_ground(scene: PhysicsScene, tolerance: float = 1e-6) -> str | None:
-    """The static plane that already is the scene's ground plane for every body (an MJCF file's floor
-    with *Ground Plane* on, say), or None. A second plane there gives every contact twice."""
+    """The static plane that already is the scene's ground plane for every collider of every body (an
+    MJCF file's floor with *Ground Plane* on, say), or None. A second plane there gives every contact
+    twice; where some collider would meet only the ground plane (another world, a group the floor
+    leaves out), both stay."""
     if not scene.settings.ground_plane:
         return None
     floors = [shape for shape in scene.shapes if _on_the_ground(shape, tolerance)]
-    covered = {shape.world for shape in floors}
-    if not floors or (-1 not in covered and not {body.world for body in scene.bodies} <= covered):
+    if not floors:
         return None
-    return next(shape.name for shape in floors if shape.world == -1 or -1 not in covered)
+    for shape in scene.shapes:
+        if shape.body is not None and not any(
+                should_collide(floor.world, shape.world, floor.collision_group, shape.collision_group)
+                for floor in floors):
+            return None
+    return floors[0].name

@@ -59,6 +59,7 @@ import numpy as np
 from ..articulation import Articulation, find_articulations
 from ..collision import should_collide
 from ..files import replaced_file_mode
+from ..ground import floor_as_ground
 from ..mass import MassError, mass_properties, mass_shapes_by_body
 from ..mesh_files import binary_stl, portable_name
 from ..model import (Actuator, Body, Dof, DofMotion, DriveType, HeightField, Joint, JointType,
@@ -528,7 +529,11 @@ class _SpecBuilder(ExtrasWriter):
         collider_group = COLLIDER_GROUP if scene.visuals else 0
         for shape in scene.shapes:
             self.collider(shape, masks, collider_group)
-        if scene.settings.ground_plane:
+        floor = floor_as_ground(scene)
+        if floor:  # two coincident planes give every contact twice
+            self.warnings.append(f"the ground plane coincides with static plane {floor!r}: written once, as "
+                                 f"{floor!r}")
+        elif scene.settings.ground_plane:
             ground = self.spec.worldbody.add_geom()
             ground.name = self._unique_geom_name("ground_plane")
             ground.type = self.mj.mjtGeom.mjGEOM_PLANE

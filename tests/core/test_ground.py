@@ -61,6 +61,8 @@ def scene_with_planes(floor_world: int = -1, ground_plane: bool = True) -> Physi
     scene.settings.ground_plane = ground_plane
     scene.bodies += [Body("box", Pose((0.0, 0.0, 1.0))), Body("box_1", Pose((0.0, 0.0, 1.0)), world=1)]
     scene.shapes += [
+        Shape("box_ball", ShapeKind.SPHERE, "box", radius=0.1),
+        Shape("box_1_ball", ShapeKind.SPHERE, "box_1", radius=0.1, world=1),
         Shape("raised", ShapeKind.PLANE, pose=Pose((0.0, 0.0, 0.2)), world=-1),
         Shape("wall", ShapeKind.PLANE, pose=Pose(rot=TURN_X_90), world=-1),
         Shape("ceiling", ShapeKind.PLANE, pose=Pose(rot=(0.0, 1.0, 0.0, 0.0)), world=-1),  # faces down
@@ -70,12 +72,15 @@ def scene_with_planes(floor_world: int = -1, ground_plane: bool = True) -> Physi
     return scene
 
 
-def test_a_static_plane_on_z0_facing_up_is_the_ground_where_it_reaches_every_body():
+def test_a_static_plane_on_z0_facing_up_is_the_ground_where_it_meets_every_collider():
     assert floor_as_ground(scene_with_planes()) == "floor"
     assert floor_as_ground(scene_with_planes(ground_plane=False)) is None
-    assert floor_as_ground(scene_with_planes(floor_world=0)) is None  # world 1's box needs the ground
+    assert floor_as_ground(scene_with_planes(floor_world=0)) is None  # world 1's ball needs the ground
     one_world = scene_with_planes(floor_world=0)
-    one_world.bodies.pop()
+    del one_world.bodies[1], one_world.shapes[1]
     assert floor_as_ground(one_world) == "floor"
+    one_world.shapes[-1].collision_group = 2  # the floor
+    one_world.shapes[0].collision_group = 3  # the ball  # groups 2 and 3 never meet: the ground plane stays
+    assert floor_as_ground(one_world) is None
     one_world.shapes.pop()
     assert floor_as_ground(one_world) is None  # a raised, a turned and a moving plane are not the ground
