@@ -68,6 +68,7 @@ from ..core.transforms import (
     quat_rotate,
     pose_relative,
     quat_from_axis_angle,
+    quat_normalize,
     quat_to_matrix,
 )
 
@@ -344,6 +345,33 @@ def _add_mujoco_limit_softness(builder: newton.ModelBuilder, dofs) -> None:
             attribute.values[qd] = value_of(dof)
 
 
+def _x_onto(axis) -> tuple[float, float, float, float]:
+    """The rotation taking +X onto the unit vector ``axis``."""
+    x, y, z = axis
+    if x < -1.0 + 1e-9:
+        return (0.0, 0.0, 0.0, 1.0)  # a half turn about Z
+    return quat_normalize((1.0 + x, 0.0, -z, y))  # halfway between X and axis: (1 + X.a, X x a)
+
+
+def angle_as_twist(frames: tuple[Pose, Pose], axes: list) -> tuple[tuple[Pose, Pose], list]:
+    """XPBD: a joint's two frames turned alike so that its one angular axis (the last of ``axes``) is
+    their X, the linear axes turned into them; the joint and its coordinates are the same.
+
+    XPBD measures a joint's rotation by its swing-twist decomposition about the frame's X: an angle about
+    X is measured exactly up to a half turn; one about Y or Z is a swing, where the locked twist is singular
+    at a half turn (its gradient grows as 1 / cos(angle / 2)). pybullet's A1 folds its knees (about Y) to
+    their -2.70 rad limit lying on the ground: the knees were pushed 0.1 rad past the limit and a calf
+    was flung at 500 rad/s within 0.6 s at a 1 ms solver step; turned to X it rests, as on MuJoCo.
+    Either way XPBD reads an angle within a half turn: a limit past it (the A1's hips reach 4.19 rad)
+    is met on the wrong side once the joint turns that far."""
+    turn = _x_onto(axes[-1])
+    if turn == (1.0, 0.0, 0.0, 0.0):
+        return frames, axes
+    back = quat_conjugate(turn)
+    turned = tuple(Pose(pos=f.pos, rot=quat_mul(f.rot, turn)) for f in frames)
+    return turned, [quat_rotate(back, a) for a in axes[:-1]] + [(1.0, 0.0, 0.0)]
+
+
 def _split_dofs(joint: Joint) -> tuple[list[Dof], list[Dof]]:
     """Active DOFs of a joint, linear then angular, each in X, Y, Z order (Newton's layout)."""
     active = joint.active_dofs()
@@ -593,10 +621,15 @@ class _TemplateBuilder:
                 JointType.D6: newton.JointType.D6}[joint.type]
         linear = [self._sim_dof(joint, d) for d in linear]
         angular = [self._sim_dof(joint, d) for d in angular]
-        cfg = lambda d: _dof_config(d, AXIS_VECTORS[d.axis.letter], self.caps.damping, self.caps.kernel_drives,
-                                     self.caps.own_hard_limits)  # noqa: E731
-        new = b.add_joint(kind, parent, child, linear_axes=[cfg(d) for d in linear],
-                          angular_axes=[cfg(d) for d in angular], **common)
+        frames = (joint.local_pose0, joint.local_pose1)
+        axes = [AXIS_VECTORS[d.axis.letter] for d in linear + angular]
+        if self.solver == Solver.XPBD and len(angular) == 1:
+            frames, axes = angle_as_twist(frames, axes)
+            common.update(parent_xform=to_wp_transform(frames[0]), child_xform=to_wp_transform(frames[1]))
+        configs = [_dof_config(d, a, self.caps.damping, self.caps.kernel_drives, self.caps.own_hard_limits)
+                   for d, a in zip(linear + angular, axes)]
+        new = b.add_joint(kind, parent, child, linear_axes=configs[:len(linear)],
+                          angular_axes=configs[len(linear):], **common)
         template.joint_index[joint.name] = new
         q0, qd0 = b.joint_q_start[new], b.joint_qd_start[new]
         for i, dof in enumerate(linear + angular):
@@ -627,13 +660,17 @@ class _TemplateBuilder:
             relative = quat_mul(to_first, joint.local_pose0.rot)
             axis = quat_rotate(relative, AXIS_VECTORS[dof.axis.letter])
             (angular if dof.axis.is_angular else linear).append((joint, dof, axis))
-        cfg = lambda d, a: _dof_config(d, a, self.caps.damping, self.caps.kernel_drives,  # noqa: E731
-                                       self.caps.own_hard_limits)
+        frames = (first.local_pose0, first.local_pose1)
+        axes = [a for _, _, a in linear + angular]
+        if self.solver == Solver.XPBD and len(angular) == 1:
+            frames, axes = angle_as_twist(frames, axes)
+        configs = [_dof_config(d, a, self.caps.damping, self.caps.kernel_drives, self.caps.own_hard_limits)
+                   for (_, d, _), a in zip(linear + angular, axes)]
         new = b.add_joint_d6(parent, index[first.body1],
-                             linear_axes=[cfg(d, a) for _, d, a in linear] or None,
-                             angular_axes=[cfg(d, a) for _, d, a in angular] or None,
-                             parent_xform=to_wp_transform(first.local_pose0),
-                             child_xform=to_wp_transform(first.local_pose1), label=first.name,
+                             linear_axes=configs[:len(linear)] or None,
+                             angular_axes=configs[len(linear):] or None,
+                             parent_xform=to_wp_transform(frames[0]),
+                             child_xform=to_wp_transform(frames[1]), label=first.name,
                              collision_filter_parent=False)
         template.joint_index.update((joint.name, new) for joint in joints)
         q0, qd0 = b.joint_q_start[new], b.joint_qd_start[new]
