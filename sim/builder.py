@@ -362,7 +362,7 @@ def angle_as_twist(frames: tuple[Pose, Pose], axes: list) -> tuple[tuple[Pose, P
     at a half turn (its gradient grows as 1 / cos(angle / 2)). pybullet's A1 folds its knees (about Y) to
     their -2.70 rad limit lying on the ground: the knees were pushed 0.1 rad past the limit and a calf
     was flung at 500 rad/s within 0.6 s at a 1 ms solver step; turned to X it rests, as on MuJoCo.
-    Either way XPBD reads an angle within a half turn: a limit past it (the A1's hips reach 4.19 rad)
+    Either way XPBD reads an angle within a half turn: a limit past it (the A1's thighs reach 4.19 rad)
     is met on the wrong side once the joint turns that far."""
     turn = _x_onto(axes[-1])
     if turn == (1.0, 0.0, 0.0, 0.0):
