@@ -105,7 +105,8 @@ class _Reducers(dict):
 
 def _dataclass_reducer(cls):
     name, names = cls.__qualname__, [f.name for f in dataclasses.fields(cls)]
-    values = operator.attrgetter(*names) if len(names) > 1 else lambda obj: tuple(getattr(obj, n) for n in names)
+    values = operator.attrgetter(*names) if len(names) > 1 \
+        else lambda obj: tuple(getattr(obj, n) for n in names)
     return lambda obj: (_named, (name, values(obj)))
 
 

@@ -25,8 +25,8 @@ the grabbed point gets the speed asked.
 
 XPBD (maximal coordinates, joints projected after each step) has no armature, so the inertia leaves it
 out there; it moves a body by the force on it alone before its joints pull it back, so a step's pull
-is kept within ``picking_newton.XPBD_STEP_REACH`` of that motion, and a push is given as the joint velocities the
-impulse makes (``H^-1 J^T``, Newton's Jacobian and mass matrix) instead of a one-step force.
+is kept within ``picking_newton.XPBD_STEP_REACH`` of that motion, and a push is given as the joint
+velocities the impulse makes (``H^-1 J^T``, Newton's Jacobian and mass matrix) instead of a one-step force.
 """
 
 from __future__ import annotations

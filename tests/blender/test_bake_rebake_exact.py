@@ -1,7 +1,7 @@
 """Must show, in Blender: a bake, and a recorded live simulation, put each body's location and rotation
-back exactly (values, not a matrix's decomposition), so a robot whose bodies are turned does not creep bake after bake and a
-re-bake reuses the robot the last bake built (``sim.model_cache``); records of earlier versions (only
-the basis matrix) still put a body back."""
+back exactly (values, not a matrix's decomposition), so a robot whose bodies are turned does not creep
+bake after bake and a re-bake reuses the robot the last bake built (``sim.model_cache``); records of
+earlier versions (only the basis matrix) still put a body back."""
 
 import bpy
 import numpy as np

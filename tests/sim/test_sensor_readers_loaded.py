@@ -25,7 +25,8 @@ print(type(reader).__name__, sorted(reader.read()), "articula.sim.sensors_newton
 
 def test_a_mujoco_simulation_reads_its_sensors_without_newtons_reader(tmp_path):
     robot = str(tmp_path / "ball.xml")
-    done = subprocess.run([sys.executable, "-c", MUJOCO_READINGS, robot], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-c", MUJOCO_READINGS, robot], capture_output=True, text=True,
+                          timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["MuJoCoSensorReader", "['acc']", "False"]
 
