@@ -363,13 +363,21 @@ def angle_as_twist(frames: tuple[Pose, Pose], axes: list) -> tuple[tuple[Pose, P
     their -2.70 rad limit lying on the ground: the knees were pushed 0.1 rad past the limit and a calf
     was flung at 500 rad/s within 0.6 s at a 1 ms solver step; turned to X it rests, as on MuJoCo.
     Either way XPBD reads an angle within a half turn: a limit past it (the A1's thighs reach 4.19 rad)
-    is met on the wrong side once the joint turns that far."""
+    is met on the wrong side once the joint turns that far. Done on floating robots only (they fold onto
+    their limits lying on the ground): on a fixed arm (tests/sim/test_grab_effective_mass.py) a 50 g hand
+    pulled on a 5 kg arm swung +-1 rad with its hinges (about Z) turned, and came to the target without."""
     turn = _x_onto(axes[-1])
     if turn == (1.0, 0.0, 0.0, 0.0):
         return frames, axes
     back = quat_conjugate(turn)
     turned = tuple(Pose(pos=f.pos, rot=quat_mul(f.rot, turn)) for f in frames)
     return turned, [quat_rotate(back, a) for a in axes[:-1]] + [(1.0, 0.0, 0.0)]
+
+
+def _floats(scene: PhysicsScene, articulation: Articulation) -> bool:
+    """A floating robot: a free root (not kinematic) with bodies jointed to it."""
+    return (articulation.base_joint is None and not articulation.fixed_base and len(articulation.bodies) > 1
+            and not scene.body(articulation.root).kinematic)
 
 
 def _split_dofs(joint: Joint) -> tuple[list[Dof], list[Dof]]:
@@ -434,6 +442,7 @@ class _TemplateBuilder:
         self.caps = caps
         self.notes = notes
         self.solver = solver
+        self._angles_as_twist = False  # XPBD, a floating robot's joints: see angle_as_twist
 
     def build(self, articulations: list[Articulation], static_shapes: list[Shape],
               loop_joints: list[Joint]) -> WorldTemplate:
@@ -528,6 +537,7 @@ class _TemplateBuilder:
         """
         kinematic = set(articulation.kinematic_bodies)
         self._check_kinematic_top(articulation, kinematic)
+        self._angles_as_twist = self.solver == Solver.XPBD and _floats(self.scene, articulation)
         groups: dict[str, list[str]] = {}
         owner: dict[str, str] = {}
         for name in articulation.bodies:
@@ -538,6 +548,7 @@ class _TemplateBuilder:
             joints = [self._add_body_joint(template, articulation, name, index, name in kinematic)
                       for name in names]
             template.builder.add_articulation(joints, label=root)
+        self._angles_as_twist = False  # loop joints keep their frames
 
     def _add_body_joint(self, template, articulation: Articulation, name: str, index: dict[str, int],
                         is_kinematic: bool) -> int:
@@ -623,7 +634,7 @@ class _TemplateBuilder:
         angular = [self._sim_dof(joint, d) for d in angular]
         frames = (joint.local_pose0, joint.local_pose1)
         axes = [AXIS_VECTORS[d.axis.letter] for d in linear + angular]
-        if self.solver == Solver.XPBD and len(angular) == 1:
+        if self._angles_as_twist and len(angular) == 1:
             frames, axes = angle_as_twist(frames, axes)
             common.update(parent_xform=to_wp_transform(frames[0]), child_xform=to_wp_transform(frames[1]))
         configs = [_dof_config(d, a, self.caps.damping, self.caps.kernel_drives, self.caps.own_hard_limits)
@@ -662,7 +673,7 @@ class _TemplateBuilder:
             (angular if dof.axis.is_angular else linear).append((joint, dof, axis))
         frames = (first.local_pose0, first.local_pose1)
         axes = [a for _, _, a in linear + angular]
-        if self.solver == Solver.XPBD and len(angular) == 1:
+        if self._angles_as_twist and len(angular) == 1:
             frames, axes = angle_as_twist(frames, axes)
         configs = [_dof_config(d, a, self.caps.damping, self.caps.kernel_drives, self.caps.own_hard_limits)
                    for (_, d, _), a in zip(linear + angular, axes)]

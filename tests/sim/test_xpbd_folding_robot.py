@@ -1,6 +1,6 @@
-"""XPBD and a revolute joint turned far: XPBD measures a joint's angle by a swing-twist decomposition
-about its frame's X, singular for a swing near a half turn, so each one-angle joint's frames are turned
-to put its axis on X (sim.builder.angle_as_twist). pybullet's Unitree A1, limp with a floating base on
+"""XPBD and a floating robot's revolute joint turned far: XPBD measures a joint's angle by a swing-twist
+decomposition about its frame's X, singular for a swing near a half turn, so each one-angle joint's frames
+are turned to put its axis on X (sim.builder.angle_as_twist). pybullet's Unitree A1, limp with a floating base on
 the ground, folds its knees (about Y) onto their -2.70 rad limit: it was flung apart within 0.6 s."""
 
 import os
@@ -44,22 +44,26 @@ def test_a_joints_frames_are_turned_alike_to_put_its_angle_axis_on_x():
     assert angle_as_twist(frames, [(1.0, 0.0, 0.0)]) == (frames, [(1.0, 0.0, 0.0)])
 
 
-def test_a_hinge_about_y_reads_the_angle_it_starts_at_on_xpbd():
+def test_a_floating_robots_hinge_about_y_reads_the_angle_it_starts_at_on_xpbd():
     scene = PhysicsScene()
     scene.settings.gravity = (0.0, 0.0, 0.0)
-    scene.bodies.append(Body(name="arm", pose=Pose(pos=(0.0, 0.0, 1.0)),
-                             mass=MassProperties(mass=1.0, diagonal_inertia=(0.01, 0.01, 0.01))))
+    inertia = MassProperties(mass=1.0, diagonal_inertia=(0.01, 0.01, 0.01))
+    scene.bodies += [Body(name="base", pose=Pose(pos=(0.0, 0.0, 1.0)), mass=inertia),
+                     Body(name="arm", pose=Pose(pos=(0.0, 0.0, 1.0)), parent="base", mass=inertia)]
     scene.shapes.append(Shape(name="rod", body="arm", kind=ShapeKind.BOX, half_extents=(0.25, 0.02, 0.02)))
     hinge = Dof(axis=DofAxis.ROT_Y, motion=DofMotion.LIMITED, lower=-3.0, upper=3.0, initial_position=2.8)
-    scene.joints.append(Joint(name="hinge", type=JointType.REVOLUTE, body0=None, body1="arm",
-                              local_pose0=Pose(pos=(0.0, 0.0, 1.0)), dofs=[hinge]))
+    scene.joints.append(Joint(name="hinge", type=JointType.REVOLUTE, body0="base", body1="arm", dofs=[hinge]))
     sim = Simulation(scene, device="cpu", solver="XPBD")
+    turned = sim.model.joint_axis.numpy()[sim.built.dofs[("hinge", "rotY", 0)].qd_index]
+    assert np.allclose(turned, (1.0, 0.0, 0.0))  # Newton's joint turns about its frames' X
     assert sim.joint_positions()[("hinge", "rotY")] == pytest.approx(2.8, abs=1e-4)
     sim.advance(0.1)
     assert sim.joint_positions()[("hinge", "rotY")] == pytest.approx(2.8, abs=1e-3)
-    turned = sim.body_poses()[0, 3:]  # w, x, y, z: 2.8 rad about Y
+    poses = sim.body_poses()
     sim.close()
-    assert np.allclose(np.abs(turned), [np.cos(1.4), 0.0, np.sin(1.4), 0.0], atol=1e-3)
+    base, arm = sim.body_names.index("base"), sim.body_names.index("arm")
+    assert np.allclose(np.abs(poses[base, 3:]), [1.0, 0.0, 0.0, 0.0], atol=1e-3)
+    assert np.allclose(np.abs(poses[arm, 3:]), [np.cos(1.4), 0.0, np.sin(1.4), 0.0], atol=1e-3)  # about Y
 
 
 def test_the_a1_on_the_ground_folds_onto_its_knee_limits_and_rests_on_xpbd():
