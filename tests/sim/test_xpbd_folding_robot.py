@@ -1,7 +1,8 @@
 """XPBD and a floating robot's revolute joint turned far: XPBD measures a joint's angle by a swing-twist
-decomposition about its frame's X, singular for a swing near a half turn, so each one-angle joint's frames
-are turned to put its axis on X (sim.builder.angle_as_twist). pybullet's Unitree A1, limp with a floating base on
-the ground, folds its knees (about Y) onto their -2.70 rad limit: it was flung apart within 0.6 s."""
+decomposition about its frame's X, singular for a swing near a half turn, so each one-angle joint's
+frames are turned to put its axis on X (sim.builder.angle_as_twist). pybullet's Unitree A1, limp with a
+floating base on the ground, folds its knees (about Y) onto their -2.70 rad limit: it was flung apart
+within 0.6 s."""
 
 import os
 import sys
@@ -11,8 +12,8 @@ import numpy as np
 import pytest
 
 from articula.core.ground import lift_onto_ground
-from articula.core.model import (Body, Dof, DofAxis, DofMotion, Joint, JointType, MassProperties, PhysicsScene, Pose,
-                                 Shape, ShapeKind)
+from articula.core.model import (Body, Dof, DofAxis, DofMotion, Joint, JointType, MassProperties,
+                                 PhysicsScene, Pose, Shape, ShapeKind)
 from articula.core.urdf import read_urdf
 from articula.sim import Simulation
 from articula.core.transforms import quat_rotate
