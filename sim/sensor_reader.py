@@ -117,12 +117,11 @@ class SensorReader:
         """The reader for ``sim``'s solver: MuJoCo's ``sensordata`` on MuJoCo's C library, Newton's state
         otherwise (the readers are :mod:`sim.sensors_mujoco` and :mod:`sim.sensors_newton`, which
         :mod:`sim.sensors` loads on first use)."""
-        for load in [None, *SensorReader.loaders]:
-            if load is not None:
-                load(sim)
-            for kind in SensorReader.kinds:
-                if kind.reads(sim):
-                    return kind(sim)
+        for load in SensorReader.loaders:
+            load(sim)
+        for kind in SensorReader.kinds:
+            if kind.reads(sim):
+                return kind(sim)
         raise TypeError(f"no sensor reader reads a {type(sim).__name__}: import articula.sim.sensors")
 
     def channel_names(self, name: str) -> tuple[str, ...]:
