@@ -14,9 +14,9 @@ import pytest
 from articula.core.ground import lift_onto_ground
 from articula.core.model import (Body, Dof, DofAxis, DofMotion, Joint, JointType, MassProperties,
                                  PhysicsScene, Pose, Shape, ShapeKind)
+from articula.core.transforms import quat_rotate
 from articula.core.urdf import read_urdf
 from articula.sim import Simulation
-from articula.core.transforms import quat_rotate
 from articula.sim.builder import angle_as_twist
 
 sys.path.insert(0, str(Path(__file__).parent.parent))
