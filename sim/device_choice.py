@@ -9,8 +9,7 @@ crossover number of replicas on; "cpu" and "cuda" force the device.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from ..core.model import Solver
 
@@ -24,8 +23,7 @@ NEWTON_CUDA_CROSSOVER_REPLICAS = 8
 MUJOCO_CUDA_CROSSOVER_REPLICAS = 256
 
 
-@dataclass(frozen=True)
-class DeviceChoice:
+class DeviceChoice(NamedTuple):  # not a frozen dataclass: generating one costs a millisecond at a first Bake
     device: str  # "cpu" or "cuda:0" (or the CUDA device asked for)
     reason: str  # why, in words: "1 world, below the GPU crossover of 8 replicas"
 

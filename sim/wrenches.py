@@ -10,21 +10,23 @@ The same wrench reaches every path: Newton's ``State.body_f`` after the state's 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, Optional
 
 import numpy as np
 
 
-@dataclass
-class BodyMotion:
+class BodyMotion:  # not a dataclass: generating one takes a millisecond at a first Bake
     """A body's state when a wrench is computed, world frame."""
 
-    position: np.ndarray  # body origin (m)
-    rotation: np.ndarray  # 3x3, body to world
-    com: np.ndarray  # centre of mass (m)
-    velocity: np.ndarray  # of the centre of mass (m/s)
-    angular: np.ndarray  # (rad/s)
+    __slots__ = ("position", "rotation", "com", "velocity", "angular")
+
+    def __init__(self, position: np.ndarray, rotation: np.ndarray, com: np.ndarray, velocity: np.ndarray,
+                 angular: np.ndarray):
+        self.position = position  # body origin (m)
+        self.rotation = rotation  # 3x3, body to world
+        self.com = com  # centre of mass (m)
+        self.velocity = velocity  # of the centre of mass (m/s)
+        self.angular = angular  # (rad/s)
 
     def point_velocity(self, point: np.ndarray) -> np.ndarray:
         return self.velocity + np.cross(self.angular, point - self.com)
