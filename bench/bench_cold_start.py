@@ -17,7 +17,9 @@ empty Warp cache against a warm one. Aim >= 0.667.
 RATIO warm_bake_mujoco_<robot> = MuJoCo's own time / that Bake's warm time. Aim >= 0.2.
 INFO lines: each run's seconds, and the imports' (not in the ratios).
 
-Robot: gymnasium's humanoid (``make corpus``), else Newton's ``nv_humanoid.xml``.
+Robots: gymnasium's humanoid (``make corpus``), else Newton's ``nv_humanoid.xml``: primitives only, which
+MuJoCo compiles in about 4 ms; and Unitree's G1 as mjlab ships it (``make mujoco-robots``), a humanoid with
+meshes, as MuJoCo's model collections ship robots, when that corpus is there.
 """
 
 import glob
@@ -68,16 +70,28 @@ print(json.dumps({"start": done - started, "imports": 0.0, "kind": sorted(result
 """
 
 
-def robot_file() -> tuple[str, str]:
+MUJOCO_ROBOTS = os.environ.get("ARTICULA_MUJOCO_ROBOTS", os.path.expanduser("~/.cache/articula/mujoco_robots"))
+G1 = os.path.join(MUJOCO_ROBOTS, "mjlab/mjlab/asset_zoo/robots/unitree_g1/xmls/g1.xml")
+
+
+def robot_files() -> list[tuple[str, str]]:
+    """(name, MJCF path) of each robot timed: a humanoid of primitives, and a humanoid with meshes if
+    `make mujoco-robots` extracted one."""
     gymnasium = ".venv-converter/lib/python3.*/site-packages/gymnasium/envs/mujoco/assets/humanoid.xml"
     found = sorted(glob.glob(str(ROOT / gymnasium)))
     if found:
-        return "humanoid", found[0]
-    found = sorted(glob.glob(str(ROOT / ".venv/lib/python3.*/site-packages/newton/examples/assets/"
-                                       "nv_humanoid.xml")))
-    if not found:
-        raise SystemExit("no humanoid MJCF: gymnasium's comes with `make corpus`, Newton's with the dev venv")
-    return "nv_humanoid", found[0]
+        robots = [("humanoid", found[0])]
+    else:
+        found = sorted(glob.glob(str(ROOT / ".venv/lib/python3.*/site-packages/newton/examples/assets/"
+                                           "nv_humanoid.xml")))
+        if not found:
+            raise SystemExit("no humanoid MJCF: gymnasium's comes with `make corpus`, Newton's with the dev venv")
+        robots = [("nv_humanoid", found[0])]
+    if os.path.isfile(G1):
+        robots.append(("g1", G1))
+    else:
+        print("INFO no Unitree G1 (`make mujoco-robots`): only the humanoid of primitives timed")
+    return robots
 
 
 def articula_start(path: str, cache: str, code: str = START) -> dict:
@@ -132,7 +146,11 @@ def cold_and_warm(path: str, code: str, label: str) -> tuple[float, float]:
 
 
 def main() -> None:
-    name, path = robot_file()
+    for name, path in robot_files():
+        time_robot(name, path)
+
+
+def time_robot(name: str, path: str) -> None:
     cold, warm = cold_and_warm(path, START, "Simulation()")
     own = mujoco_start(path)
     print(f"INFO MuJoCo's own compile and first frame of {Path(path).name}: {own:.4f} s "
