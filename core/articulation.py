@@ -107,6 +107,20 @@ def parent_cycles(scene: PhysicsScene) -> list[list[str]]:
 
     Linear time: a walk up the parents stops at any body an earlier walk already settled.
     """
+    return _cycles(scene, _tree_parents(scene))
+
+
+def _tree_parents(scene: PhysicsScene) -> dict[str, str | None]:
+    """:func:`tree_parent` of every body name, found once (a repeated name: its first body's, as
+    ``scene.body`` finds it)."""
+    bodies: dict = {}
+    for body in scene.bodies:
+        bodies.setdefault(body.name, body)
+    return {name: body.parent if body.parent is not None and not body.hierarchy_gap and body.parent in bodies
+            else None for name, body in bodies.items()}
+
+
+def _cycles(scene: PhysicsScene, parents: dict[str, str | None]) -> list[list[str]]:
     cycles: list[list[str]] = []
     settled: set[str] = set()  # on a cycle, or known to lead up to a root
     for body in scene.bodies:
@@ -116,7 +130,7 @@ def parent_cycles(scene: PhysicsScene) -> list[list[str]]:
         while current is not None and current not in on_path and current not in settled:
             path.append(current)
             on_path.add(current)
-            current = tree_parent(scene, current)
+            current = parents.get(current)
         if current is not None and current in on_path:
             cycles.append(path[path.index(current):])
         settled.update(path)
@@ -133,10 +147,10 @@ def joint_world_frames(scene: PhysicsScene, joint: Joint) -> tuple[Pose, Pose]:
     return frame(joint.body0, joint.local_pose0), frame(joint.body1, joint.local_pose1)
 
 
-def _children_map(scene: PhysicsScene) -> dict[str, list[str]]:
+def _children_map(scene: PhysicsScene, parents: dict[str, str | None]) -> dict[str, list[str]]:
     children: dict[str, list[str]] = {}
     for body in scene.bodies:
-        parent = tree_parent(scene, body.name)
+        parent = parents[body.name]
         if parent is not None:
             children.setdefault(parent, []).append(body.name)
     return children
@@ -157,12 +171,13 @@ def find_articulations(scene: PhysicsScene) -> list[Articulation]:
     A lone body is a one-body articulation. Bodies on a parent cycle belong to none
     (validation reports the cycle).
     """
-    children = _children_map(scene)
-    cyclic = {name for cycle in parent_cycles(scene) for name in cycle}
+    tree_parents = _tree_parents(scene)
+    children = _children_map(scene, tree_parents)
+    cyclic = {name for cycle in _cycles(scene, tree_parents) for name in cycle}
     articulations: dict[str, Articulation] = {}
     body_root: dict[str, str] = {}
     for body in scene.bodies:
-        if body.name in cyclic or tree_parent(scene, body.name) is not None:
+        if body.name in cyclic or tree_parents[body.name] is not None:
             continue
         order = _depth_first(body.name, children)
         parents = {child: parent for parent in order for child in children.get(parent, [])}

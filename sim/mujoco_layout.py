@@ -59,17 +59,21 @@ class SpecLayout:
         mujoco = _mj()
         m = self.model = built.model
         obj = mujoco.mjtObj
-        self.body_names = [b.name for b in scene.bodies if _id(m, obj.mjOBJ_BODY, b.name) >= 0]
-        self.body_ids = np.array([_id(m, obj.mjOBJ_BODY, n) for n in self.body_names], dtype=np.int64)
+        body_ids = [(b, _id(m, obj.mjOBJ_BODY, b.name)) for b in scene.bodies]
+        body_ids = [(b, i) for b, i in body_ids if i >= 0]
+        self.body_names = [b.name for b, _ in body_ids]
+        self.body_ids = np.array([i for _, i in body_ids], dtype=np.int64)
         self.dofs: dict[tuple[str, str], DofSlot] = {}
+        ball_type = int(mujoco.mjtJoint.mjJNT_BALL)
+        types, qpos_at, dofs_at = m.jnt_type.tolist(), m.jnt_qposadr.tolist(), m.jnt_dofadr.tolist()
         for joint_name, rows in built.dof_joints.items():
             for component, (mj_name, dof) in enumerate(rows):
                 j = _id(m, obj.mjOBJ_JOINT, mj_name)
                 if j < 0:
                     continue
-                ball = int(m.jnt_type[j]) == int(mujoco.mjtJoint.mjJNT_BALL)
-                qpos = -1 if ball else int(m.jnt_qposadr[j])
-                dof_address = int(m.jnt_dofadr[j]) + (component if ball else 0)
+                ball = types[j] == ball_type
+                qpos = -1 if ball else qpos_at[j]
+                dof_address = dofs_at[j] + (component if ball else 0)
                 self.dofs[(joint_name, dof.axis.value)] = DofSlot(j, qpos, dof_address, ball)
         every = [a for a, *_ in scene.actuators()] + list(scene.frame_actuators) \
             + [a for tendon in scene.spatial_tendons for a in tendon.actuators]  # sites, bodies, balls too
@@ -82,8 +86,8 @@ class SpecLayout:
                 a = _id(m, obj.mjOBJ_ACTUATOR, name) if dof.drive_enabled and name else -1
                 if a >= 0:
                     self.drives[(joint.name, dof.axis.value)] = DriveSlot(a, dof.drive_stiffness > 0.0)
-        self.mocap = {b.name: int(m.body_mocapid[i]) for b in scene.bodies
-                      if (i := _id(m, obj.mjOBJ_BODY, b.name)) >= 0 and m.body_mocapid[i] >= 0}
+        mocap_ids = m.body_mocapid.tolist()
+        self.mocap = {b.name: mocap_ids[i] for b, i in body_ids if mocap_ids[i] >= 0}
         self.kinematic = [name for name in self.mocap if scene.body(name).kinematic]
         #: Description kinematic bodies MuJoCo cannot move (inside a tree: only top-level mocap bodies move).
         self.kinematic_fixed = [b.name for b in scene.bodies if b.kinematic and b.name not in self.mocap]

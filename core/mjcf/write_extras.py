@@ -37,6 +37,22 @@ def tendon_friction_and_spring(spec_tendon, tendon) -> None:
     if tendon.spring_length is not None:
         spec_tendon.springlength = [float(v) for v in tendon.spring_length]
 
+class _KeyStart:
+    """A compiled model's rest state, mocap poses (in mocap order), actuator names and description DOF
+    addresses: what every keyframe starts from."""
+
+    def __init__(self, model, mj, addresses: dict[tuple[str, str], tuple[Optional[int], int]]):
+        self.model = model
+        self.qpos0 = np.array(model.qpos0, dtype=float)
+        mocap_id = model.body_mocapid
+        mocap = mocap_id >= 0
+        order = np.argsort(mocap_id[mocap])
+        self.mpos = np.array(model.body_pos[mocap], dtype=float)[order]
+        self.mquat = np.array(model.body_quat[mocap], dtype=float)[order]
+        self.actuator_names = [mj.mj_id2name(model, mj.mjtObj.mjOBJ_ACTUATOR, a) for a in range(model.nu)]
+        self.addresses = addresses
+
+
 class ExtrasWriter:
     """Methods of :class:`.writer._SpecBuilder` (``self.spec``, ``self.mj``, ``self.scene``, ``self.say``)."""
 
@@ -295,17 +311,15 @@ class ExtrasWriter:
 
     def add_keyframe(self, model, keyframe: Keyframe) -> None:
         mj = self.mj
-        qpos, qvel = np.array(model.qpos0, dtype=float), np.zeros(model.nv)
-        mpos = np.array(model.body_pos[model.body_mocapid >= 0], dtype=float)
-        mquat = np.array(model.body_quat[model.body_mocapid >= 0], dtype=float)
-        order = np.argsort(model.body_mocapid[model.body_mocapid >= 0])
-        mpos, mquat = mpos[order], mquat[order]
+        start = self.key_start(model)
+        qpos, qvel = start.qpos0.copy(), np.zeros(model.nv)
+        mpos, mquat = start.mpos.copy(), start.mquat.copy()
         for (joint_name, axis), value in keyframe.joint_positions.items():
-            q = self.key_address(model, joint_name, axis)
+            q = start.addresses.get((joint_name, axis))
             if q is not None and q[0] is not None:
                 qpos[q[0]] = float(value)
         for (joint_name, axis), value in keyframe.joint_velocities.items():
-            q = self.key_address(model, joint_name, axis)
+            q = start.addresses.get((joint_name, axis))
             if q is not None:
                 qvel[q[1]] = float(value)
         for joint_name, rot in keyframe.ball_rotations.items():
@@ -333,31 +347,35 @@ class ExtrasWriter:
         key.name, key.time = keyframe.name, float(keyframe.time)
         key.qpos, key.qvel = qpos, qvel
         if model.nu:
-            names = [mj.mj_id2name(model, mj.mjtObj.mjOBJ_ACTUATOR, a) for a in range(model.nu)]
-            key.ctrl = np.array([float(keyframe.controls.get(n, 0.0)) for n in names])
+            key.ctrl = np.array([float(keyframe.controls.get(n, 0.0)) for n in start.actuator_names])
         if model.nmocap:
             key.mpos, key.mquat = mpos.ravel(), mquat.ravel()
+
+    def key_start(self, model) -> _KeyStart:
+        """What every keyframe on ``model`` starts from, found once per model."""
+        start = getattr(self, "_key_start", None)
+        if start is None or start.model is not model:
+            start = self._key_start = _KeyStart(model, self.mj, self._dof_addresses(model))
+        return start
 
     def key_address(self, model, joint_name: str, axis: str) -> Optional[tuple[Optional[int], int]]:
         """(qpos, qvel) address of a description DOF in ``model`` (qpos None on a ball joint), None when
         it was not written."""
-        addresses = getattr(self, "_key_addresses", None)
-        if addresses is None or addresses[0] is not model:  # once per model: keyframes ask per DOF
-            addresses = self._key_addresses = (model, self._dof_addresses(model))
-        return addresses[1].get((joint_name, axis))
+        return self.key_start(model).addresses.get((joint_name, axis))
 
     def _dof_addresses(self, model) -> dict[tuple[str, str], tuple[Optional[int], int]]:
         mj = self.mj
-        ball = int(mj.mjtJoint.mjJNT_BALL)
+        ball, joint = int(mj.mjtJoint.mjJNT_BALL), mj.mjtObj.mjOBJ_JOINT
+        types, qpos, dofs_at = model.jnt_type.tolist(), model.jnt_qposadr.tolist(), model.jnt_dofadr.tolist()
         found = {}
         for joint_name, dofs in self.dof_joints.items():
             for name, dof in dofs:
                 axis = dof.axis.value
                 if (joint_name, axis) in found:
                     continue
-                j = mj.mj_name2id(model, mj.mjtObj.mjOBJ_JOINT, name)
-                if int(model.jnt_type[j]) == ball:  # its rotation is a quaternion
-                    found[(joint_name, axis)] = None, int(model.jnt_dofadr[j]) + "XYZ".index(axis[-1])
+                j = mj.mj_name2id(model, joint, name)
+                if types[j] == ball:  # its rotation is a quaternion
+                    found[(joint_name, axis)] = None, dofs_at[j] + "XYZ".index(axis[-1])
                 else:
-                    found[(joint_name, axis)] = int(model.jnt_qposadr[j]), int(model.jnt_dofadr[j])
+                    found[(joint_name, axis)] = qpos[j], dofs_at[j]
         return found
