@@ -25,16 +25,16 @@ class SessionReadings:
     frame); :attr:`objects` maps each sensor's name to its Blender object."""
 
     def __init__(self, scene, description, sim):
-        from ..sim.sensors import SensorReader
-
         self.names = [sensor.name for sensor in description.sensors]
-        self.objects = sensor_objects(scene, self.names)
+        self.objects = sensor_objects(scene, self.names) if self.names else {}
         self.reader = None
         self.unavailable: dict[str, str] = {}
         self.notes: dict[str, str] = {}
         self.latest: dict[str, dict[str, float]] = {}
         self.history: list[dict[str, dict[str, float]]] = []
         if self.names:
+            from ..sim.sensors import SensorReader  # loaded only for a robot with sensors
+
             try:
                 self.reader = SensorReader.of(sim)
             except Exception as error:  # the simulation runs on; its sensors say why they are not read

@@ -49,15 +49,16 @@ class BlenderSimulation:
                  show_replicas: bool = True):
         from ..core.validation import first_error, validate
         from ..sim.launch import start_simulation
-        from .adapters.blender_to_description import (away_from_rest, blender_problems, capture_rest,
-                                                      scene_from_blender, world_pose)
+        from .adapters.blender_to_description import (WorldFrames, away_from_rest, blender_problems,
+                                                      capture_rest, scene_from_blender, world_pose)
 
         scene = self.scene = context.scene
         capture_rest(scene.objects)  # the rest stays stored while the bodies show states
-        self.description = scene_from_blender(scene, visual_meshes=False)  # at rest: the joint zeros
+        frames = WorldFrames().read_all(scene.objects)  # the objects' frames, read once for both passes
+        self.description = scene_from_blender(scene, frames=frames, visual_meshes=False)  # at rest
         if not self.description.bodies:
             raise SimulationSetupError("nothing to simulate: no object is a physics body")
-        problem = first_error(validate(self.description) + blender_problems(scene))
+        problem = first_error(validate(self.description) + blender_problems(scene, frames=frames))
         if problem is not None:
             raise SimulationSetupError(problem_text(problem))
         self.frame_start = scene.frame_current

@@ -526,14 +526,16 @@ def scene_from_blender(scene, objects: Optional[Iterable] = None,
 
     Bodies come parents first; joints, shapes and visuals in object order (stacked joints in their
     file's: :func:`in_file_order`). ``frames`` may carry
-    world frames already read (by :func:`blender_problems` on the same, unchanged objects).
+    world frames already read (by :func:`blender_problems` on the same, unchanged objects); without it
+    the whole scene's are read at once.
     ``visual_meshes``: False leaves the visuals' meshes empty, for whoever takes them from Blender
     itself (the NESTED USD export: Blender's exporter writes them) or needs none (the simulation);
     reading a real robot's render meshes is most of reading the robot. ``file_names`` (a dict)
     receives each joint's file name where it differs from its object's (see :func:`file_name`).
     """
+    if frames is None:
+        frames = WorldFrames() if objects is not None else WorldFrames().read_all(scene.objects)
     objects = list(scene.objects if objects is None else objects)
-    frames = WorldFrames() if frames is None else frames
     roles = [(o, *frames.role(o)) for o in objects]  # (object, body, joint, collider props or None)
     body_roles = [(o, body) for o, body, _, _ in roles if body is not None]
     bodies = {o for o, _ in body_roles}

@@ -141,7 +141,14 @@ def read_dof(props) -> Dof:
 def shortest_decimals(values) -> tuple:
     """Float32 values as the shortest decimals they hold: MuJoCo's defaults (0.02, 0.9...) come back as
     themselves, so a writer that leaves defaults out sees them as defaults."""
-    return tuple(float(str(np.float32(v))) for v in values)
+    return _shortest_decimals(np.asarray(values, dtype=np.float32).tobytes())
+
+
+@lru_cache(maxsize=1024)
+def _shortest_decimals(float32_bits: bytes) -> tuple:
+    """:func:`shortest_decimals` remembered by the values' float32 bits (0.0 and -0.0 apart): most
+    DOFs share MuJoCo's solref and solimp."""
+    return tuple(float(str(v)) for v in np.frombuffer(float32_bits, dtype=np.float32))
 
 
 def read_material(props) -> PhysicsMaterial:
@@ -338,21 +345,35 @@ def write_keyframe(props, keyframe: Keyframe) -> None:
 
 def read_keyframe(props) -> Keyframe:
     keyframe = Keyframe(name=props.name, time=props.time)
-    for item in props.values:
-        v = tuple(high + low for high, low in zip(item.values, item.values_low))
-        if item.kind == "POSITION":
-            keyframe.joint_positions[(item.target, item.axis)] = v[0]
-        elif item.kind == "VELOCITY":
-            keyframe.joint_velocities[(item.target, item.axis)] = v[0]
-        elif item.kind == "BALL":
-            keyframe.ball_rotations[item.target] = v[:4]
-        elif item.kind == "ROOT_POSE":
-            keyframe.root_poses[item.target] = Pose(v[:3], v[3:7])
-        elif item.kind == "ROOT_VELOCITY":
-            keyframe.root_velocities[item.target] = (v[:3], v[3:6])
-        elif item.kind == "CONTROL":
-            keyframe.controls[item.target] = v[0]
+    items = props.values
+    for item, v in zip(items, _keyframe_values(items)):
+        kind, target, axis = _KEYFRAME_ITEM(item)
+        if kind == "POSITION":
+            keyframe.joint_positions[(target, axis)] = v[0]
+        elif kind == "VELOCITY":
+            keyframe.joint_velocities[(target, axis)] = v[0]
+        elif kind == "BALL":
+            keyframe.ball_rotations[target] = v[:4]
+        elif kind == "ROOT_POSE":
+            keyframe.root_poses[target] = Pose(v[:3], v[3:7])
+        elif kind == "ROOT_VELOCITY":
+            keyframe.root_velocities[target] = (v[:3], v[3:6])
+        elif kind == "CONTROL":
+            keyframe.controls[target] = v[0]
     return keyframe
+
+
+_KEYFRAME_ITEM = attrgetter("kind", "target", "axis")
+
+
+def _keyframe_values(items) -> list[tuple]:
+    """Each keyframe item's 7 values, its float32 high and low parts summed in float64 (the
+    collection's two ``foreach_get`` reads rather than two array reads per item)."""
+    high, low = (np.empty(7 * len(items), dtype=np.float32) for _ in range(2))
+    items.foreach_get("values", high)
+    items.foreach_get("values_low", low)
+    summed = high.astype(np.float64) + low.astype(np.float64)
+    return [tuple(row) for row in summed.reshape(-1, 7).tolist()]
 
 
 def write_equality(props, equality: Equality, bodies: dict, sites: dict) -> None:
