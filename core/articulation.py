@@ -53,6 +53,7 @@ class Articulation:
     parents: dict[str, str] = field(default_factory=dict)  # child -> parent inside this tree
     # child -> the further joints stacked on its parent (or base) joint's edge, scene order
     stacked_joints: dict[str, list[Joint]] = field(default_factory=dict)
+    tree_joints: dict[str, Joint] = field(default_factory=dict)  # child -> its tree joint, as in ``joints``
 
     def edge_joints(self, body: str) -> list[Joint]:
         """Every joint that moves ``body`` relative to its parent (or the world): its tree (or base)
@@ -64,7 +65,7 @@ class Articulation:
         """The tree joint from ``body``'s parent to ``body`` (base joint for the root)."""
         if body == self.root:
             return self.base_joint
-        return next((j for j in self.joints if j.body1 == body), None)
+        return self.tree_joints.get(body)
 
     @property
     def is_welded_tree(self) -> bool:
@@ -215,6 +216,7 @@ def find_articulations(scene: PhysicsScene) -> list[Articulation]:
         for child in articulation.bodies[1:]:
             if child in tree_joint:
                 articulation.joints.append(tree_joint[child])
+                articulation.tree_joints[child] = tree_joint[child]
             elif not any(j.body0 == child for j in articulation.reversed_joints):
                 articulation.implicit_welds.append((articulation.parents[child], child))
     return list(articulations.values())

@@ -934,6 +934,7 @@ class _SpecBuilder(ExtrasWriter):
     def initial_keyframe(self, model) -> bool:
         mj = self.mj
         qpos, qvel = np.array(model.qpos0, dtype=float), np.zeros(model.nv)
+        qpos_at, dofs_at = model.jnt_qposadr.tolist(), model.jnt_dofadr.tolist()
         for joint in self.scene.joints:
             for name, dof in self.dof_joints.get(joint.name, []):
                 if joint.type == JointType.SPHERICAL:
@@ -941,8 +942,8 @@ class _SpecBuilder(ExtrasWriter):
                         self.say(f"initial state of ball joint {joint.name}")
                     continue
                 j = mj.mj_name2id(model, mj.mjtObj.mjOBJ_JOINT, name)
-                qpos[model.jnt_qposadr[j]] = float(dof.initial_position)  # the file's coordinate
-                qvel[model.jnt_dofadr[j]] = float(dof.initial_velocity)
+                qpos[qpos_at[j]] = float(dof.initial_position)  # the file's coordinate
+                qvel[dofs_at[j]] = float(dof.initial_velocity)
         for name in self.free_roots:
             body = self.scene.body(name)
             b = mj.mj_name2id(model, mj.mjtObj.mjOBJ_BODY, name)
