@@ -53,8 +53,8 @@ class BlenderSimulation:
                                                       capture_rest, scene_from_blender, world_pose)
 
         scene = self.scene = context.scene
-        capture_rest(scene.objects)  # the rest stays stored while the bodies show states
-        frames = WorldFrames().read_all(scene.objects)  # the objects' frames, read once for both passes
+        frames = WorldFrames().read_all(scene.objects)  # the world matrices, read once for all three
+        capture_rest(scene.objects, frames)  # the rest stays stored while the bodies show states
         self.description = scene_from_blender(scene, frames=frames, visual_meshes=False)  # at rest
         if not self.description.bodies:
             raise SimulationSetupError("nothing to simulate: no object is a physics body")

@@ -153,14 +153,16 @@ def stored_rest(obj) -> Pose:
     return Pose(pos=tuple(props.rest_location), rot=quat_normalize(tuple(props.rest_rotation)))
 
 
-def capture_rest(objects: Iterable) -> int:
+def capture_rest(objects: Iterable, frames: Optional["WorldFrames"] = None) -> int:
     """Store the current pose as the rest of every body in ``objects`` that is at rest (a body
-    away from its rest keeps the rest it has). Returns the bodies captured."""
+    away from its rest keeps the rest it has). Returns the bodies captured. ``frames``: the world
+    matrices already read (:meth:`WorldFrames.read_all`)."""
     captured = 0
     for obj in objects:
-        if obj.articula.body.enabled and not away_from_rest(obj):
-            pose = world_pose(obj)
-            obj.articula.body.rest_location, obj.articula.body.rest_rotation = pose.pos, pose.rot
+        props = obj.articula.body
+        if props.enabled and not (props.posed or is_bake_animated(obj)):  # not away_from_rest
+            pose = frames.current_pose(obj) if frames is not None else world_pose(obj)
+            props.rest_location, props.rest_rotation = pose.pos, pose.rot
             captured += 1
     return captured
 
@@ -217,6 +219,11 @@ class WorldFrames(dict):
         self._read = world_poses_and_scales(objects)
         return self
 
+    def current_pose(self, obj) -> Pose:
+        """``obj``'s world pose where it is now, whatever its rest (:func:`world_pose`)."""
+        read = self._read.get(obj)
+        return read[0] if read is not None else world_pose(obj)
+
     def anchor(self, obj):
         """:func:`rest_anchor`, remembered along the parent chains (one read per object); up to
         the nearest object known, then down again: a loop, for chains of any length."""
@@ -239,7 +246,7 @@ class WorldFrames(dict):
         if anchor is obj:
             pose = stored_rest(obj)
         elif anchor is not None:
-            pose = pose_mul(self[anchor][0], pose_relative(world_pose(anchor), pose))
+            pose = pose_mul(self[anchor][0], pose_relative(self.current_pose(anchor), pose))
         frame = self[obj] = (pose, scale)
         return frame
 

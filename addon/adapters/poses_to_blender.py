@@ -31,8 +31,9 @@ class BodyWriter:
         self.objects = [objects[r] for r in rows]
         self.rows = np.asarray(rows, dtype=np.int64)
         self.saved = [(o.rotation_mode, o.matrix_basis.copy()) for o in self.objects]
-        for obj in self.objects:
-            obj.rotation_mode = "QUATERNION"  # converts the current rotation
+        for obj, (mode, _) in zip(self.objects, self.saved):
+            if mode != "QUATERNION":
+                obj.rotation_mode = "QUATERNION"  # converts the current rotation
         n = len(objects)
         parent = np.full(n, -1)
         t, q, s = np.zeros((n, 3)), np.tile([1.0, 0.0, 0.0, 0.0], (n, 1)), np.ones(n)
