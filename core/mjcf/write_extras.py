@@ -37,6 +37,7 @@ def tendon_friction_and_spring(spec_tendon, tendon) -> None:
     if tendon.spring_length is not None:
         spec_tendon.springlength = [float(v) for v in tendon.spring_length]
 
+
 class _KeyStart:
     """A compiled model's rest state, mocap poses (in mocap order), actuator names and description DOF
     addresses: what every keyframe starts from."""
@@ -358,14 +359,11 @@ class ExtrasWriter:
             start = self._key_start = _KeyStart(model, self.mj, self._dof_addresses(model))
         return start
 
-    def key_address(self, model, joint_name: str, axis: str) -> Optional[tuple[Optional[int], int]]:
-        """(qpos, qvel) address of a description DOF in ``model`` (qpos None on a ball joint), None when
-        it was not written."""
-        return self.key_start(model).addresses.get((joint_name, axis))
-
     def _dof_addresses(self, model) -> dict[tuple[str, str], tuple[Optional[int], int]]:
+        """Description DOF (joint, axis) -> its (qpos, qvel) address in ``model`` (qpos None on a ball
+        joint); DOFs that were not written are absent."""
         mj = self.mj
-        ball, joint = int(mj.mjtJoint.mjJNT_BALL), mj.mjtObj.mjOBJ_JOINT
+        ball, joint_kind = int(mj.mjtJoint.mjJNT_BALL), mj.mjtObj.mjOBJ_JOINT
         types, qpos, dofs_at = model.jnt_type.tolist(), model.jnt_qposadr.tolist(), model.jnt_dofadr.tolist()
         found = {}
         for joint_name, dofs in self.dof_joints.items():
@@ -373,7 +371,7 @@ class ExtrasWriter:
                 axis = dof.axis.value
                 if (joint_name, axis) in found:
                     continue
-                j = mj.mj_name2id(model, joint, name)
+                j = mj.mj_name2id(model, joint_kind, name)
                 if types[j] == ball:  # its rotation is a quaternion
                     found[(joint_name, axis)] = None, dofs_at[j] + "XYZ".index(axis[-1])
                 else:
