@@ -340,6 +340,7 @@ def colliders_from_visuals(scene, method: str, settings: DecompositionSettings =
     convex hull (at most ``settings.max_vertices``) or a convex decomposition per visual. With
     ``decompose_meshes``, triangle-mesh colliders of moving bodies become convex decompositions.
     Changes ``scene`` in place; returns notes for the user (what was made)."""
+    from .mesh_files import triangle_arrays
     from .model import ShapeKind
     from .transforms import pose_mul
 
@@ -359,7 +360,7 @@ def colliders_from_visuals(scene, method: str, settings: DecompositionSettings =
     if decompose_meshes:
         moving = {b.name for b in scene.bodies if not b.kinematic}
         for shape in [s for s in scene.shapes if s.kind == ShapeKind.MESH and s.body in moving and s.mesh]:
-            hulls = decompose(np.asarray(shape.mesh.vertices), np.asarray(shape.mesh.triangles), settings)
+            hulls = decompose(*triangle_arrays(shape.mesh), settings)
             index = scene.shapes.index(shape)
             scene.shapes[index:index + 1] = hull_shapes(
                 shape.name, hulls, body=shape.body, pose=shape.pose, scale=shape.scale, material=shape.material,
@@ -369,9 +370,10 @@ def colliders_from_visuals(scene, method: str, settings: DecompositionSettings =
 
 
 def _shapes_for_visual(visual, method: str, settings: DecompositionSettings, pose_mul, world: int) -> list:
+    from .mesh_files import triangle_arrays
     from .model import Pose, Shape, ShapeKind
 
-    vertices = np.asarray(visual.mesh.vertices, dtype=np.float64)
+    vertices, triangles = triangle_arrays(visual.mesh)
     scale = np.abs(np.asarray(visual.scale, dtype=np.float64))
     if method == "BOX":
         low, high = vertices.min(axis=0), vertices.max(axis=0)
@@ -385,5 +387,5 @@ def _shapes_for_visual(visual, method: str, settings: DecompositionSettings, pos
         except ValueError:
             return []  # a flat visual: nothing to collide with
     else:
-        hulls = decompose(vertices, np.asarray(visual.mesh.triangles), settings)
+        hulls = decompose(vertices, triangles, settings)
     return hull_shapes(visual.name, hulls, body=visual.body, pose=visual.pose, scale=tuple(visual.scale), world=world)

@@ -14,6 +14,7 @@ import numpy as np
 
 from .articulation import find_articulations
 from .collision import should_collide
+from .mesh_files import vertex_array
 from .model import Body, PhysicsScene, Pose, Shape, ShapeKind
 from .transforms import pose_mul, quat_to_matrix
 
@@ -39,7 +40,7 @@ def lowest_point(shape: Shape, body_pose: Pose) -> float:
             return z - along * shape.half_height - shape.radius
         return z - along * shape.half_height - shape.radius * math.sqrt(max(0.0, 1.0 - along * along))
     if shape.mesh is not None and shape.mesh.vertices:
-        vertices = np.asarray(shape.mesh.vertices, dtype=float) * np.asarray(shape.scale, dtype=float)
+        vertices = vertex_array(shape.mesh) * np.asarray(shape.scale, dtype=float)
         return z + float((vertices @ down).min())
     return z
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .mesh_files import triangle_arrays
 from .model import DEFAULT_DENSITY, MassProperties, PhysicsScene, Shape, ShapeKind
 from .transforms import quat_from_matrix, quat_to_matrix, transform_point
 
@@ -56,8 +57,8 @@ def _mesh_volume(shape: Shape) -> ShapeVolume:
     mesh = shape.mesh
     if mesh is None or not mesh.triangles:
         raise ValueError(f"{shape.kind.value} shape {shape.name!r} has no triangles")
-    points = np.asarray(mesh.vertices, dtype=float) * np.asarray(shape.scale, dtype=float)
-    tris = np.asarray(mesh.triangles, dtype=int)
+    points, tris = triangle_arrays(mesh)
+    points = points * np.asarray(shape.scale, dtype=float)
     open_edges = _open_edge_count(tris)
     if open_edges:
         raise ValueError(f"mesh shape {shape.name!r} is not closed ({open_edges} open edges), "

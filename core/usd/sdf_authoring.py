@@ -12,6 +12,7 @@ from typing import Optional
 import numpy as np
 from pxr import Gf, Sdf, UsdGeom, Vt
 
+from ..mesh_files import triangle_arrays
 from ..model import MeshData, Pose
 
 T = Sdf.ValueTypeNames
@@ -160,8 +161,9 @@ def set_pose(prim: Prim, pose: Pose, scale=None) -> None:
 
 def set_mesh(prim: Prim, mesh: MeshData) -> None:
     # Whole arrays through numpy (float32 rounding as Gf.Vec3f's), not element by element.
-    points = Vt.Vec3fArray.FromNumpy(np.asarray(mesh.vertices, dtype=np.float32).reshape(-1, 3))
-    indices = np.asarray(mesh.triangles, dtype=np.int32).reshape(-1)
+    vertices, triangles = triangle_arrays(mesh, np.float32, np.int32)
+    points = Vt.Vec3fArray.FromNumpy(vertices)
+    indices = triangles.reshape(-1)
     prim.set("points", T.Point3fArray, points)
     prim.set("faceVertexCounts", T.IntArray, Vt.IntArray.FromNumpy(np.full(len(indices) // 3, 3, np.int32)))
     prim.set("faceVertexIndices", T.IntArray, Vt.IntArray.FromNumpy(indices))
