@@ -158,8 +158,10 @@ def _add_mujoco_actuator(builder: newton.ModelBuilder, target, actuator: Actuato
 
 
 def add_mimics(builder: newton.ModelBuilder, scene: PhysicsScene, joint_index: dict[str, int],
-               notes: list[str]):
-    """``Joint.mimic`` of the template's joints -> Newton joint-owned mimics (every solver)."""
+               notes: list[str], zero_shifts: Mapping[str, float] | None = None):
+    """``Joint.mimic`` of the template's joints -> Newton joint-owned mimics (every solver). ``zero_shifts``:
+    {joint: how far its Newton zero was moved from the authored pose} (sim.builder.zero_shift, XPBD)."""
+    shift = (zero_shifts or {}).get
     for name, follower in joint_index.items():
         joint = scene.joint(name)
         if joint is None or joint.mimic is None:
@@ -174,7 +176,10 @@ def add_mimics(builder: newton.ModelBuilder, scene: PhysicsScene, joint_index: d
                          f"(stacked on the same bodies); the coupling is not simulated")
             continue
         try:
-            builder.set_joint_mimic(follower, leader, coeffs=(joint.mimic.offset, joint.mimic.gear))
+            offset = joint.mimic.offset
+            if shift(name) or shift(joint.mimic.leader):  # in Newton's coordinates, counted from the zeros
+                offset += joint.mimic.gear * shift(joint.mimic.leader, 0.0) - shift(name, 0.0)
+            builder.set_joint_mimic(follower, leader, coeffs=(offset, joint.mimic.gear))
         except ValueError as error:
             notes.append(f"joint {name!r}: the coupling to {joint.mimic.leader!r} is not simulated ({error})")
             continue
@@ -283,7 +288,7 @@ class ActuatorSlot:
     replica: int
     route: str
     index: int = -1
-    target_offset: float = 0.0  # the DOF's reference: Newton's targets count from the authored pose
+    target_offset: float = 0.0  # the DOF's DofInfo.zero: Newton's targets count from it
 
 
 def _dof_axis(scene: PhysicsScene, joint_name: str, axis: Optional[str]) -> Optional[str]:
@@ -298,7 +303,7 @@ def route_actuators(scene: PhysicsScene, solver: Solver, dofs: Mapping, replicas
                     mujoco_rows: Mapping[tuple[str, int], int], notes: list[str]):
     """Every actuator of every replica as an :class:`ActuatorSlot`, and the kernel rows
     (``(actuator, [(q index, qd index, coef)], length offset)``) for FEATHERSTONE/XPBD: Newton's
-    joint coordinates count from the authored pose, the file's from it less each DOF's reference."""
+    joint coordinates count from each DOF's ``DofInfo.zero`` (the authored pose, the file's reference)."""
     slots: list[ActuatorSlot] = []
     kernel_rows: list[tuple[Actuator, list[tuple[int, int, float]], float]] = []
     said: set[str] = set()
@@ -327,10 +332,10 @@ def route_actuators(scene: PhysicsScene, solver: Solver, dofs: Mapping, replicas
                     position = actuator.kind == ActuatorKind.POSITION
                     slots.append(ActuatorSlot(actuator, replica, "drive",
                                               info.q_index if position else info.qd_index,
-                                              info.dof.reference if position else 0.0))
+                                              info.zero if position else 0.0))
                     continue
                 entries = [(info.q_index, info.qd_index, 1.0)]
-                references = [info.dof.reference]
+                references = [info.zero]
             else:
                 entries, references = [], []
                 for tj in tendon.joints:
@@ -340,7 +345,7 @@ def route_actuators(scene: PhysicsScene, solver: Solver, dofs: Mapping, replicas
                         entries = None
                         break
                     entries.append((info.q_index, info.qd_index, tj.coef))
-                    references.append(info.dof.reference)
+                    references.append(info.zero)
                 if entries is None:
                     note(actuator, f"tendon {tendon.name!r} has a joint that is not simulated; not simulated")
                     slots.append(ActuatorSlot(actuator, replica, "none"))

@@ -96,6 +96,13 @@ class DofInfo:
     q_index: int  # into joint_q / joint_target_q
     qd_index: int  # into joint_qd / joint_f / joint_target_qd
     dof: Dof
+    # The description's coordinate at Newton's zero: the DOF's reference, unless XPBD's zero was moved to
+    # the middle of its limits (see zero_shift). Newton's coordinate = the description's - zero.
+    zero: float | None = None
+
+    def __post_init__(self):
+        if self.zero is None:
+            self.zero = self.dof.reference
 
 
 @dataclass
@@ -105,6 +112,7 @@ class WorldTemplate:
     builder: newton.ModelBuilder
     bodies: list[str] = field(default_factory=list)  # local body index -> name
     dofs: list[tuple[str, str, int, int, Dof]] = field(default_factory=list)  # local indices
+    zero_shifts: dict[tuple[str, str], float] = field(default_factory=dict)  # (joint, axis) -> zero_shift
     kinematic_joints: dict[str, int] = field(default_factory=dict)  # body -> local free joint
     joint_index: dict[str, int] = field(default_factory=dict)  # description joint -> local Newton joint
     actuator_rows: list[str] = field(default_factory=list)  # MuJoCo actuator rows (names), in order
@@ -291,14 +299,17 @@ def _add_height_field(builder: newton.ModelBuilder, shape: Shape, body: int, com
 
 
 def _dof_config(dof: Dof, axis: tuple[float, float, float], native_damping: bool,
-                kernel_drives: bool, own_hard_limits: bool = False) -> newton.ModelBuilder.JointDofConfig:
+                kernel_drives: bool, own_hard_limits: bool = False,
+                zero: float | None = None) -> newton.ModelBuilder.JointDofConfig:
+    """``zero``: the description's coordinate at Newton's zero (DofInfo.zero), the reference if None."""
     limited = dof.motion == DofMotion.LIMITED
     hard = dof.limit_stiffness <= 0.0
     hard_ke, hard_kd = (0.0, 0.0) if own_hard_limits else (HARD_LIMIT_KE, HARD_LIMIT_KD)
     drive = dof.drive_enabled and (dof.drive_stiffness != 0.0 or dof.drive_damping != 0.0)
     # An effort limit the solver cannot clamp is applied by sim.friction's drive kernel instead.
     kernel_drive = drive and kernel_drives and math.isfinite(dof.max_effort)
-    ref = dof.reference  # Newton's zero is the authored pose, where the description's coordinate is ref
+    # Newton's zero is the authored pose, where the description's coordinate is the reference (or moved)
+    ref = dof.reference if zero is None else zero
     return newton.ModelBuilder.JointDofConfig(
         axis=axis,
         limit_lower=dof.lower - ref if limited and math.isfinite(dof.lower) else -newton.MAXVAL,
@@ -362,9 +373,9 @@ def angle_as_twist(frames: tuple[Pose, Pose], axes: list) -> tuple[tuple[Pose, P
     at a half turn (its gradient grows as 1 / cos(angle / 2)). pybullet's A1 folds its knees (about Y) to
     their -2.70 rad limit lying on the ground: the knees were pushed 0.1 rad past the limit and a calf
     was flung at 500 rad/s within 0.6 s at a 1 ms solver step; turned to X it rests, as on MuJoCo.
-    Either way XPBD reads an angle within a half turn: a limit past it (the A1's thighs reach 4.19 rad)
-    is met on the wrong side once the joint turns that far. Done on floating robots only (they fold onto
-    their limits lying on the ground): on a fixed arm (tests/sim/test_grab_effective_mass.py) a 50 g hand
+    Either way XPBD reads an angle within a half turn: limits past it get their zero moved (zero_shift,
+    about the axis as turned here). Done on floating robots only (they fold onto their limits lying on
+    the ground): on a fixed arm (tests/sim/test_grab_effective_mass.py) a 50 g hand
     pulled on a 5 kg arm swung +-1 rad with its hinges (about Z) turned, and came to the target without."""
     turn = _x_onto(axes[-1])
     if turn == (1.0, 0.0, 0.0, 0.0):
@@ -372,6 +383,37 @@ def angle_as_twist(frames: tuple[Pose, Pose], axes: list) -> tuple[tuple[Pose, P
     back = quat_conjugate(turn)
     turned = tuple(Pose(pos=f.pos, rot=quat_mul(f.rot, turn)) for f in frames)
     return turned, [quat_rotate(back, a) for a in axes[:-1]] + [(1.0, 0.0, 0.0)]
+
+
+#: How near a half turn (rad) a limit may lie before XPBD's zero moves (zero_shift). XPBD reads a one-angle
+#: joint's angle within -pi..pi of Newton's zero: a limit there is met on the wrong side once the joint
+#: overshoots it past the half turn. A joint overshoots a limit by about what it turns in a solver step (a
+#: pendulum reaching its limit at 5.5 rad/s, 600 Hz: 2.8 mrad); centred limits keep at least half this
+#: margin, 0.25 rad, a joint turning 150 rad/s at 600 Hz. It also keeps a swing (an axis other than X)
+#: off XPBD's singular read at the half turn (its gradient grows as 1 / cos(angle / 2): 4x at the margin).
+HALF_TURN_MARGIN = 0.5
+
+
+def zero_shift(dof: Dof) -> float:
+    """XPBD: how far (rad) Newton's zero of a one-angle DOF moves from the authored pose to the middle of
+    its limits, 0.0 where it stays. XPBD reads an angle only within a half turn either way of its zero
+    (from the two joint frames' relative rotation), so a limit past that (pybullet's A1 thighs: -1.05..4.19
+    rad) is met on the wrong side and the joint pushed the long way round. Moved where a limit lies within
+    HALF_TURN_MARGIN of the half turn or past it and the two limits span less than a turn less the margin:
+    centred, each lies within a half turn less half the margin."""
+    if dof.motion != DofMotion.LIMITED or not (math.isfinite(dof.lower) and math.isfinite(dof.upper)):
+        return 0.0
+    lower, upper = dof.lower - dof.reference, dof.upper - dof.reference
+    near_half_turn = max(-lower, upper) > math.pi - HALF_TURN_MARGIN
+    within_a_turn = upper - lower < 2.0 * math.pi - HALF_TURN_MARGIN
+    return 0.5 * (lower + upper) if near_half_turn and within_a_turn else 0.0
+
+
+def shifted_zero(frames: tuple[Pose, Pose], axis, shift: float) -> tuple[Pose, Pose]:
+    """The joint's parent frame turned by ``shift`` about its angle ``axis`` (expressed in that frame, so
+    left in place by the turn): Newton's coordinate q then places the bodies where q + shift did before."""
+    parent, child = frames
+    return Pose(pos=parent.pos, rot=quat_mul(parent.rot, quat_from_axis_angle(axis, shift))), child
 
 
 def _floats(scene: PhysicsScene, articulation: Articulation) -> bool:
@@ -464,7 +506,8 @@ class _TemplateBuilder:
 
     def _add_actuation(self, template: WorldTemplate):
         """Coupled joints (every solver) and, on MuJoCo, the actuators and fixed tendons as MuJoCo rows."""
-        add_mimics(template.builder, self.scene, template.joint_index, self.notes)
+        add_mimics(template.builder, self.scene, template.joint_index, self.notes,
+                   {joint: shift for (joint, _), shift in template.zero_shifts.items()})
         if self.solver == Solver.MUJOCO and has_actuation(self.scene):
             dof_index = {(joint, axis): qd for joint, axis, _, qd, _ in template.dofs}
             template.actuator_rows = add_mujoco_actuation(template.builder, self.scene, template.joint_index,
@@ -637,16 +680,34 @@ class _TemplateBuilder:
         if self._angles_as_twist and len(angular) == 1:
             frames, axes = angle_as_twist(frames, axes)
             common.update(parent_xform=to_wp_transform(frames[0]), child_xform=to_wp_transform(frames[1]))
-        configs = [_dof_config(d, a, self.caps.damping, self.caps.kernel_drives, self.caps.own_hard_limits)
-                   for d, a in zip(linear + angular, axes)]
+        frames, zeros = self._zero_at_mid_limits(template, joint.name, linear, angular, frames, axes)
+        common.update(parent_xform=to_wp_transform(frames[0]))
+        configs = [_dof_config(d, a, self.caps.damping, self.caps.kernel_drives, self.caps.own_hard_limits, z)
+                   for d, a, z in zip(linear + angular, axes, zeros)]
         new = b.add_joint(kind, parent, child, linear_axes=configs[:len(linear)],
                           angular_axes=configs[len(linear):], **common)
         template.joint_index[joint.name] = new
         q0, qd0 = b.joint_q_start[new], b.joint_qd_start[new]
-        for i, dof in enumerate(linear + angular):
+        for i, (dof, zero) in enumerate(zip(linear + angular, zeros)):
             template.dofs.append((joint.name, dof.axis.value, q0 + i, qd0 + i, dof))
-            _set_initial_state(b, q0 + i, qd0 + i, dof)
+            _set_initial_state(b, q0 + i, qd0 + i, dof, zero)
         return new
+
+    def _zero_at_mid_limits(self, template, angle_joint: str, linear: list[Dof], angular: list[Dof],
+                            frames: tuple[Pose, Pose], axes: list) -> tuple[tuple[Pose, Pose], list[float]]:
+        """XPBD: a lone angle DOF whose limits reach near a half turn gets Newton's zero at their middle
+        (zero_shift): the parent frame turned about its axis (after angle_as_twist's turn, about the axis
+        as it left it). Returns the frames and each DOF's zero (DofInfo.zero, in linear + angular order);
+        ``angle_joint`` is the description joint of the angle DOF.
+        Joints with slides or several angles keep theirs (a turned frame would turn their other axes)."""
+        zeros = [d.reference for d in linear + angular]
+        if self.solver != Solver.XPBD or linear or len(angular) != 1:
+            return frames, zeros
+        shift = zero_shift(angular[0])
+        if not shift:
+            return frames, zeros
+        template.zero_shifts[(angle_joint, angular[0].axis.value)] = shift
+        return shifted_zero(frames, axes[-1], shift), zeros[:-1] + [angular[0].reference + shift]
 
     def _add_stacked_joints(self, template, joints: list[Joint], index: dict[str, int],
                             in_file_order: bool = False) -> int:
@@ -675,8 +736,11 @@ class _TemplateBuilder:
         axes = [a for _, _, a in linear + angular]
         if self._angles_as_twist and len(angular) == 1:
             frames, axes = angle_as_twist(frames, axes)
-        configs = [_dof_config(d, a, self.caps.damping, self.caps.kernel_drives, self.caps.own_hard_limits)
-                   for (_, d, _), a in zip(linear + angular, axes)]
+        frames, zeros = self._zero_at_mid_limits(template, angular[0][0].name if angular else "",
+                                                 [d for _, d, _ in linear], [d for _, d, _ in angular],
+                                                 frames, axes)
+        configs = [_dof_config(d, a, self.caps.damping, self.caps.kernel_drives, self.caps.own_hard_limits, z)
+                   for (_, d, _), a, z in zip(linear + angular, axes, zeros)]
         new = b.add_joint_d6(parent, index[first.body1],
                              linear_axes=configs[:len(linear)] or None,
                              angular_axes=configs[len(linear):] or None,
@@ -685,9 +749,9 @@ class _TemplateBuilder:
                              collision_filter_parent=False)
         template.joint_index.update((joint.name, new) for joint in joints)
         q0, qd0 = b.joint_q_start[new], b.joint_qd_start[new]
-        for i, (joint, dof, _) in enumerate(linear + angular):
+        for i, ((joint, dof, _), zero) in enumerate(zip(linear + angular, zeros)):
             template.dofs.append((joint.name, dof.axis.value, q0 + i, qd0 + i, dof))
-            _set_initial_state(b, q0 + i, qd0 + i, dof)
+            _set_initial_state(b, q0 + i, qd0 + i, dof, zero)
         return new
 
     def _add_ball(self, template, joint: Joint, parent: int, child: int, common: dict) -> int:
@@ -817,7 +881,9 @@ def build_model(scene: PhysicsScene, solver: Solver | str | None = None, device=
         for i, name in enumerate(template.bodies):
             body_slots[(name, replica)] = body0 + i
         for joint, axis, q, qd, dof in template.dofs:
-            dof_slots[(joint, axis, replica)] = DofInfo(joint, axis, q + q0 if q >= 0 else -1, qd + qd0, dof)
+            zero = dof.reference + template.zero_shifts.get((joint, axis), 0.0)
+            dof_slots[(joint, axis, replica)] = DofInfo(joint, axis, q + q0 if q >= 0 else -1, qd + qd0, dof,
+                                                        zero)
         for name, joint in template.kinematic_joints.items():
             kinematic[(name, replica)] = joint + joint0
 
@@ -856,11 +922,11 @@ def build_model(scene: PhysicsScene, solver: Solver | str | None = None, device=
     )
 
 
-def _set_initial_state(builder: newton.ModelBuilder, q: int, qd: int, dof: Dof) -> None:
+def _set_initial_state(builder: newton.ModelBuilder, q: int, qd: int, dof: Dof, zero: float) -> None:
     """The DOF's initial position/velocity (a file's JointStateAPI), as Newton's add_usd sets them
-    (Newton's coordinate: 0 at the authored pose, the description's ``reference``)."""
-    if dof.initial_position != dof.reference:
-        builder.joint_q[q] = dof.initial_position - dof.reference
+    (Newton's coordinate: 0 at ``zero``, the authored pose's ``reference`` unless moved: DofInfo.zero)."""
+    if dof.initial_position != zero:
+        builder.joint_q[q] = dof.initial_position - zero
     if dof.initial_velocity:
         builder.joint_qd[qd] = dof.initial_velocity
 
@@ -950,7 +1016,7 @@ def _start_inside_limits(model: newton.Model, dofs: dict, solver: Solver, notes:
         dof = info.dof
         nearest = min(max(dof.initial_position, dof.lower), dof.upper)
         if info.q_index >= 0:
-            joint_q[info.q_index] = nearest - dof.reference  # Newton's coordinate
+            joint_q[info.q_index] = nearest - info.zero  # Newton's coordinate
         if replica == 0:
             notes.append(f"joint {joint!r} ({axis}) starts at {dof.initial_position:g}, outside its limits "
                          f"{dof.lower:g}..{dof.upper:g}: {solver.value} starts it at its nearest limit, "

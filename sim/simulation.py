@@ -380,10 +380,10 @@ class Simulation(FrameSteps):
         return self._state_0.body_qd.numpy()[self.built.body_index]
 
     def joint_positions(self, replica: int = 0) -> dict[tuple[str, str], float]:
-        """Each DOF's coordinate as the file means it (Newton's counts from the authored pose, the
-        file's from its ``reference``): {(joint name, axis): value} (ball joints are absent)."""
+        """Each DOF's coordinate as the file means it (Newton's counts from the DOF's ``DofInfo.zero``,
+        the authored pose unless moved): {(joint name, axis): value} (ball joints are absent)."""
         q = self._joint_state()[0]
-        return {(j, a): float(q[info.q_index]) + info.dof.reference for (j, a, r), info in self.built.dofs.items()
+        return {(j, a): float(q[info.q_index]) + info.zero for (j, a, r), info in self.built.dofs.items()
                 if r == replica and info.q_index >= 0}
 
     def joint_velocities(self, replica: int = 0) -> dict[tuple[str, str], float]:
@@ -518,7 +518,7 @@ class Simulation(FrameSteps):
             for info in infos:
                 index = getattr(info, field)
                 if index >= 0:
-                    host[index] = value - (info.dof.reference if field == "q_index" else 0.0)
+                    host[index] = value - (info.zero if field == "q_index" else 0.0)
         if device_array.device.is_cpu:  # set every frame when animated: no copy through Warp's checks
             device_array.numpy()[:] = host
         else:
