@@ -933,17 +933,19 @@ def _set_initial_state(builder: newton.ModelBuilder, q: int, qd: int, dof: Dof, 
 
 def mass_matrix_blocks(model: newton.Model):
     """(first DOF, last DOF + 1, the articulation's joint-space mass matrix) for each articulation, at
-    the model's initial pose (armature included); nothing where Newton gives no mass matrix."""
+    the model's initial pose (armature included); nothing where Newton gives no mass matrix. Only the
+    tree's DOFs: a loop-closing joint added after an articulation lies within its ``articulation_start``
+    range but has no row in the mass matrix (``articulation_end`` ends the tree)."""
     state = model.state()
     newton.eval_fk(model, model.joint_q, model.joint_qd, state)
     H = newton.eval_mass_matrix(model, state)
     if H is None:
         return
     H = H.numpy()
-    art_start = model.articulation_start.numpy()
+    art_start, art_end = model.articulation_start.numpy(), model.articulation_end.numpy()
     qd_start = model.joint_qd_start.numpy()
     for a in range(model.articulation_count):
-        first, last = qd_start[art_start[a]], qd_start[art_start[a + 1]]
+        first, last = qd_start[art_start[a]], qd_start[art_end[a]]
         yield first, last, H[a][: last - first, : last - first].astype(np.float64)
 
 
