@@ -30,7 +30,7 @@ def test_default_solver_runs_two_seconds_without_diverging(name):
 
 
 @pytest.mark.parametrize("solver", ["FEATHERSTONE", "XPBD"])
-@pytest.mark.parametrize("name", ["six_dof_arm", "quadruped"])
+@pytest.mark.parametrize("name", ROBOTS)
 def test_other_solvers_run_one_second_without_diverging(name, solver):
     sim = Simulation(samples.SAMPLES[name](), device="cpu", solver=solver)
     sim.advance(1.0)
