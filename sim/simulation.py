@@ -538,6 +538,8 @@ class Simulation(FrameSteps):
             infos = [i for (j, _, _), i in self.built.dofs.items() if j == key]
             if len({i.axis for i in infos}) > 1:
                 raise KeyError(f"joint {key!r} has several DOFs: give (joint, axis)")
+        if not infos and (key[0] if isinstance(key, tuple) else key) in self.built.left_out_joints:
+            return []  # a joint this solver leaves out: nothing to set
         if not infos:
             raise KeyError(f"no simulated DOF {key!r}")
         return infos
