@@ -38,7 +38,8 @@ from .friction import JointEffects
 from .kinematic import KinematicDriver
 from .mujoco_spec import (MUJOCO_CUDA_CROSSOVER_REPLICAS, MuJoCoSimulation, on_mujoco_c,  # noqa: F401
                           spec_refusal)
-from .preflight import featherstone_settings, refuse_start_overlap, refuse_unheld_robot, split_steps
+from .preflight import (SolverRefusal, featherstone_settings, refuse_start_overlap, refuse_unheld_robot,
+                        split_steps)
 from .wrenches import AppliedWrenches, WrenchSource
 
 log = logging.getLogger(__name__)
@@ -143,9 +144,17 @@ def _make_solver(model: newton.Model, solver: Solver, device: str, iterations: i
     route_mujoco_warnings()
     # The scene's integrator and, on MuJoCo's C library, its multi-point box contacts (on by default there),
     # as the MJCF export steps them; MuJoCo Warp keeps Newton's choice (not yet run on a GPU).
-    return newton.solvers.SolverMuJoCo(model, use_mujoco_cpu=use_c, separate_worlds=not use_c or model.world_count > 1,
-                                       iterations=max(1, iterations), integrator=integrator,
-                                       enable_multiccd=True if use_c else None)
+    try:
+        return newton.solvers.SolverMuJoCo(model, use_mujoco_cpu=use_c,
+                                           separate_worlds=not use_c or model.world_count > 1,
+                                           iterations=max(1, iterations), integrator=integrator,
+                                           enable_multiccd=True if use_c else None)
+    except ValueError as error:
+        if "homogeneous worlds" not in str(error):
+            raise
+        raise SolverRefusal(
+            f"MuJoCo through Newton (scene worlds with replicas, or a GPU) needs every world to hold the same "
+            f"robot ({error}): simulate one replica on the CPU, or use FEATHERSTONE or XPBD") from error
 
 
 @contextlib.contextmanager

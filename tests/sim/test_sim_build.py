@@ -10,6 +10,7 @@ from articula.core.model import (
     Body, DofMotion, JointType, PhysicsScene, Pose, SceneSettings, Shape, ShapeKind, Solver, make_joint,
 )
 from articula.sim.builder import SimulationBuildError, build_model, replica_offsets
+from articula.sim.preflight import SolverRefusal
 from articula.sim.simulation import Simulation, resolve_device
 
 
@@ -100,6 +101,15 @@ def test_four_bar_replicas_on_featherstone_move_alike():
     assert ("rocker_to_ground", "rotY") not in first  # not simulated, so not reported
     assert first == pytest.approx(second, abs=1e-6) and abs(first[("crank_hinge", "rotY")]) > 1e-3
     sim.close()
+
+
+def test_replicas_of_unlike_scene_worlds_on_mujoco_are_refused_with_what_would_hold_them():
+    # The showcase's world 0 holds eight bodies, world 1 one: Newton's MuJoCo needs alike worlds.
+    scene = samples.collision_showcase()
+    scene.settings.replicas = 2
+    with pytest.raises(SolverRefusal, match="World 0 has 8 bodies.*one replica.*FEATHERSTONE or XPBD"):
+        Simulation(scene, device="cpu", solver="MUJOCO")
+    Simulation(scene, device="cpu", solver="FEATHERSTONE").close()
 
 
 def test_kinematic_body_below_a_dynamic_one_is_refused_with_its_name():
