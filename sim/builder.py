@@ -98,11 +98,7 @@ class DofInfo:
     dof: Dof
     # The description's coordinate at Newton's zero: the DOF's reference, unless XPBD's zero was moved to
     # the middle of its limits (see zero_shift). Newton's coordinate = the description's - zero.
-    zero: float | None = None
-
-    def __post_init__(self):
-        if self.zero is None:
-            self.zero = self.dof.reference
+    zero: float
 
 
 @dataclass
@@ -300,17 +296,15 @@ def _add_height_field(builder: newton.ModelBuilder, shape: Shape, body: int, com
 
 
 def _dof_config(dof: Dof, axis: tuple[float, float, float], native_damping: bool,
-                kernel_drives: bool, own_hard_limits: bool = False,
-                zero: float | None = None) -> newton.ModelBuilder.JointDofConfig:
-    """``zero``: the description's coordinate at Newton's zero (DofInfo.zero), the reference if None."""
+                kernel_drives: bool, own_hard_limits: bool, zero: float) -> newton.ModelBuilder.JointDofConfig:
+    """``zero``: the description's coordinate at Newton's zero (DofInfo.zero)."""
     limited = dof.motion == DofMotion.LIMITED
     hard = dof.limit_stiffness <= 0.0
     hard_ke, hard_kd = (0.0, 0.0) if own_hard_limits else (HARD_LIMIT_KE, HARD_LIMIT_KD)
     drive = dof.drive_enabled and (dof.drive_stiffness != 0.0 or dof.drive_damping != 0.0)
     # An effort limit the solver cannot clamp is applied by sim.friction's drive kernel instead.
     kernel_drive = drive and kernel_drives and math.isfinite(dof.max_effort)
-    # Newton's zero is the authored pose, where the description's coordinate is the reference (or moved)
-    ref = dof.reference if zero is None else zero
+    ref = zero  # the description's coordinate at Newton's zero: the reference, or moved on XPBD
     return newton.ModelBuilder.JointDofConfig(
         axis=axis,
         limit_lower=dof.lower - ref if limited and math.isfinite(dof.lower) else -newton.MAXVAL,
@@ -680,9 +674,8 @@ class _TemplateBuilder:
         axes = [AXIS_VECTORS[d.axis.letter] for d in linear + angular]
         if self._angles_as_twist and len(angular) == 1:
             frames, axes = angle_as_twist(frames, axes)
-            common.update(parent_xform=to_wp_transform(frames[0]), child_xform=to_wp_transform(frames[1]))
         frames, zeros = self._zero_at_mid_limits(template, joint.name, linear, angular, frames, axes)
-        common.update(parent_xform=to_wp_transform(frames[0]))
+        common.update(parent_xform=to_wp_transform(frames[0]), child_xform=to_wp_transform(frames[1]))
         configs = [_dof_config(d, a, self.caps.damping, self.caps.kernel_drives, self.caps.own_hard_limits, z)
                    for d, a, z in zip(linear + angular, axes, zeros)]
         new = b.add_joint(kind, parent, child, linear_axes=configs[:len(linear)],
