@@ -296,7 +296,8 @@ def _add_height_field(builder: newton.ModelBuilder, shape: Shape, body: int, com
 
 
 def _dof_config(dof: Dof, axis: tuple[float, float, float], native_damping: bool,
-                kernel_drives: bool, own_hard_limits: bool, zero: float) -> newton.ModelBuilder.JointDofConfig:
+                kernel_drives: bool, own_hard_limits: bool,
+                zero: float) -> newton.ModelBuilder.JointDofConfig:
     """``zero``: the description's coordinate at Newton's zero (DofInfo.zero)."""
     limited = dof.motion == DofMotion.LIMITED
     hard = dof.limit_stiffness <= 0.0
