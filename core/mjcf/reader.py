@@ -55,6 +55,7 @@ from ..transforms import pose_inverse, pose_mul, quat_normalize
 from . import primitives
 from .compiler import compile_spec
 from .read_extras import ExtrasReader, tendon_friction_and_spring
+from .fragments import fragment_advice, has_top_level_bodies, included_note, is_include_file_error
 
 #: MuJoCo draws geom groups 0, 1 and 2 by default.
 DRAWN_GROUPS = range(0, 3)
@@ -143,7 +144,13 @@ class MjcfReader(ExtrasReader):
         try:
             return self.mujoco.MjSpec.from_file(self.path)
         except Exception as error:  # MuJoCo names the element and line
-            raise self.Error(self.path, " ".join(str(error).split())) from error
+            message = " ".join(str(error).split())
+            if is_include_file_error(message):
+                message = ("a piece of a model for other files to include (<mujocoinclude>), not a robot of "
+                           f"its own: {fragment_advice(self.path)}")
+            else:
+                message += included_note(self.path)
+            raise self.Error(self.path, message) from error
 
     def load(self):
         mujoco = self.mujoco
@@ -157,7 +164,7 @@ class MjcfReader(ExtrasReader):
             except Exception as error:  # MuJoCo names the element
                 message = " ".join(str(error).split())
                 if not self.recover(message):
-                    raise self.Error(self.path, message) from error
+                    raise self.Error(self.path, message + included_note(self.path)) from error
         self.data = mujoco.MjData(self.model)
         mujoco.mj_kinematics(self.model, self.data)  # qpos = qpos0: the file's pose
 
@@ -183,6 +190,9 @@ class MjcfReader(ExtrasReader):
     def read(self) -> ReadResult:
         self.load()
         m, mujoco = self.model, self.mujoco
+        if m.nbody == 1 and has_top_level_bodies(self.path):
+            self.warn("its <body> elements stand outside <worldbody>, where MuJoCo ignores them: a piece of "
+                      f"a model for other files to include, not a robot of its own; {fragment_advice(self.path)}")
         name = m.names[:m.names.find(b"\0")].decode() if m.names else ""
         scene = PhysicsScene(name=name or os.path.splitext(os.path.basename(self.path))[0])
         self.scene = scene

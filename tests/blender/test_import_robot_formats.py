@@ -118,6 +118,23 @@ def test_mjcf_bad_xml_leaves_the_scene_as_it_was(clean_scene, tmp_path):
     assert _state() == before
 
 
+def test_mjcf_pieces_of_a_model_name_the_files_to_open(clean_scene, tmp_path):
+    """A file another includes, opened by mistake (``<mujocoinclude>``, or bodies outside
+    ``<worldbody>``, which MuJoCo ignores): refused, naming the scene file that includes it."""
+    (tmp_path / "arm.xml").write_text('<mujocoinclude><body name="arm"><geom size="0.1"/></body></mujocoinclude>')
+    (tmp_path / "hand.xml").write_text('<mujoco><body name="hand"><geom size="0.1"/></body></mujoco>')
+    (tmp_path / "reach.xml").write_text('<mujoco><worldbody><include file="arm.xml"/>'
+                                        '<body name="table"><include file="hand.xml"/></body></worldbody></mujoco>')
+    before = _state()
+    for piece, said in (("arm.xml", "<mujocoinclude>"), ("hand.xml", "outside <worldbody>")):
+        with pytest.raises(RuntimeError) as error:
+            bpy.ops.articula.import_mjcf(filepath=str(tmp_path / piece))
+        assert said in str(error.value) and "includes it (reach.xml)" in str(error.value)
+        assert _state() == before
+    bpy.ops.articula.import_mjcf(filepath=str(tmp_path / "reach.xml"))
+    assert {"arm", "hand", "table"} <= {o.name for o in bpy.context.scene.objects if o.articula.body.enabled}
+
+
 def test_mjcf_missing_mesh_leaves_the_scene_as_it_was(clean_scene, tmp_path):
     before = _state()
     bad = tmp_path / "mesh.xml"
