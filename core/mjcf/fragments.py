@@ -43,7 +43,8 @@ def _nearby_files(path: str) -> list[str]:
         if os.path.isdir(os.path.join(above, name)) and os.path.join(above, name) != folder)
     found = []
     for each in folders:
-        found += [os.path.join(each, name) for name in sorted(_listing(each)) if name.lower().endswith(".xml")]
+        found += [os.path.join(each, name) for name in sorted(_listing(each))
+                  if name.lower().endswith(".xml")]
         if len(found) >= _MOST_FILES:
             break
     return found[:_MOST_FILES]
@@ -89,7 +90,8 @@ def included_note(path: str) -> str:
     includers = including_files(path)
     if not includers:
         return ""
-    return f" (other files include this one as a piece of their model: open one of them, {_listed(includers)})"
+    return (" (other files include this one as a piece of their model: open one of them, "
+            f"{_listed(includers)})")
 
 
 def _listed(names: list[str]) -> str:

@@ -191,8 +191,9 @@ class MjcfReader(ExtrasReader):
         self.load()
         m, mujoco = self.model, self.mujoco
         if m.nbody == 1 and has_top_level_bodies(self.path):
-            self.warn("its <body> elements stand outside <worldbody>, where MuJoCo ignores them: a piece of "
-                      f"a model for other files to include, not a robot of its own; {fragment_advice(self.path)}")
+            self.warn("its <body> elements stand outside <worldbody>, where MuJoCo ignores them: a piece "
+                      "of a model for other files to include, not a robot of its own; "
+                      + fragment_advice(self.path))
         name = m.names[:m.names.find(b"\0")].decode() if m.names else ""
         scene = PhysicsScene(name=name or os.path.splitext(os.path.basename(self.path))[0])
         self.scene = scene
