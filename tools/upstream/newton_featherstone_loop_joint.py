@@ -3,8 +3,8 @@ holds a loop-closing joint (a joint added after the articulations' trees, as ``a
 joint of a four-bar linkage).
 
 Three links hinged in a chain from the world and a loop joint from the last back to the first, replicated
-into two worlds and stepped on the CPU without contacts: world 1's body poses are NaN after its first step of 1 ms,
-world 0's stay finite. The same model in one world (``--worlds 1``), or in two without the loop joint
+into two worlds and stepped on the CPU without contacts: world 1's body poses are NaN after its first
+step of 1 ms, world 0's stay finite. The same model in one world (``--worlds 1``), or in two without the loop joint
 (``--without-loop-joint``), stays finite. Articula leaves loop-closing joints out of Featherstone's model
 for this (Featherstone does not enforce them anyway).
 
