@@ -43,7 +43,7 @@ def build(context) -> dict:
     next(s for s in robot.shapes if s.body == "box_group2").half_extents = small
     next(v for v in robot.visuals if v.body == "box_group2").mesh = box_mesh(small)
     objects = build_scene(context, robot)
-    # Newton's MuJoCo solver wants every world to hold the same bodies; these two worlds do not.
+    # Newton's own world rule, as Newton steps it (MuJoCo keeps the worlds apart with collision masks).
     context.scene.articula.solver = "XPBD"
     return objects
 

@@ -50,7 +50,8 @@ EXAMPLES = (robotic_finger, six_dof_arm, quadruped, collision_showcase)
 OUT = _support.OUT
 DOCS = _support.REPO / "docs"
 FRAMES_SHOWN = 4
-SOLVER_NAMES = {"MUJOCO": "MuJoCo", "FEATHERSTONE": "Featherstone", "XPBD": "XPBD"}
+SOLVER_NAMES = {"MUJOCO": "MuJoCo's C library", "FEATHERSTONE": "Featherstone, Newton on Warp",
+                "XPBD": "XPBD, Newton on Warp"}
 
 
 class Report:
@@ -206,7 +207,7 @@ def bake(example, report: Report) -> bool:
     scene = bpy.context.scene
     scene.frame_start, scene.frame_end = 1, example.FRAME_END
     solver = SOLVER_NAMES.get(scene.articula.solver, scene.articula.solver)
-    with report.step(f"simulate and bake frames 1-{example.FRAME_END} ({solver}, Newton on Warp)"):
+    with report.step(f"simulate and bake frames 1-{example.FRAME_END} ({solver})"):
         baked = run_operator("bake", report, "bake", frame_start=1, frame_end=example.FRAME_END)
     return baked
 

@@ -129,8 +129,8 @@ class MjcfReader(ExtrasReader):
 
     Error = MjcfReadError
 
-    def __init__(self, path: str, visuals_from_colliders: bool = True):
-        self.path = path
+    def __init__(self, path: str | os.PathLike, visuals_from_colliders: bool = True):
+        self.path = os.fspath(path)  # MuJoCo's from_file takes only str
         self.mesh_sources: dict[str, MeshSource] = {}
         self.material_textures: dict[str, str] = {}
         self.visuals_from_colliders = visuals_from_colliders
@@ -835,7 +835,7 @@ def _mat_to_quat(mat) -> tuple:
     return q
 
 
-def read_mjcf(path: str, visuals_from_colliders: bool = True) -> ReadResult:
+def read_mjcf(path: str | os.PathLike, visuals_from_colliders: bool = True) -> ReadResult:
     """Read an MJCF file into the description; raises :class:`MjcfReadError` naming file and element.
 
     ``visuals_from_colliders``: add a drawn visual for each collider of a drawn group (MuJoCo shows

@@ -251,6 +251,7 @@ class _SpecBuilder(ExtrasWriter):
         self.moving: set = set()  # bodies with a joint of their own
         self.geom_names: set = set()
         self.excludes: set = set()
+        self.worlds_by_mask = False  # collision_masks() tells worlds apart
         self.exclude_list: list[tuple[str, str]] = []
         self.shape_geoms: dict[str, str] = {}  # collider name -> its geom's name
         self.tendon_names: set = set()
@@ -340,7 +341,10 @@ class _SpecBuilder(ExtrasWriter):
     def scene_extras(self) -> None:
         worlds = sorted({b.world for b in self.scene.bodies if b.world != -1}
                         | {s.world for s in self.scene.shapes if s.world != -1})
-        if len(worlds) > 1:
+        if len(worlds) > 1 and self.worlds_by_mask:
+            self.say(f"worlds {worlds} (MJCF has one world: theirs are told apart only by the colliders' "
+                     "contype/conaffinity, so bodies of different worlds never touch)")
+        elif len(worlds) > 1:
             self.say(f"worlds {worlds} (everything is written into one world, so they may collide)")
 
     # --- bodies and joints ----------------------------------------------------------------------
@@ -689,32 +693,45 @@ class _SpecBuilder(ExtrasWriter):
         return name
 
     def collision_masks(self) -> dict:
-        """Shape name -> (contype, conaffinity): one bit per collision group, the affinity the bits
-        of every group it touches (Newton's group rule), exact up to 30 groups. Group 0 touches
-        nothing. More groups: all in one mask, body pairs that never touch become excludes."""
+        """Shape name -> (contype, conaffinity): one bit per collision class, the affinity the bits of
+        every class it touches (Newton's world and group rule), exact up to 30 classes. A class is a
+        collision group, or with colliders in several worlds a (world, group) pair, so bodies of
+        different worlds never touch in MuJoCo's one world. Group 0 touches nothing. More classes: all
+        in one mask, body pairs that never touch become excludes."""
         scene = self.scene
-        groups = sorted({s.collision_group for s in scene.shapes if s.collision_group != 0}
-                        | ({-1} if scene.settings.ground_plane else set()), key=lambda g: (g != 1, abs(g), g))
+        by_world = len({s.world for s in scene.shapes if s.world != -1 and s.collision_group != 0}) > 1
+        ground = (-1 if by_world else 0, -1)  # global, group -1: touches every collider but group 0's
+        classes = sorted({self._collision_class(s, by_world) for s in scene.shapes if s.collision_group != 0}
+                         | ({ground} if scene.settings.ground_plane else set()),
+                         key=lambda c: (c[1] != 1, abs(c[1]), c[1], c[0]))
         masks: dict = {}
-        if len(groups) <= MAX_MASK_GROUPS:
-            bits = {g: 1 << k for k, g in enumerate(groups)}
-            affinity = {g: sum(bits[h] for h in groups if should_collide(0, 0, g, h)) for g in groups}
-            table = {g: (bits[g], affinity[g]) for g in groups}
+        if len(classes) <= MAX_MASK_GROUPS:
+            bits = {c: 1 << k for k, c in enumerate(classes)}
+            affinity = {c: sum(bits[d] for d in classes if should_collide(c[0], d[0], c[1], d[1]))
+                        for c in classes}
+            table = {c: (bits[c], affinity[c]) for c in classes}
         else:
-            table = {g: (1, 1) for g in groups}
+            table = {c: (1, 1) for c in classes}
             shapes = [s for s in scene.shapes if s.collision_group != 0]
             for k, a in enumerate(shapes):
                 for b in shapes[k + 1:]:
-                    if a.body != b.body and not should_collide(0, 0, a.collision_group, b.collision_group):
+                    if a.body != b.body and not should_collide(a.world, b.world, a.collision_group,
+                                                               b.collision_group):
                         self.exclude(a.body, b.body)
-            self.say(f"{len(groups)} collision groups (over {MAX_MASK_GROUPS}: written as contact excludes "
+            self.say(f"{len(classes)} collision classes (over {MAX_MASK_GROUPS}: written as contact excludes "
                      "between bodies, so geoms of one body pair collide where any of theirs may)")
         # Group 0: a bit no geom has affinity for (contype = conaffinity = 0 would read as a visual).
-        nothing = (1 << len(groups), 0) if len(groups) <= MAX_MASK_GROUPS else (2, 0)
+        nothing = (1 << len(classes), 0) if len(classes) <= MAX_MASK_GROUPS else (2, 0)
         for shape in scene.shapes:
-            masks[shape.name] = table.get(shape.collision_group, nothing)
-        masks[("ground",)] = table.get(-1, (1, 1))
+            masks[shape.name] = table.get(self._collision_class(shape, by_world), nothing)
+        masks[("ground",)] = table.get(ground, (1, 1))
+        self.worlds_by_mask = by_world and len(classes) <= MAX_MASK_GROUPS
         return masks
+
+    @staticmethod
+    def _collision_class(shape, by_world: bool) -> tuple[int, int]:
+        """(world, group); the world only where colliders stand in several worlds (else 0: one world)."""
+        return (shape.world if by_world else 0, shape.collision_group)
 
     def exclude(self, a: Optional[str], b: Optional[str]) -> None:
         a, b = a or "world", b or "world"

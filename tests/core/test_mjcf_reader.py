@@ -209,6 +209,12 @@ def test_missing_file(tmp_path):
         read_mjcf(str(tmp_path / "nope.xml"))
 
 
+def test_a_pathlib_path_reads_as_its_string(tmp_path):
+    path = tmp_path / "ball.xml"
+    path.write_text('<mujoco><worldbody><body name="ball"><freejoint/><geom size="0.1"/></body></worldbody></mujoco>')
+    assert [b.name for b in read_mjcf(path).scene.bodies] == ["ball"]
+
+
 def test_mesh_geom_becomes_a_convex_hull_with_mujocos_vertices(tmp_path):
     (tmp_path / "tet.obj").write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n")
     path = tmp_path / "mesh.xml"
