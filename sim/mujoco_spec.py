@@ -282,9 +282,10 @@ class MuJoCoSimulation(FrameSteps):
 
     @property
     def notes(self) -> list[str]:
-        """What this solver cannot simulate as authored, in plain words (the export's warnings, less the
-        velocity limits the file cannot say: they are applied around MuJoCo's step)."""
-        notes = [note for note in map(_without_velocity_limits, self.built.warnings) if note]
+        """What this solver cannot simulate as authored, in plain words (the export's warnings, less what
+        is simulated anyway: velocity limits, applied around MuJoCo's step, and worlds the collision
+        masks keep apart)."""
+        notes = [note for note in map(_not_simulated, self.built.warnings) if note]
         if self.layout.kinematic_fixed:
             notes.append("kinematic bodies inside a tree stay where they are (MuJoCo moves only top-level "
                          "mocap bodies): " + ", ".join(self.layout.kinematic_fixed))
@@ -722,12 +723,14 @@ def first_bad_pose_row(poses: np.ndarray, limit: float) -> Optional[int]:
     return int(np.flatnonzero(bad)[0])
 
 
-def _without_velocity_limits(warning: str) -> str:
-    """The export's "MJCF cannot say" warning without its velocity limits ("" when nothing is left)."""
+def _not_simulated(warning: str) -> str:
+    """The export's "MJCF cannot say" warning without what MuJoCo simulates here all the same ("" when
+    nothing is left): velocity limits and worlds kept apart by the collision masks."""
     head = "MJCF cannot say (left out): "
     if not warning.startswith(head):
         return warning
-    items = [item for item in warning[len(head):].split("; ") if not item.startswith("velocity limit of ")]
+    items = [item for item in warning[len(head):].split("; ") if not item.startswith("velocity limit of ")
+             and not (item.startswith("worlds ") and "never touch" in item)]
     return head + "; ".join(items) if items else ""
 
 

@@ -70,3 +70,4 @@ def test_boxes_of_two_worlds_fall_into_each_other_and_rest_on_the_shared_ground(
         assert np.allclose(world0[:2], start["robot_world0"][:2], atol=1e-3)
         assert np.allclose(world1[:2], start["robot_world1"][:2], atol=1e-3)
         assert world0[2] == pytest.approx(0.1, abs=2e-3) and world1[2] == pytest.approx(0.1, abs=2e-3)
+
