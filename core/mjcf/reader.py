@@ -128,6 +128,8 @@ class MjcfReader(ExtrasReader):
     """One MJCF file read through MuJoCo's compiler (the URDF reader subclasses it)."""
 
     Error = MjcfReadError
+    #: A file that fails may be a piece other MJCF files include: name them (not for URDF).
+    names_includers = True
 
     def __init__(self, path: str | os.PathLike, visuals_from_colliders: bool = True):
         self.path = os.fspath(path)  # MuJoCo's from_file takes only str
@@ -148,7 +150,7 @@ class MjcfReader(ExtrasReader):
             if is_include_file_error(message):
                 message = ("a piece of a model for other files to include (<mujocoinclude>), not a robot of "
                            f"its own: {fragment_advice(self.path)}")
-            else:
+            elif self.names_includers:
                 message += included_note(self.path)
             raise self.Error(self.path, message) from error
 
@@ -164,7 +166,8 @@ class MjcfReader(ExtrasReader):
             except Exception as error:  # MuJoCo names the element
                 message = " ".join(str(error).split())
                 if not self.recover(message):
-                    raise self.Error(self.path, message + included_note(self.path)) from error
+                    note = included_note(self.path) if self.names_includers else ""
+                    raise self.Error(self.path, message + note) from error
         self.data = mujoco.MjData(self.model)
         mujoco.mj_kinematics(self.model, self.data)  # qpos = qpos0: the file's pose
 

@@ -107,6 +107,7 @@ def resolve_uri(uri: str, urdf_path: str, package_paths=()) -> str | None:
 
 class _UrdfReader(_Reader):
     Error = UrdfReadError
+    names_includers = False
 
     def __init__(self, path: str, package_paths=(), floating_base: bool = False):
         super().__init__(path, visuals_from_colliders=False)
