@@ -29,6 +29,7 @@ import copy
 import dataclasses
 import math
 import os
+import re
 from typing import Callable, Iterable, Mapping, Optional
 
 import numpy as np
@@ -55,14 +56,13 @@ _BAD_STATE = ("mjWARN_BADQACC", "mjWARN_BADQVEL", "mjWARN_BADQPOS")
 
 def spec_refusal(scene: PhysicsScene) -> Optional[str]:
     """Why ``scene``'s replicas cannot each be simulated on MuJoCo's C library in replica 0's frame
-    (Newton's path then simulates them on MuJoCo Warp), or None. One world always can. Static shapes of
-    no world can: each replica's model holds them moved back by its grid offset (:func:`shared_statics`)."""
+    (Newton's path then simulates them on MuJoCo Warp), or None. One replica always can. Several scene
+    worlds can: the export's collision masks keep them apart within each replica. Static shapes of no
+    world can: each replica's model holds them moved back by its grid offset (:func:`shared_statics`)."""
     if max(1, scene.settings.replicas) <= 1:
         return None
     if any(b.world == -1 for b in scene.bodies):
         return "bodies of no world are shared by every replica"
-    if len({b.world for b in scene.bodies}) > 1:
-        return "several scene worlds (MuJoCo Warp simulates each)"
     return None
 
 
@@ -725,13 +725,18 @@ def first_bad_pose_row(poses: np.ndarray, limit: float) -> Optional[int]:
 
 def _not_simulated(warning: str) -> str:
     """The export's "MJCF cannot say" warning without what MuJoCo simulates here all the same ("" when
-    nothing is left): velocity limits and worlds kept apart by the collision masks."""
+    nothing is left): velocity limits, replicas (one ``MjData`` each) and worlds kept apart by the
+    collision masks."""
     head = "MJCF cannot say (left out): "
     if not warning.startswith(head):
         return warning
-    items = [item for item in warning[len(head):].split("; ") if not item.startswith("velocity limit of ")
-             and not (item.startswith("worlds ") and "never touch" in item)]
+    items = [item for item in warning[len(head):].split("; ") if not _simulated_anyway(item)]
     return head + "; ".join(items) if items else ""
+
+
+def _simulated_anyway(item: str) -> bool:
+    return (item.startswith("velocity limit of ") or bool(re.match(r"\d+ replicas \(", item))
+            or (item.startswith("worlds ") and "never touch" in item))
 
 
 def _clamped(actuator, value: float) -> float:

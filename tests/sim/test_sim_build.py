@@ -103,12 +103,13 @@ def test_four_bar_replicas_on_featherstone_move_alike():
     sim.close()
 
 
-def test_replicas_of_unlike_scene_worlds_on_mujoco_are_refused_with_what_would_hold_them():
-    # The showcase's world 0 holds eight bodies, world 1 one: Newton's MuJoCo needs alike worlds.
+def test_replicas_of_unlike_scene_worlds_through_newtons_mujoco_are_refused_with_what_would_hold_them():
+    # The showcase's world 0 holds eight bodies, world 1 one: Newton's MuJoCo (MuJoCo Warp, as on a GPU)
+    # needs alike worlds; MuJoCo's C library (the CPU's default) keeps them apart with collision masks.
     scene = samples.collision_showcase()
     scene.settings.replicas = 2
     with pytest.raises(SolverRefusal, match="World 0 has 8 bodies.*one replica.*FEATHERSTONE or XPBD"):
-        Simulation(scene, device="cpu", solver="MUJOCO")
+        Simulation(scene, device="cpu", solver="MUJOCO", mujoco_direct=False)
     Simulation(scene, device="cpu", solver="FEATHERSTONE").close()
 
 
