@@ -714,12 +714,13 @@ class _SpecBuilder(ExtrasWriter):
             table = {c: (1, 1) for c in classes}
             shapes = [s for s in scene.shapes if s.collision_group != 0]
             for k, a in enumerate(shapes):
-                for b in shapes[k + 1:]:
-                    if a.body != b.body and not should_collide(a.world, b.world, a.collision_group,
-                                                               b.collision_group):
+                for b in shapes[k + 1:]:  # static colliders are all the world body's: never excluded
+                    if a.body and b.body and a.body != b.body \
+                            and not should_collide(a.world, b.world, a.collision_group, b.collision_group):
                         self.exclude(a.body, b.body)
             self.say(f"{len(classes)} collision classes (over {MAX_MASK_GROUPS}: written as contact excludes "
-                     "between bodies, so geoms of one body pair collide where any of theirs may)")
+                     "between bodies, so geoms of one body pair collide where any of theirs may, and static "
+                     "colliders with every body)")
         # Group 0: a bit no geom has affinity for (contype = conaffinity = 0 would read as a visual).
         nothing = (1 << len(classes), 0) if len(classes) <= MAX_MASK_GROUPS else (2, 0)
         for shape in scene.shapes:

@@ -71,3 +71,24 @@ def test_boxes_of_two_worlds_fall_into_each_other_and_rest_on_the_shared_ground(
         assert np.allclose(world1[:2], start["robot_world1"][:2], atol=1e-3)
         assert world0[2] == pytest.approx(0.1, abs=2e-3) and world1[2] == pytest.approx(0.1, abs=2e-3)
 
+
+
+def test_over_thirty_classes_exclude_body_pairs_but_never_the_ground():
+    """31 boxes, each its own positive group (none touches another): too many for the masks, so body pairs
+    are excluded; the static floor stays under every box, though a static shelf of group 1 (the world
+    body's too) touches only the first box."""
+    b = SceneBuilder("many_groups")
+    b.shape("floor", ShapeKind.PLANE, None, collision_group=-1, world=-1)
+    b.shape("shelf", ShapeKind.BOX, None, pose=Pose(pos=(5.0, 0.0, 0.5)), half_extents=(0.2, 0.2, 0.2),
+            collision_group=1, world=-1)
+    for k in range(31):
+        b.body(f"box{k}", Pose(pos=(0.0, 0.0, 0.3 + 0.25 * k)))
+        b.shape(f"box{k}_collider", ShapeKind.BOX, f"box{k}", half_extents=(0.1, 0.1, 0.1), collision_group=k + 1)
+    built = build_spec(b.scene)
+    m = built.model
+    assert m.nexclude == 31 * 30 // 2 and all(x >> 16 and x & 0xFFFF for x in m.exclude_signature)
+    assert any("collision classes" in w for w in built.warnings)
+    d = mujoco.MjData(m)
+    mujoco.mj_step(m, d, round(2.0 / m.opt.timestep))
+    heights = [d.xpos[mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, f"box{k}")][2] for k in range(31)]
+    assert heights == pytest.approx([0.1] * 31, abs=0.01)  # all through each other, onto the floor
