@@ -54,8 +54,8 @@ from ..model import (Actuator, Body, Dof, FixedTendon, HeightField, Joint, Joint
 from ..transforms import pose_inverse, pose_mul, quat_normalize
 from . import primitives
 from .compiler import compile_spec
-from .read_extras import ExtrasReader, tendon_friction_and_spring
 from .fragments import fragment_advice, has_top_level_bodies, included_note, is_include_file_error
+from .read_extras import ExtrasReader, tendon_friction_and_spring
 
 #: MuJoCo draws geom groups 0, 1 and 2 by default.
 DRAWN_GROUPS = range(0, 3)

@@ -6,9 +6,8 @@ import pytest
 
 pytest.importorskip("mujoco")
 
-from articula.core.mjcf.reader import MjcfReadError  # noqa: E402
 from articula.core.mjcf.fragments import including_files  # noqa: E402
-from articula.core.mjcf.reader import read_mjcf  # noqa: E402
+from articula.core.mjcf.reader import MjcfReadError, read_mjcf  # noqa: E402
 
 ROBOT = '<body name="base"><joint type="hinge"/><geom size="0.1"/></body>'
 

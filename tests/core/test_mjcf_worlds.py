@@ -2,16 +2,17 @@
 by contype/conaffinity (Newton's world and group rule, bit for bit), and MuJoCo simulating the export lets
 the collision showcase's two world boxes fall into each other without touching, as Newton does."""
 
-import mujoco
 import numpy as np
 import pytest
 
-from articula.core import samples
-from articula.core.collision import should_collide
-from articula.core.mjcf.reader import read_mjcf
-from articula.core.mjcf.writer import build_spec, write_mjcf
-from articula.core.model import Pose, ShapeKind
-from articula.core.samples import SceneBuilder
+mujoco = pytest.importorskip("mujoco")
+
+from articula.core import samples  # noqa: E402
+from articula.core.collision import should_collide  # noqa: E402
+from articula.core.mjcf.reader import read_mjcf  # noqa: E402
+from articula.core.mjcf.writer import build_spec, write_mjcf  # noqa: E402
+from articula.core.model import Pose, ShapeKind  # noqa: E402
+from articula.core.samples import SceneBuilder  # noqa: E402
 
 
 def _touch(m, a: int, b: int) -> bool:
@@ -70,7 +71,6 @@ def test_boxes_of_two_worlds_fall_into_each_other_and_rest_on_the_shared_ground(
         assert np.allclose(world0[:2], start["robot_world0"][:2], atol=1e-3)
         assert np.allclose(world1[:2], start["robot_world1"][:2], atol=1e-3)
         assert world0[2] == pytest.approx(0.1, abs=2e-3) and world1[2] == pytest.approx(0.1, abs=2e-3)
-
 
 
 def test_over_thirty_classes_exclude_body_pairs_but_never_the_ground():
