@@ -285,7 +285,7 @@ def real_robot(report: Report) -> list[Path]:
         check(scene, "validation")
     report.wrote(_support.save_blend(OUT / f"{robot.NAME}_authored.blend"))
     scene.frame_start, scene.frame_end = 1, robot.FRAME_END
-    with report.step(f"simulate and bake frames 1-{robot.FRAME_END} (MuJoCo)"):
+    with report.step(f"simulate and bake frames 1-{robot.FRAME_END} ({SOLVER_NAMES['MUJOCO']})"):
         if not run_operator("bake", report, "Panda bake", frame_start=1, frame_end=robot.FRAME_END):
             return []
     hand = objects[robot.HAND]
