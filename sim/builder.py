@@ -305,21 +305,20 @@ def _dof_config(dof: Dof, axis: tuple[float, float, float], native_damping: bool
     drive = dof.drive_enabled and (dof.drive_stiffness != 0.0 or dof.drive_damping != 0.0)
     # An effort limit the solver cannot clamp is applied by sim.friction's drive kernel instead.
     kernel_drive = drive and kernel_drives and math.isfinite(dof.max_effort)
-    ref = zero  # the description's coordinate at Newton's zero: the reference, or moved on XPBD
     return newton.ModelBuilder.JointDofConfig(
         axis=axis,
-        limit_lower=dof.lower - ref if limited and math.isfinite(dof.lower) else -newton.MAXVAL,
-        limit_upper=dof.upper - ref if limited and math.isfinite(dof.upper) else newton.MAXVAL,
+        limit_lower=dof.lower - zero if limited and math.isfinite(dof.lower) else -newton.MAXVAL,
+        limit_upper=dof.upper - zero if limited and math.isfinite(dof.upper) else newton.MAXVAL,
         limit_ke=hard_ke if hard else dof.limit_stiffness,
         limit_kd=hard_kd if hard else dof.limit_damping,
-        target_q=dof.target_position - ref if drive else 0.0,
+        target_q=dof.target_position - zero if drive else 0.0,
         target_qd=dof.target_velocity if drive else 0.0,
         target_ke=dof.drive_stiffness if drive and not kernel_drive else 0.0,
         target_kd=dof.drive_damping if drive and not kernel_drive else 0.0,
         actuator_mode=None if drive and not kernel_drive else newton.JointTargetMode.NONE,
         damping=dof.viscous_damping if native_damping else 0.0,
         stiffness=dof.spring_stiffness,  # passive spring to its rest, Newton's zero being the authored pose
-        rest_q=dof.spring_reference - ref if dof.spring_reference != ref else None,
+        rest_q=dof.spring_reference - zero if dof.spring_reference != zero else None,
         armature=dof.armature,
         effort_limit=dof.max_effort if math.isfinite(dof.max_effort) else UNBOUNDED,
         velocity_limit=dof.velocity_limit if math.isfinite(dof.velocity_limit) else UNBOUNDED,

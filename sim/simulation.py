@@ -153,8 +153,9 @@ def _make_solver(model: newton.Model, solver: Solver, device: str, iterations: i
         if "homogeneous worlds" not in str(error):
             raise
         raise SolverRefusal(
-            f"MuJoCo through Newton (scene worlds with replicas, or a GPU) needs every world to hold the same "
-            f"robot ({error}): simulate one replica on the CPU, or use FEATHERSTONE or XPBD") from error
+            f"MuJoCo through Newton (MuJoCo Warp: a GPU, or replicas beside moving bodies of no world) needs "
+            f"every world to hold the same robot ({error}): simulate on the CPU (one replica, or no moving bodies "
+            f"of no world), or use FEATHERSTONE or XPBD") from error
 
 
 @contextlib.contextmanager

@@ -108,7 +108,7 @@ def test_replicas_of_unlike_scene_worlds_through_newtons_mujoco_are_refused_with
     # needs alike worlds; MuJoCo's C library (the CPU's default) keeps them apart with collision masks.
     scene = samples.collision_showcase()
     scene.settings.replicas = 2
-    with pytest.raises(SolverRefusal, match="World 0 has 8 bodies.*one replica.*FEATHERSTONE or XPBD"):
+    with pytest.raises(SolverRefusal, match="World 0 has 8 bodies.*on the CPU.*FEATHERSTONE or XPBD"):
         Simulation(scene, device="cpu", solver="MUJOCO", mujoco_direct=False)
     Simulation(scene, device="cpu", solver="FEATHERSTONE").close()
 
